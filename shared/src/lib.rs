@@ -1,4 +1,37 @@
-//! A small tensor crate that computes, draws random numbers and prints like PyTorch.
+//! # shared: a small tensor crate that computes, draws and prints like PyTorch
+//!
+//! Every chapter of *Attention from Scratch* builds on this crate. It mirrors PyTorch's
+//! names (`manual_seed`, `randn`, `matmul`, `softmax`, `masked_fill`, `nn::Linear`, ...) so
+//! a line of the PyTorch articles translates to one line of Rust, and it reproduces
+//! PyTorch 2.13.0 bit for bit where the tutorials depend on it: the CPU random generator,
+//! the initialisation of `nn.Linear` and `nn.Embedding`, dropout masks, and the exact text
+//! of `print(tensor)`.
+//!
+//! ```
+//! use shared::{manual_seed, randn, tensor};
+//! let inputs = tensor!([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]);
+//! let scores = inputs.matmul(&inputs.t());
+//! assert_eq!(scores.shape().to_string(), "torch.Size([2, 2])");
+//! manual_seed(123);
+//! assert_eq!(randn(&[2]).to_string(), "tensor([-0.1115,  0.1204])");
+//! ```
+//!
+//! Operations that can fail on shapes come in two forms, as in `tch`: `f_matmul` returns a
+//! [`Result`], `matmul` panics with the same message, which names the operation and the
+//! shapes.
 
+pub mod creation;
+pub mod error;
 pub mod fmt;
+pub mod nn;
+pub mod ops;
 pub mod rng;
+pub mod tensor;
+
+pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
+pub use error::{Error, Result};
+pub use fmt::Size;
+pub use ops::einsum::{einsum, f_einsum};
+pub use ops::join::{cat, f_cat, f_stack, stack};
+pub use rng::manual_seed;
+pub use tensor::{Element, Tensor};

@@ -1,0 +1,295 @@
+//! Elementwise arithmetic with broadcasting (`+ - * /` on tensors and scalars), the unary
+//! functions attention needs (`exp`, `sqrt`, `pow`), comparisons that make masks, and dtype
+//! conversions (`bool()`, `float()`).
+//!
+//! The operators work on references so tutorial code reads like PyTorch:
+//! `&scores / &sums`, `&weights * &mask`, `&scores / d_k.sqrt()`. Every operation computes
+//! in `f32`, one rounding per operation, as PyTorch's CPU kernels do.
+
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use ndarray::{IxDyn, Zip};
+
+use crate::error::{Result, or_panic};
+use crate::ops::broadcast::f_broadcast_shapes;
+use crate::tensor::{Element, Tensor};
+
+/// Combines two tensors element by element after broadcasting them to a common shape.
+///
+/// # Shapes
+/// `a`, `b`: shapes that broadcast together. Returns the broadcast shape.
+pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<A>,
+    b: &Tensor<B>,
+    f: impl Fn(A, B) -> O,
+) -> Result<Tensor<O>> {
+    let shape = f_broadcast_shapes(op, a.dims(), b.dims())?;
+    let a = a
+        .data
+        .broadcast(IxDyn(&shape))
+        .expect("shape checked above");
+    let b = b
+        .data
+        .broadcast(IxDyn(&shape))
+        .expect("shape checked above");
+    let out = Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y));
+    Ok(Tensor::from_array(out.into_shared()))
+}
+
+impl Tensor {
+    /// `torch.add(a, b)`, also `&a + &b`.
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_add(&self, other: &Tensor) -> Result<Tensor> {
+        f_zip_with("add", self, other, |x, y| x + y)
+    }
+
+    /// `torch.sub(a, b)`, also `&a - &b`.
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_sub(&self, other: &Tensor) -> Result<Tensor> {
+        f_zip_with("sub", self, other, |x, y| x - y)
+    }
+
+    /// `torch.mul(a, b)`, also `&a * &b`.
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_mul(&self, other: &Tensor) -> Result<Tensor> {
+        f_zip_with("mul", self, other, |x, y| x * y)
+    }
+
+    /// `torch.div(a, b)`, also `&a / &b`.
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_div(&self, other: &Tensor) -> Result<Tensor> {
+        f_zip_with("div", self, other, |x, y| x / y)
+    }
+
+    /// `torch.exp(t)`.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn exp(&self) -> Tensor {
+        self.map(f32::exp)
+    }
+
+    /// `torch.sqrt(t)`.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn sqrt(&self) -> Tensor {
+        self.map(f32::sqrt)
+    }
+
+    /// `t ** exponent`. Squaring is an exact multiply, as in PyTorch.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn pow(&self, exponent: f32) -> Tensor {
+        if exponent == 2.0 {
+            self.map(|x| x * x)
+        } else {
+            self.map(|x| x.powf(exponent))
+        }
+    }
+
+    /// `t.bool()`: every non-zero value becomes `true` (how `mask.bool()` turns a 0/1
+    /// matrix into the boolean mask `masked_fill` takes).
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn bool(&self) -> Tensor<bool> {
+        self.map(|x| x != 0.0)
+    }
+}
+
+impl Tensor<bool> {
+    /// `mask.float()`: `true` becomes 1.0, `false` 0.0.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn float(&self) -> Tensor {
+        self.map(|x| if x { 1.0 } else { 0.0 })
+    }
+
+    /// `~mask` / `mask.logical_not()`.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn logical_not(&self) -> Tensor<bool> {
+        self.map(|x| !x)
+    }
+}
+
+impl Tensor<i64> {
+    /// `ids.float()`: the ids as `f32` values.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn float(&self) -> Tensor {
+        self.map(|x| x as f32)
+    }
+}
+
+impl<E: Element> Tensor<E> {
+    /// `t == value` (PyTorch's `t.eq(value)`): a `bool` mask, e.g. `mask.eq_scalar(0.0)`.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn eq_scalar(&self, value: E) -> Tensor<bool> {
+        self.map(|x| x == value)
+    }
+
+    /// `a == b` elementwise (PyTorch's `a.eq(b)`), with broadcasting.
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_eq(&self, other: &Tensor<E>) -> Result<Tensor<bool>> {
+        f_zip_with("eq", self, other, |x, y| x == y)
+    }
+
+    /// Plain form of [`Tensor::f_eq`].
+    #[track_caller]
+    pub fn eq(&self, other: &Tensor<E>) -> Tensor<bool> {
+        or_panic(self.f_eq(other))
+    }
+}
+
+/// Implements one binary operator for every mix of owned and borrowed tensors and `f32`
+/// scalars, all through the `f_` method, so a shape error panics with its message.
+macro_rules! binary_operator {
+    ($trait:ident, $method:ident, $f_method:ident, $assign_trait:ident, $assign_method:ident) => {
+        impl $trait<&Tensor> for &Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: &Tensor) -> Tensor {
+                or_panic(self.$f_method(rhs))
+            }
+        }
+        impl $trait<Tensor> for &Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: Tensor) -> Tensor {
+                or_panic(self.$f_method(&rhs))
+            }
+        }
+        impl $trait<&Tensor> for Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: &Tensor) -> Tensor {
+                or_panic(self.$f_method(rhs))
+            }
+        }
+        impl $trait<Tensor> for Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: Tensor) -> Tensor {
+                or_panic(self.$f_method(&rhs))
+            }
+        }
+        // A Python float next to a float32 tensor is used as a float32 value.
+        impl $trait<f32> for &Tensor {
+            type Output = Tensor;
+            fn $method(self, rhs: f32) -> Tensor {
+                self.map(|x| $trait::$method(x, rhs))
+            }
+        }
+        impl $trait<f32> for Tensor {
+            type Output = Tensor;
+            fn $method(self, rhs: f32) -> Tensor {
+                self.map(|x| $trait::$method(x, rhs))
+            }
+        }
+        impl $trait<&Tensor> for f32 {
+            type Output = Tensor;
+            fn $method(self, rhs: &Tensor) -> Tensor {
+                rhs.map(|x| $trait::$method(self, x))
+            }
+        }
+        impl $trait<Tensor> for f32 {
+            type Output = Tensor;
+            fn $method(self, rhs: Tensor) -> Tensor {
+                rhs.map(|x| $trait::$method(self, x))
+            }
+        }
+        /// In place, like PyTorch's `t += other`: the result must keep `self`'s shape.
+        impl $assign_trait<&Tensor> for Tensor {
+            #[track_caller]
+            fn $assign_method(&mut self, rhs: &Tensor) {
+                let result = or_panic(self.$f_method(rhs));
+                if result.dims() != self.dims() {
+                    panic!(
+                        "{}: output with shape {:?} doesn't match the broadcast shape {:?}",
+                        stringify!($assign_method),
+                        self.dims(),
+                        result.dims()
+                    );
+                }
+                *self = result;
+            }
+        }
+        impl $assign_trait<Tensor> for Tensor {
+            #[track_caller]
+            fn $assign_method(&mut self, rhs: Tensor) {
+                $assign_trait::$assign_method(self, &rhs);
+            }
+        }
+        impl $assign_trait<f32> for Tensor {
+            fn $assign_method(&mut self, rhs: f32) {
+                self.data.mapv_inplace(|x| $trait::$method(x, rhs));
+            }
+        }
+    };
+}
+
+binary_operator!(Add, add, f_add, AddAssign, add_assign);
+binary_operator!(Sub, sub, f_sub, SubAssign, sub_assign);
+binary_operator!(Mul, mul, f_mul, MulAssign, mul_assign);
+binary_operator!(Div, div, f_div, DivAssign, div_assign);
+
+impl Neg for &Tensor {
+    type Output = Tensor;
+    fn neg(self) -> Tensor {
+        self.map(|x| -x)
+    }
+}
+
+impl Neg for Tensor {
+    type Output = Tensor;
+    fn neg(self) -> Tensor {
+        -&self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tensor;
+
+    #[test]
+    fn broadcasts_a_row_over_a_matrix() {
+        let m = tensor!([[1.0, 2.0], [3.0, 4.0]]);
+        let row = tensor!([10.0, 20.0]);
+        assert_eq!((&m + &row).to_vec(), vec![11.0, 22.0, 13.0, 24.0]);
+        assert_eq!((&m / 2.0).to_vec(), vec![0.5, 1.0, 1.5, 2.0]);
+        assert_eq!((1.0 - &m).to_vec(), vec![0.0, -1.0, -2.0, -3.0]);
+    }
+
+    #[test]
+    fn add_assign_keeps_the_shape() {
+        let mut acc = tensor!([0.0, 0.0]);
+        acc += &tensor!([1.0, 2.0]);
+        acc += 1.0;
+        assert_eq!(acc.to_vec(), vec![2.0, 3.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "mul: the size of tensor a (3) must match the size of tensor b (2)")]
+    fn a_shape_error_names_the_operation() {
+        let _ = &tensor!([1.0, 2.0, 3.0]) * &tensor!([1.0, 2.0]);
+    }
+}

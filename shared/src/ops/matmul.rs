@@ -1,0 +1,269 @@
+//! Matrix products: `dot`, `mm`, `bmm` and `matmul` with all of `torch.matmul`'s rules.
+//!
+//! `torch.matmul(a, b)` decides by rank:
+//! - 1-D · 1-D: the dot product, a 0-d tensor;
+//! - 2-D · 2-D: the matrix product `[m, k] · [k, n] = [m, n]`;
+//! - a 1-D operand is treated as a matrix with one row (on the left) or one column (on the
+//!   right), and that dim is removed from the result again;
+//! - more dims: the last two are the matrices, the dims before them are a batch, and the two
+//!   batches broadcast like elementwise shapes (`[2, 1, 6, 3] · [4, 3, 2]` gives `[2, 4, 6, 2]`).
+//!
+//! Every 2-D product runs through ndarray's `general_mat_mul` (the `matrixmultiply` crate),
+//! which handles transposed views without copying them.
+
+use ndarray::{
+    Array, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,
+};
+
+use crate::error::{Error, Result, or_panic, shape_list, shape_x};
+use crate::ops::broadcast::f_broadcast_shapes;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// `torch.dot(a, b)`: the sum of elementwise products of two vectors, as a 0-d tensor.
+    ///
+    /// # Shapes
+    /// `self`: `[n]`, `other`: `[n]`. Returns `[]`.
+    pub fn f_dot(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 1 || other.dim() != 1 {
+            return Err(Error::Shape {
+                op: "dot",
+                detail: format!(
+                    "1D tensors expected, but got {}D and {}D tensors (shapes {} and {})",
+                    self.dim(),
+                    other.dim(),
+                    shape_list(self.dims()),
+                    shape_list(other.dims())
+                ),
+            });
+        }
+        if self.numel() != other.numel() {
+            return Err(Error::Shape {
+                op: "dot",
+                detail: format!(
+                    "vectors of different lengths cannot be multiplied ({} and {})",
+                    shape_list(self.dims()),
+                    shape_list(other.dims())
+                ),
+            });
+        }
+        let a = self.data.view().into_dimensionality().expect("1-D");
+        let b = other.data.view().into_dimensionality().expect("1-D");
+        Ok(Tensor::scalar(dot_1d(a, b)))
+    }
+
+    /// Plain form of [`Tensor::f_dot`].
+    #[track_caller]
+    pub fn dot(&self, other: &Tensor) -> Tensor {
+        or_panic(self.f_dot(other))
+    }
+
+    /// `torch.mm(a, b)`: the product of two matrices.
+    ///
+    /// # Shapes
+    /// `self`: `[m, k]`, `other`: `[k, n]`. Returns `[m, n]`.
+    pub fn f_mm(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 2 || other.dim() != 2 {
+            return Err(Error::Shape {
+                op: "mm",
+                detail: format!(
+                    "expects two matrices, got shapes {} and {}",
+                    shape_list(self.dims()),
+                    shape_list(other.dims())
+                ),
+            });
+        }
+        self.f_matmul_named("mm", other)
+    }
+
+    /// Plain form of [`Tensor::f_mm`].
+    #[track_caller]
+    pub fn mm(&self, other: &Tensor) -> Tensor {
+        or_panic(self.f_mm(other))
+    }
+
+    /// `torch.bmm(a, b)`: one matrix product per batch entry, with no broadcasting.
+    ///
+    /// # Shapes
+    /// `self`: `[b, m, k]`, `other`: `[b, k, n]`. Returns `[b, m, n]`.
+    pub fn f_bmm(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 3 || other.dim() != 3 || self.dims()[0] != other.dims()[0] {
+            return Err(Error::Shape {
+                op: "bmm",
+                detail: format!(
+                    "expects two 3-D tensors with the same batch size, got shapes {} and {}",
+                    shape_list(self.dims()),
+                    shape_list(other.dims())
+                ),
+            });
+        }
+        self.f_matmul_named("bmm", other)
+    }
+
+    /// Plain form of [`Tensor::f_bmm`].
+    #[track_caller]
+    pub fn bmm(&self, other: &Tensor) -> Tensor {
+        or_panic(self.f_bmm(other))
+    }
+
+    /// `torch.matmul(a, b)` (Python's `a @ b`), with all the rank rules in the module docs.
+    ///
+    /// # Shapes
+    /// `self`: `[..batch_a, m, k]` (or `[k]`), `other`: `[..batch_b, k, n]` (or `[k]`).
+    /// Returns `[..broadcast(batch_a, batch_b), m, n]` without the dims of 1-D operands.
+    pub fn f_matmul(&self, other: &Tensor) -> Result<Tensor> {
+        self.f_matmul_named("matmul", other)
+    }
+
+    /// Plain form of [`Tensor::f_matmul`].
+    #[track_caller]
+    pub fn matmul(&self, other: &Tensor) -> Tensor {
+        or_panic(self.f_matmul(other))
+    }
+
+    /// The shared engine of `matmul`, `mm` and `bmm`; `op` names the caller in errors.
+    fn f_matmul_named(&self, op: &'static str, other: &Tensor) -> Result<Tensor> {
+        if self.dim() == 0 || other.dim() == 0 {
+            return Err(Error::Shape {
+                op,
+                detail: format!(
+                    "both arguments need at least 1 dimension, got shapes {} and {}",
+                    shape_list(self.dims()),
+                    shape_list(other.dims())
+                ),
+            });
+        }
+        if self.dim() == 1 && other.dim() == 1 {
+            return self.f_dot(other).map_err(|_| Error::Shape {
+                op,
+                detail: format!(
+                    "vectors of different lengths cannot be multiplied ({} and {})",
+                    shape_list(self.dims()),
+                    shape_list(other.dims())
+                ),
+            });
+        }
+        // A vector on the left is one row; a vector on the right is one column.
+        let a = if self.dim() == 1 {
+            self.unsqueeze(0)
+        } else {
+            self.clone()
+        };
+        let b = if other.dim() == 1 {
+            other.unsqueeze(1)
+        } else {
+            other.clone()
+        };
+        let (m, k) = (a.dims()[a.dim() - 2], a.dims()[a.dim() - 1]);
+        let (k2, n) = (b.dims()[b.dim() - 2], b.dims()[b.dim() - 1]);
+        if k != k2 {
+            return Err(Error::Shape {
+                op,
+                detail: format!(
+                    "mat1 and mat2 shapes cannot be multiplied ({} and {})",
+                    shape_x(&[m, k]),
+                    shape_x(&[k2, n])
+                ),
+            });
+        }
+        let batch_a = &a.dims()[..a.dim() - 2];
+        let batch_b = &b.dims()[..b.dim() - 2];
+        let batch = f_broadcast_shapes(op, batch_a, batch_b).map_err(|_| Error::Shape {
+            op,
+            detail: format!(
+                "batch dims cannot be broadcast together (shapes {} and {})",
+                shape_list(self.dims()),
+                shape_list(other.dims())
+            ),
+        })?;
+        let a_view = a
+            .data
+            .broadcast(IxDyn(&[batch.as_slice(), &[m, k]].concat()))
+            .expect("batch broadcast checked");
+        let b_view = b
+            .data
+            .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
+            .expect("batch broadcast checked");
+        let mut out = Array::<f32, _>::zeros(IxDyn(&[batch.as_slice(), &[m, n]].concat()));
+        for index in ndarray::indices(IxDyn(&batch)) {
+            let index = index.slice();
+            let a2 = matrix_at(a_view.view(), index);
+            let b2 = matrix_at(b_view.view(), index);
+            let mut c2 = matrix_at_mut(out.view_mut(), index);
+            ndarray::linalg::general_mat_mul(1.0, &a2, &b2, 0.0, &mut c2);
+        }
+        let mut result = Tensor::from_array(out.into_shared());
+        // Remove the dims that the promotion of 1-D operands added.
+        if other.dim() == 1 {
+            result = result.squeeze_dim(-1);
+        }
+        if self.dim() == 1 {
+            result = result.squeeze_dim(-2);
+        }
+        Ok(result)
+    }
+}
+
+/// `Σ a[i]·b[i]`, accumulated left to right in `f32`.
+fn dot_1d(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
+    a.iter().zip(b.iter()).fold(0.0, |acc, (x, y)| acc + x * y)
+}
+
+/// The matrix at a batch index of a `[..batch, rows, cols]` view.
+fn matrix_at<'a>(mut view: ArrayViewD<'a, f32>, index: &[usize]) -> ArrayView2<'a, f32> {
+    for &i in index {
+        view = view.index_axis_move(Axis(0), i);
+    }
+    view.into_dimensionality::<Ix2>().expect("two dims left")
+}
+
+/// The mutable matrix at a batch index of a `[..batch, rows, cols]` view.
+fn matrix_at_mut<'a>(mut view: ArrayViewMutD<'a, f32>, index: &[usize]) -> ArrayViewMut2<'a, f32> {
+    for &i in index {
+        view = view.index_axis_move(Axis(0), i);
+    }
+    view.into_dimensionality::<Ix2>().expect("two dims left")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ones, tensor};
+
+    #[test]
+    fn rank_rules() {
+        let m = ones(&[6, 3]);
+        assert_eq!(m.matmul(&ones(&[3, 2])).shape(), [6, 2]);
+        assert_eq!(m.matmul(&ones(&[3])).shape(), [6]);
+        assert_eq!(ones(&[6]).matmul(&m).shape(), [3]);
+        assert_eq!(ones(&[3]).matmul(&ones(&[3])).shape(), [0usize; 0]);
+        assert_eq!(
+            ones(&[2, 1, 6, 3]).matmul(&ones(&[4, 3, 2])).shape(),
+            [2, 4, 6, 2]
+        );
+    }
+
+    #[test]
+    fn small_product() {
+        let a = tensor!([[1.0, 2.0], [3.0, 4.0]]);
+        let b = tensor!([[5.0, 6.0], [7.0, 8.0]]);
+        assert_eq!(a.matmul(&b).to_vec(), vec![19.0, 22.0, 43.0, 50.0]);
+        assert_eq!(a.matmul(&b.t()).to_vec(), vec![17.0, 23.0, 39.0, 53.0]);
+    }
+
+    #[test]
+    fn errors_name_both_shapes() {
+        let err = ones(&[6, 3])
+            .f_matmul(&ones(&[2, 2]))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)"
+        );
+        let err = ones(&[3]).f_dot(&ones(&[2])).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "dot: vectors of different lengths cannot be multiplied ([3] and [2])"
+        );
+    }
+}

@@ -1,0 +1,11 @@
+//! Everything a tensor can do, one concept per module.
+
+pub mod broadcast;
+pub mod einsum;
+pub mod elementwise;
+pub mod join;
+pub mod mask;
+pub mod matmul;
+pub mod reduce;
+pub mod softmax;
+pub mod views;

@@ -1,0 +1,258 @@
+//! The [`Tensor`]: an n-dimensional array of `f32` (or `i64` token ids, or `bool` masks)
+//! with PyTorch's names.
+//!
+//! Storage is an [`ndarray::ArcArray`]: a reference-counted buffer plus a shape and strides.
+//! Cloning a tensor, transposing it, permuting it, selecting a row or slicing it only makes a
+//! new shape and strides over the same buffer, as in PyTorch. One difference to know: writing
+//! to a tensor whose buffer is shared (`masked_fill_`, `+=`) first copies the buffer, so a
+//! write never shows through another view ("copy on write"). Tutorial code never relies on
+//! writes through views, and this way no tensor can change behind a learner's back.
+
+use ndarray::{ArcArray, IxDyn};
+
+use crate::error::{Error, Result};
+use crate::fmt::{Size, Suffixes, Values};
+
+/// The element types a tensor can hold: `f32` (the default, like `torch.float32`),
+/// `i64` (token ids, like `torch.int64`) and `bool` (masks, like `torch.bool`).
+pub trait Element: Copy + PartialEq + std::fmt::Debug + Default + Send + Sync + 'static {
+    /// PyTorch's name of the dtype, e.g. `torch.float32`.
+    const DTYPE: &'static str;
+
+    /// Borrows the values for the printer.
+    fn values(values: &[Self]) -> Values<'_>;
+}
+
+impl Element for f32 {
+    const DTYPE: &'static str = "torch.float32";
+    fn values(values: &[Self]) -> Values<'_> {
+        Values::F32(values)
+    }
+}
+
+impl Element for i64 {
+    const DTYPE: &'static str = "torch.int64";
+    fn values(values: &[Self]) -> Values<'_> {
+        Values::I64(values)
+    }
+}
+
+impl Element for bool {
+    const DTYPE: &'static str = "torch.bool";
+    fn values(values: &[Self]) -> Values<'_> {
+        Values::Bool(values)
+    }
+}
+
+/// An n-dimensional tensor. `Tensor` alone means `Tensor<f32>`.
+///
+/// # Shapes
+/// Any rank, 0-d scalars included (`shape() == []`).
+#[derive(Clone, PartialEq)]
+pub struct Tensor<E: Element = f32> {
+    pub(crate) data: ArcArray<E, IxDyn>,
+}
+
+impl<E: Element> Tensor<E> {
+    /// Wraps an ndarray array (any layout).
+    pub(crate) fn from_array(data: ArcArray<E, IxDyn>) -> Self {
+        Tensor { data }
+    }
+
+    /// Makes a tensor from row-major values and a shape, like `torch.tensor(values).view(shape)`.
+    ///
+    /// # Shapes
+    /// `values.len()` must be the product of `shape` (1 for a 0-d `shape == []`).
+    pub fn f_from_vec(values: Vec<E>, shape: &[usize]) -> Result<Self> {
+        let numel: usize = shape.iter().product();
+        if values.len() != numel {
+            return Err(Error::Shape {
+                op: "from_vec",
+                detail: format!(
+                    "{} values cannot fill a tensor of shape {shape:?} ({numel} elements)",
+                    values.len()
+                ),
+            });
+        }
+        let data = ArcArray::from_shape_vec(IxDyn(shape), values)
+            .expect("the element count was checked above");
+        Ok(Tensor { data })
+    }
+
+    /// Plain form of [`Tensor::f_from_vec`]: panics with the same message.
+    #[track_caller]
+    pub fn from_vec(values: Vec<E>, shape: &[usize]) -> Self {
+        crate::error::or_panic(Self::f_from_vec(values, shape))
+    }
+
+    /// A 0-d tensor holding one value, like `torch.tensor(0.5)`.
+    ///
+    /// # Shapes
+    /// Returns `[]`.
+    pub fn scalar(value: E) -> Self {
+        Self::from_vec(vec![value], &[])
+    }
+
+    /// The shape, printed as PyTorch prints `t.shape`: `torch.Size([6, 2])`.
+    ///
+    /// # Shapes
+    /// One entry per dim; `[]` for a 0-d tensor.
+    pub fn shape(&self) -> Size {
+        Size(self.data.shape().to_vec())
+    }
+
+    /// `t.size(dim)`: the length of one dim; negative dims count from the end.
+    ///
+    /// # Shapes
+    /// `dim` in `[-ndim, ndim)`.
+    pub fn f_size(&self, dim: i64) -> Result<usize> {
+        let d = self.f_dim_index("size", dim)?;
+        Ok(self.data.shape()[d])
+    }
+
+    /// Plain form of [`Tensor::f_size`].
+    #[track_caller]
+    pub fn size(&self, dim: i64) -> usize {
+        crate::error::or_panic(self.f_size(dim))
+    }
+
+    /// The shape as a slice, for code that computes with it.
+    ///
+    /// # Shapes
+    /// One entry per dim.
+    pub fn dims(&self) -> &[usize] {
+        self.data.shape()
+    }
+
+    /// `t.dim()`: the number of dims (the rank).
+    pub fn dim(&self) -> usize {
+        self.data.ndim()
+    }
+
+    /// `t.numel()`: the number of elements.
+    pub fn numel(&self) -> usize {
+        self.data.len()
+    }
+
+    /// PyTorch's dtype name: `torch.float32`, `torch.int64` or `torch.bool`.
+    pub fn dtype(&self) -> &'static str {
+        E::DTYPE
+    }
+
+    /// Whether the elements lie in row-major order with no gaps, like `t.is_contiguous()`.
+    pub fn is_contiguous(&self) -> bool {
+        self.data.is_standard_layout()
+    }
+
+    /// `t.contiguous()`: the same values in a fresh row-major buffer, or `self` if already so.
+    ///
+    /// # Shapes
+    /// Same shape as `self`.
+    pub fn contiguous(&self) -> Self {
+        if self.is_contiguous() {
+            self.clone()
+        } else {
+            Tensor {
+                data: self.data.as_standard_layout().into_owned().into_shared(),
+            }
+        }
+    }
+
+    /// The values in row-major (logical) order.
+    ///
+    /// # Shapes
+    /// `numel()` values.
+    pub fn to_vec(&self) -> Vec<E> {
+        self.data.iter().copied().collect()
+    }
+
+    /// `t.item()`: the value of a one-element tensor.
+    ///
+    /// # Shapes
+    /// `self` must hold exactly one element (any rank).
+    pub fn f_item(&self) -> Result<E> {
+        if self.numel() != 1 {
+            return Err(Error::Shape {
+                op: "item",
+                detail: format!(
+                    "a tensor with {} elements (shape {:?}) cannot be converted to a scalar",
+                    self.numel(),
+                    self.dims()
+                ),
+            });
+        }
+        Ok(*self.data.iter().next().expect("one element"))
+    }
+
+    /// Plain form of [`Tensor::f_item`].
+    #[track_caller]
+    pub fn item(&self) -> E {
+        crate::error::or_panic(self.f_item())
+    }
+
+    /// Normalises a dim that may be negative (`-1` is the last dim), as PyTorch does.
+    pub(crate) fn f_dim_index(&self, op: &'static str, dim: i64) -> Result<usize> {
+        normalize_dim(op, dim, self.dim())
+    }
+
+    /// `t[index] = value` for a full index (one entry per dim).
+    ///
+    /// # Shapes
+    /// `index.len() == dim()`, each entry below its dim's size.
+    pub fn f_set(&mut self, index: &[usize], value: E) -> Result<()> {
+        if index.len() != self.dim() || index.iter().zip(self.dims()).any(|(i, n)| i >= n) {
+            return Err(Error::Shape {
+                op: "set",
+                detail: format!(
+                    "index {index:?} does not address an element of a tensor of shape {:?}",
+                    self.dims()
+                ),
+            });
+        }
+        self.data[IxDyn(index)] = value;
+        Ok(())
+    }
+
+    /// Plain form of [`Tensor::f_set`].
+    #[track_caller]
+    pub fn set(&mut self, index: &[usize], value: E) {
+        crate::error::or_panic(self.f_set(index, value))
+    }
+
+    /// Applies `f` to every element, keeping the shape (the engine of the unary ops).
+    pub(crate) fn map<O: Element>(&self, f: impl Fn(E) -> O) -> Tensor<O> {
+        Tensor {
+            data: self.data.map(|&x| f(x)).into_shared(),
+        }
+    }
+
+    /// The printer's view of this tensor: values in row-major order and the shape.
+    fn print_text(&self) -> String {
+        let values = self.to_vec();
+        crate::fmt::format_tensor(E::values(&values), self.dims(), &Suffixes::default())
+    }
+}
+
+/// Maps a possibly negative `dim` into `0..ndim`.
+pub(crate) fn normalize_dim(op: &'static str, dim: i64, ndim: usize) -> Result<usize> {
+    let n = ndim as i64;
+    let d = if dim < 0 { dim + n } else { dim };
+    if d < 0 || d >= n {
+        return Err(Error::DimOutOfRange { op, dim, ndim });
+    }
+    Ok(d as usize)
+}
+
+/// `print(t)`: PyTorch's exact text, e.g. `tensor([0.4419, 0.6515, 0.5683])`.
+impl<E: Element> std::fmt::Display for Tensor<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.print_text())
+    }
+}
+
+/// `Debug` prints the same text as `Display`, so `{:?}` in a test failure is readable.
+impl<E: Element> std::fmt::Debug for Tensor<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.print_text())
+    }
+}
