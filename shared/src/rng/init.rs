@@ -10,9 +10,9 @@
 /// `bound = sqrt(3) · gain / sqrt(in_features)`.
 ///
 /// `nn.Linear(in, out)` then draws its weight with
-/// `generator.fill_uniform(&mut weight, -bound, bound)`, `out · in` values in row-major order. (The float32
-/// bound equals `f32(1 / sqrt(in))` for all practical sizes, but this is the formula PyTorch
-/// evaluates.)
+/// `generator.fill_uniform(&mut weight, -bound, bound)`: `out · in` values in row-major order.
+/// (The float32 bound equals `f32(1 / sqrt(in))` for all practical sizes, but this is the
+/// formula PyTorch evaluates.)
 ///
 /// # Shapes
 ///
@@ -28,8 +28,10 @@ pub fn linear_weight_bound(in_features: usize) -> f64 {
 
 /// The bias bound of `nn.Linear`, `1 / sqrt(in_features)` in f64 (and 0 for `in_features == 0`).
 ///
-/// `nn.Linear(in, out, bias=True)` draws its bias with `generator.fill_uniform(&mut bias, -bound, bound)`,
-/// `out` values, right after the weight.
+/// `nn.Linear(in, out, bias=True)` draws its bias with
+/// `generator.fill_uniform(&mut bias, -bound, bound)`: `out` values, right after the weight.
+/// (For `in_features == 0` PyTorch's bound is the Python integer 0, whose negation is `+0.0`;
+/// pass `0.0` rather than `-0.0` as the lower bound there, or the bias comes out as `-0.0`.)
 ///
 /// # Shapes
 ///

@@ -7,8 +7,9 @@
 //! * **block path** (contiguous and at least 16 elements): float32 uniforms from single draws,
 //!   transformed 16 slots at a time with the float32 log and sincos of `avx_mathfun.rs`;
 //! * **scalar path** (fewer than 16 elements, or a non-contiguous view): double uniforms from
-//!   two draws each and libm's `log1p`/`sin`/`cos` in f64. Each pair yields one value now and
-//!   caches the other for the next scalar-path value, even in a later call.
+//!   two draws each and the C library's `log1p`/`sin`/`cos` in f64 (Rust's `ln_1p`, `sin` and
+//!   `cos` call the same libm that PyTorch does). Each pair yields one value now and caches the
+//!   other for the next scalar-path value, even in a later call.
 
 use std::f64::consts::TAU;
 
@@ -46,8 +47,8 @@ impl Generator {
             self.fill_normal_blocks(out, mean as f32, std as f32);
         } else {
             for slot in out {
-                // `val * std + mean` after inlining, which GCC contracts in the AVX2 build. In
-                // every test the unfused double result narrowed to the same float anyway.
+                // The C++ is `val * std + mean`, which GCC presumably contracts in the AVX2 build.
+                // Fused or not, no test against PyTorch could tell once narrowed to float32.
                 *slot = self.next_double_normal().mul_add(std, mean) as f32;
             }
         }
