@@ -1,4 +1,5 @@
-//! Layout: nested brackets, line wrapping and summarisation (spec sections 5 and 6).
+//! Layout: nested brackets, line wrapping and summarisation (PyTorch: `_tensor_str_with_formatter`,
+//! `_vector_str` and `get_summarized_data` in `torch/_tensor_str.py`).
 //!
 //! A tensor prints as nested brackets, one level per dimension:
 //!
@@ -11,14 +12,13 @@
 //! A tensor with more than 1000 elements is *summarised*: every dimension longer than 6
 //! shows its first 3 and last 3 indices with an ellipsis in between, at every level.
 
+use super::LINE_WIDTH;
 use super::number::Formatter;
 
 /// Tensors with more elements than this are summarised (PyTorch's `threshold`).
 const SUMMARY_THRESHOLD: usize = 1000;
 /// How many indices are kept at each end of a summarised dimension (`edgeitems`).
 const EDGE_ITEMS: usize = 3;
-/// Lines are wrapped to this many columns (`linewidth`).
-const LINE_WIDTH: usize = 80;
 
 /// One printed position along a dimension: a real index, or the ellipsis standing for
 /// the hidden middle of a summarised dimension.
@@ -141,8 +141,9 @@ impl<'s> Layout<'s> {
 /// to the line width.
 fn vector(cells: &[String], width: usize, indent: usize) -> String {
     // PyTorch counts how many cells of the common width (plus `", "`) fit after the
-    // indentation, measured from the bracket: `(80 - indent) / (width + 2)`. Cells wider than the width (and the ellipsis) still count as one, so
-    // such lines can run past 80 columns.
+    // indentation, measured from the bracket: `(80 - indent) / (width + 2)`. Cells wider
+    // than the width (and the ellipsis) still count as one, so such lines can run past
+    // 80 columns.
     let per_line = (LINE_WIDTH.saturating_sub(indent) / (width + 2)).max(1);
     let lines: Vec<String> = cells.chunks(per_line).map(|line| line.join(", ")).collect();
     // Continuation lines start under the first cell, one column after the bracket.

@@ -3,19 +3,19 @@
 //! `print(t)` in PyTorch writes `repr(t)`, which is built in four steps, mirrored by the
 //! submodules here:
 //!
-//! 1. **Which elements are shown** ([`layout`]). A tensor with more than 1000 elements is
+//! 1. **Which elements are shown** (`layout.rs`). A tensor with more than 1000 elements is
 //!    *summarised*: every dimension longer than 6 keeps only its first 3 and last 3 indices.
-//! 2. **One formatter for the whole tensor** ([`number`]). From the shown elements only,
+//! 2. **One formatter for the whole tensor** (`number.rs`). From the shown elements only,
 //!    PyTorch picks a single number style (integer-looking `3.`, fixed `0.1376` or
 //!    scientific `1.0000e-05`) and a single column width, so that every cell lines up.
-//! 3. **Layout** ([`layout`]). Cells are joined into nested `[...]` brackets, rows are
+//! 3. **Layout** (`layout.rs`). Cells are joined into nested `[...]` brackets, rows are
 //!    wrapped at 80 columns, and d-dimensional blocks are separated by d − 1 newlines.
-//! 4. **Suffixes** ([`suffix`]). Things the values do not say — the shape of an empty
+//! 4. **Suffixes** (`suffix.rs`). Things the values do not say — the shape of an empty
 //!    tensor, a non-default dtype, autograd state — are appended as `, key=value`, moved to
 //!    their own line when the current one would grow too long.
 //!
-//! The full rules, each checked against real PyTorch output, are written down in
-//! `shared/specs/torch-print.md`; the comments in the submodules refer to its sections.
+//! The rules were read from PyTorch's `torch/_tensor_str.py` and checked byte for byte
+//! against real PyTorch output (`tests/fixtures/print_fixtures_public.json`).
 
 mod layout;
 mod number;
@@ -35,6 +35,9 @@ use number::Formatter;
 /// `"tensor("`: every repr starts with it, and its length (7) is the indentation of the
 /// outermost brackets' contents and of suffixes moved to their own line.
 const PREFIX: &str = "tensor(";
+/// Lines are kept within this many columns (PyTorch's default `linewidth`), both when
+/// wrapping rows and when placing suffixes.
+const LINE_WIDTH: usize = 80;
 
 /// The element values of a tensor in row-major (logical) order, borrowed.
 ///

@@ -1,7 +1,7 @@
 //! The formatter: one number style and one column width for a whole tensor.
 //!
-//! PyTorch looks at the shown elements once, before printing anything, and decides
-//! (spec sections 2–4):
+//! PyTorch (`_Formatter` in `torch/_tensor_str.py`) looks at the shown elements once,
+//! before printing anything, and decides:
 //!
 //! * for floating dtypes, a [`FloatStyle`]: integer-looking (`3.`), fixed (`0.1376`) or
 //!   scientific (`1.0000e-05`);
@@ -105,7 +105,7 @@ fn float_style_and_width(shown: impl Iterator<Item = f64>) -> (Option<FloatStyle
     (Some(style), width.unwrap_or(0).max(1))
 }
 
-/// The style chosen for S, the finite non-zero shown values (spec section 2).
+/// The style chosen for S, the finite non-zero shown values.
 fn float_style(s: &[f64]) -> FloatStyle {
     if s.is_empty() {
         return FloatStyle::Integer;
@@ -227,6 +227,25 @@ mod tests {
         assert_eq!(scientific(f64::from(f32::from_bits(1))), "1.4013e-45");
         assert_eq!(scientific(1e-300), "1.0000e-300");
         assert_eq!(scientific(-123.0), "-1.2300e+02");
+    }
+
+    proptest::proptest! {
+        /// Rewriting Rust's exponent keeps the value and always gives Python's shape:
+        /// optional `-`, one digit, `.`, four digits, `e`, sign, two or three digits.
+        #[test]
+        fn scientific_rewrite_keeps_the_value(bits in proptest::num::u64::ANY) {
+            let x = f64::from_bits(bits);
+            proptest::prop_assume!(x.is_finite());
+            let text = scientific(x);
+            let rust: f64 = format!("{x:.4e}").parse().unwrap();
+            proptest::prop_assert_eq!(text.parse::<f64>().unwrap().to_bits(), rust.to_bits());
+            let unsigned = text.strip_prefix('-').unwrap_or(&text);
+            let (mantissa, exponent) = unsigned.split_once('e').unwrap();
+            proptest::prop_assert_eq!(mantissa.len(), 6);
+            proptest::prop_assert_eq!(&mantissa[1..2], ".");
+            proptest::prop_assert!(exponent.starts_with(['+', '-']));
+            proptest::prop_assert!((3..=4).contains(&exponent.len()));
+        }
     }
 
     #[test]

@@ -1,15 +1,12 @@
-//! Suffixes: what a repr says after the values (spec section 7).
+//! Suffixes: what a repr says after the values (PyTorch: `_str_intern` and
+//! `_add_suffixes` in `torch/_tensor_str.py`).
 //!
 //! Some facts are not visible in the values: the shape of an empty tensor, a dtype that
 //! is not a default one, autograd state. PyTorch appends them as `, key=value` before the
 //! closing parenthesis, each moved to a line of its own when the current line would get
 //! too long.
 
-use super::Suffixes;
-use super::Values;
-
-/// Lines are kept within this many columns (`linewidth`).
-const LINE_WIDTH: usize = 80;
+use super::{LINE_WIDTH, Suffixes, Values};
 
 /// The suffixes of a tensor, in PyTorch's order: `size=`, `dtype=`, then autograd state.
 pub(super) fn suffixes(values: Values<'_>, shape: &[usize], autograd: &Suffixes) -> Vec<String> {

@@ -1,4 +1,5 @@
-//! The examples written in the spec (`shared/specs/torch-print.md`), end to end.
+//! The examples of the print specification (`torch-print.md`), end to end: each one was
+//! checked against real PyTorch output.
 
 use super::{Size, Suffixes, Values, format_tensor};
 
