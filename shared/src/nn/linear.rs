@@ -53,17 +53,17 @@ impl Linear {
                 ),
             });
         }
-        if let Some(b) = &bias {
-            if b.dims() != [weight.dims()[0]] {
-                return Err(Error::Shape {
-                    op: "linear",
-                    detail: format!(
-                        "bias of shape {} does not fit weight of shape {}",
-                        shape_list(b.dims()),
-                        shape_list(weight.dims())
-                    ),
-                });
-            }
+        if let Some(b) = &bias
+            && b.dims() != [weight.dims()[0]]
+        {
+            return Err(Error::Shape {
+                op: "linear",
+                detail: format!(
+                    "bias of shape {} does not fit weight of shape {}",
+                    shape_list(b.dims()),
+                    shape_list(weight.dims())
+                ),
+            });
         }
         Ok(Linear { weight, bias })
     }

@@ -1,0 +1,50 @@
+//! Conformance with PyTorch: fixture files made by real PyTorch 2.13.0 say what `print(t)`
+//! shows and what the CPU generator draws; these functions run every case through `shared`
+//! and report the ones that differ.
+//!
+//! Two formats (see `tests/fixtures/README.md`), told apart by content: a JSON list is a
+//! print fixture file, an object with `cases` is an rng fixture file.
+
+mod print_cases;
+mod rng_cases;
+
+use serde_json::Value;
+
+/// One case whose result differs from PyTorch's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The case's `name` in the fixture file.
+    pub name: String,
+    /// What PyTorch produced.
+    pub expected: String,
+    /// What `shared` produced.
+    pub got: String,
+}
+
+/// The outcome of one fixture file.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Cases that matched.
+    pub passed: usize,
+    /// Cases that did not, with both results.
+    pub failures: Vec<Failure>,
+}
+
+impl Report {
+    fn record(&mut self, failure: Option<Failure>) {
+        match failure {
+            Some(f) => self.failures.push(f),
+            None => self.passed += 1,
+        }
+    }
+}
+
+/// Runs every case of a fixture file's JSON text.
+pub fn run_fixture_text(text: &str) -> Result<Report, String> {
+    let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    match &json {
+        Value::Array(cases) => print_cases::run(cases),
+        Value::Object(map) if map.contains_key("cases") => rng_cases::run(&map["cases"]),
+        _ => Err("neither a print fixture list nor an rng fixture object with `cases`".into()),
+    }
+}
