@@ -20,9 +20,12 @@
 //! [`Result`], `matmul` panics with the same message, which names the operation and the
 //! shapes.
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod creation;
 pub mod error;
 pub mod fmt;
+pub mod narrative;
 pub mod nn;
 pub mod ops;
 pub mod rng;
@@ -31,6 +34,7 @@ pub mod tensor;
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
 pub use error::{Error, Result};
 pub use fmt::Size;
+pub use narrative::{Narrative, Step};
 pub use ops::einsum::{einsum, f_einsum};
 pub use ops::join::{cat, f_cat, f_stack, stack};
 pub use rng::manual_seed;

@@ -1,0 +1,115 @@
+//! A chapter's printed story: a title, then steps, each a heading and the lines it prints.
+//!
+//! Chapters build a [`Narrative`] instead of printing directly, so the same text goes to
+//! the terminal (`cargo run -p ch05-causal`), to the snapshot tests (one snapshot for the
+//! whole text and one per step) and into the book. The text layout is the one the PyTorch
+//! reference scripts print:
+//!
+//! ```text
+//! # Chapter 5: Causal attention
+//!
+//! ## A simple mask with tril
+//! tensor([[1., 0.],
+//!         [1., 1.]])
+//!
+//! ```
+
+use std::fmt::{self, Display};
+
+/// One step: a heading and the lines printed under it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The heading, without the leading `## `.
+    pub title: String,
+    /// Everything printed under the heading, one entry per `print` (may span lines).
+    pub lines: Vec<String>,
+}
+
+impl Step {
+    /// Prints one value, like Python's `print(value)`; a tensor prints as PyTorch prints it.
+    pub fn print(&mut self, value: impl Display) -> &mut Self {
+        self.lines.push(value.to_string());
+        self
+    }
+
+    /// The lines of this step as one text (each line ends with a newline).
+    pub fn text(&self) -> String {
+        self.lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    /// A file-name friendly version of the title, for naming the step's snapshot:
+    /// lower case ASCII letters and digits, other runs of characters become `_`.
+    pub fn slug(&self) -> String {
+        let mut slug = String::new();
+        for c in self.title.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('_') {
+                slug.push('_');
+            }
+        }
+        slug.trim_matches('_').to_string()
+    }
+}
+
+/// A chapter's whole printed output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Narrative {
+    /// The chapter title, without the leading `# `.
+    pub title: String,
+    /// The steps, in the order they print.
+    pub steps: Vec<Step>,
+}
+
+impl Narrative {
+    /// A narrative with a title and no steps yet.
+    pub fn new(title: impl Into<String>) -> Narrative {
+        Narrative {
+            title: title.into(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Starts a new step under a `## title` heading and returns it to print into.
+    pub fn step(&mut self, title: impl Into<String>) -> &mut Step {
+        self.steps.push(Step {
+            title: title.into(),
+            lines: Vec::new(),
+        });
+        self.steps.last_mut().expect("just pushed")
+    }
+}
+
+/// The text as the chapter binary prints it.
+impl Display for Narrative {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "# {}", self.title)?;
+        writeln!(f)?;
+        for step in &self.steps {
+            writeln!(f, "## {}", step.title)?;
+            f.write_str(&step.text())?;
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_matches_the_reference_scripts() {
+        let mut story = Narrative::new("Chapter 0: Demo");
+        story
+            .step("Two lines")
+            .print("a")
+            .print(format!("b: {}", 1));
+        story.step("Empty");
+        assert_eq!(
+            story.to_string(),
+            "# Chapter 0: Demo\n\n## Two lines\na\nb: 1\n\n## Empty\n\n"
+        );
+        assert_eq!(story.steps[0].slug(), "two_lines");
+    }
+}
