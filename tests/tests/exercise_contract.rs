@@ -1,0 +1,107 @@
+//! The exercise contract, in both directions, for every chapter:
+//! - with `--features exercise` (the learner's stubs), each exercise's test fails;
+//! - without it (the chapter's own code, the solution), the same test runs and passes.
+//!
+//! Exercises and their names come from each chapter's `exercises/hints.md`; the test of
+//! exercise `NAME` is every test in `tests/exercises.rs` whose name starts `exercise_NAME`.
+//!
+//! This builds the chapters again in a separate target directory (so it never waits on
+//! the `cargo test` that runs it), which takes a while: it is `#[ignore]`d in a plain
+//! `cargo test` and run by `.ci/run` with `-- --ignored`. Once you start solving
+//! exercises it fails by design, since your solved stubs pass.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use shared::cli::parse_hints;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// Runs one exercise's tests and returns (succeeded, combined output).
+fn run_exercise_tests(package: &str, exercise: &str, as_exercise: bool) -> (bool, String) {
+    let root = workspace_root();
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .current_dir(&root)
+        .env(
+            "CARGO_TARGET_DIR",
+            root.join("target").join("exercise-contract"),
+        )
+        .env("INSTA_UPDATE", "no")
+        .args(["test", "-q", "-p", package, "--test", "exercises"]);
+    if as_exercise {
+        cargo.args(["--features", "exercise"]);
+    }
+    cargo.args(["--", &format!("exercise_{exercise}")]);
+    let output = cargo.output().expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+#[test]
+#[ignore = "builds every chapter twice more; run by .ci/run with --ignored"]
+fn every_stub_fails_and_every_solution_passes() {
+    let mut chapters: Vec<PathBuf> = std::fs::read_dir(workspace_root().join("chapters"))
+        .expect("chapters/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("exercises").join("hints.md").exists())
+        .collect();
+    chapters.sort();
+    assert!(!chapters.is_empty(), "no chapter has exercises");
+    let mut problems = Vec::new();
+    for chapter in &chapters {
+        let package = chapter
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .to_string();
+        let hints =
+            std::fs::read_to_string(chapter.join("exercises").join("hints.md")).expect("hints.md");
+        let exercises = parse_hints(&hints);
+        if !(2..=4).contains(&exercises.len()) {
+            problems.push(format!(
+                "{package}: {} exercises, expected 2 to 4",
+                exercises.len()
+            ));
+        }
+        for exercise in &exercises {
+            if exercise.hints.len() != 3 {
+                problems.push(format!(
+                    "{package}/{}: {} hint tiers, expected 3",
+                    exercise.name,
+                    exercise.hints.len()
+                ));
+            }
+            let (passed, text) = run_exercise_tests(&package, &exercise.name, false);
+            if !passed || text.contains("running 0 tests") || text.contains(" 0 passed") {
+                problems.push(format!(
+                    "{package}/{}: the solution does not pass its test:\n{text}",
+                    exercise.name
+                ));
+            }
+            let (passed, text) = run_exercise_tests(&package, &exercise.name, true);
+            // A stub must compile and then fail its test (not fail to build).
+            if passed || !text.contains("FAILED") {
+                problems.push(format!(
+                    "{package}/{}: the stub does not fail its test:\n{text}",
+                    exercise.name
+                ));
+            }
+        }
+        eprintln!("{package}: {} exercises checked", exercises.len());
+    }
+    assert!(
+        problems.is_empty(),
+        "exercise contract broken:\n{}",
+        problems.join("\n")
+    );
+}
