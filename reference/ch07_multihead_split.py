@@ -254,13 +254,12 @@ print("keys.shape:", keys.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 001: attention weights of every head")
+print("## Seed 001: attention scores and weights of every head")
 # Compute attention scores
 scores = torch.einsum('hse,hek->hsk', queries, keys.transpose(-2, -1)) / (d_k ** 0.5)  # [4, 5, 5]
 attention_weights = F.softmax(scores, dim=-1)  # [4, 5, 5]
+print("scores.shape:", scores.shape)
 print("attention_weights.shape:", attention_weights.shape)
-print("attention weights of token 1, one row per head:")
-print(attention_weights[:, 0, :])
 print()
 
 print("## Seed 001: head outputs")
@@ -350,11 +349,11 @@ class MultiHeadAttentionQKV(nn.Module):  # seed 003's MultiHeadAttention
 
 
 # Our example: d_model = 4 and two heads of d_k = 2 keep every print small;
-# a batch of 2 sequences of 3 tokens drawn with rand after the module.
+# a batch of 2 sequences of 3 tokens drawn with rand, then the module.
 print("## Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed(123))")
 torch.manual_seed(123)
-mha_qkv = MultiHeadAttentionQKV(d_model=4, n_heads=2)
 x = torch.rand(2, 3, 4)
+mha_qkv = MultiHeadAttentionQKV(d_model=4, n_heads=2)
 print("x:", x)
 out = mha_qkv(x, x, x)
 print("out.shape:", out.shape)

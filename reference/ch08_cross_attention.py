@@ -76,7 +76,6 @@ print()
 print("## Seed 004: x(2) attends to the second sequence")
 omega_2 = query_2.matmul(keys.T)
 attention_weights_2 = F.softmax(omega_2 / d_k**0.5, dim=0)
-print("omega_2:", omega_2)
 print("attention_weights_2:", attention_weights_2)
 print()
 
