@@ -11,7 +11,10 @@ set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-version="$("$PYTHON" -c 'import torch; print(torch.__version__)')"
+if ! version="$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null)"; then
+    echo "regenerate.sh: $PYTHON cannot import torch (set PYTHON, see requirements.txt)" >&2
+    exit 1
+fi
 case "$version" in
     2.13.0*) ;;
     *) echo "regenerate.sh: need torch 2.13.0, $PYTHON has torch $version" >&2; exit 1 ;;
