@@ -142,6 +142,7 @@ x_enc = torch.rand(2, 5, 4)   # keys and values: (batch, 5 tokens, d_model)
 x_enc[1, 3:] = 0.0            # the second encoder sequence is only 3 tokens long
 print("x_dec.shape:", x_dec.shape)
 print("x_enc.shape:", x_enc.shape)
+print("x_dec:", x_dec)
 print("x_enc:", x_enc)
 print()
 
