@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Regenerate reference/expected/*.txt: the exact stdout of each chapter script.
+#
+#   PYTHON=/path/to/python reference/regenerate.sh
+#
+# The interpreter comes from $PYTHON (default: python3) and must have
+# torch 2.13.0 (see requirements.txt); any other version is refused, because
+# the expected files are tied to that version's RNG and print format.
+set -euo pipefail
+
+PYTHON="${PYTHON:-python3}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+if ! version="$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null)"; then
+    echo "regenerate.sh: $PYTHON cannot import torch (set PYTHON, see requirements.txt)" >&2
+    exit 1
+fi
+case "$version" in
+    2.13.0*) ;;
+    *) echo "regenerate.sh: need torch 2.13.0, $PYTHON has torch $version" >&2; exit 1 ;;
+esac
+
+mkdir -p "$here/expected"
+# chNN_slug.py -> expected/chNN-slug.txt
+for script in "$here"/ch[0-9][0-9]_*.py; do
+    name="$(basename "$script" .py)"
+    out="$here/expected/${name//_/-}.txt"
+    PYTHONHASHSEED=0 "$PYTHON" "$script" > "$out.tmp"
+    mv "$out.tmp" "$out"
+    echo "wrote ${out#"$here"/}"
+done
