@@ -1,0 +1,169 @@
+//! Every operation that can fail says which operation failed and names the shapes; the
+//! plain form panics with the same message as the `f_` form returns.
+
+use shared::nn::{Dropout, Embedding, Linear};
+use shared::{Tensor, f_arange, f_cat, f_einsum, f_stack, ones, tensor, zeros};
+
+fn message<T: std::fmt::Debug>(result: shared::Result<T>) -> String {
+    result.expect_err("an error").to_string()
+}
+
+#[test]
+fn shape_errors_name_the_operation_and_the_shapes() {
+    let cases: Vec<(String, &str)> = vec![
+        (
+            message(ones(&[6, 3]).f_matmul(&ones(&[2, 2]))),
+            "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)",
+        ),
+        (
+            message(ones(&[6]).f_matmul(&ones(&[5]))),
+            "matmul: vectors of different lengths cannot be multiplied ([6] and [5])",
+        ),
+        (
+            message(ones(&[2, 6, 3]).f_matmul(&ones(&[3, 3, 2]))),
+            "matmul: batch dims cannot be broadcast together (shapes [2, 6, 3] and [3, 3, 2])",
+        ),
+        (
+            message(ones(&[6, 3]).f_mm(&ones(&[3]))),
+            "mm: expects two matrices, got shapes [6, 3] and [3]",
+        ),
+        (
+            message(ones(&[2, 6, 3]).f_bmm(&ones(&[3, 3, 2]))),
+            "bmm: expects two 3-D tensors with the same batch size, got shapes [2, 6, 3] and [3, 3, 2]",
+        ),
+        (
+            message(ones(&[2, 3]).f_dot(&ones(&[3]))),
+            "dot: 1D tensors expected, but got 2D and 1D tensors (shapes [2, 3] and [3])",
+        ),
+        (
+            message(ones(&[6, 3]).f_view(&[6, 4])),
+            "view: shape [6, 4] is invalid for input of size 18",
+        ),
+        (
+            message(ones(&[6, 3]).f_view(&[-1, -1])),
+            "view: shape [-1, -1] is invalid for input of size 18",
+        ),
+        (
+            message(ones(&[6, 3]).f_reshape(&[4, -1])),
+            "reshape: shape [4, -1] is invalid for input of size 18",
+        ),
+        (
+            message(ones(&[6, 3]).f_softmax(2)),
+            "softmax: dim 2 is out of range for a tensor of 2 dimensions",
+        ),
+        (
+            message(ones(&[6, 3]).f_softmax(-3)),
+            "softmax: dim -3 is out of range for a tensor of 2 dimensions",
+        ),
+        (
+            message(ones(&[6, 3]).f_transpose(0, 2)),
+            "transpose: dim 2 is out of range for a tensor of 2 dimensions",
+        ),
+        (
+            message(ones(&[6, 3]).f_select(0, 6)),
+            "select: index 6 is out of bounds for dimension 0 with size 6",
+        ),
+        (
+            message(ones(&[6, 3]).f_permute(&[0, 0])),
+            "permute: dims [0, 0] are not a permutation of the 2 dims of a tensor of shape [6, 3]",
+        ),
+        (
+            message(ones(&[2, 3, 4]).f_t()),
+            "t: expects a tensor with <= 2 dimensions, but self is 3D (shape [2, 3, 4])",
+        ),
+        (
+            message(ones(&[6, 3]).f_narrow(0, 4, 3)),
+            "narrow: start (4) + length (3) exceeds dimension size (6) of dim 0 (shape [6, 3])",
+        ),
+        (
+            message(ones(&[6, 3]).f_add(&ones(&[2]))),
+            "add: the size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1 (shapes [6, 3] and [2])",
+        ),
+        (
+            message(ones(&[6, 3]).f_div(&ones(&[6, 2]))),
+            "div: the size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1 (shapes [6, 3] and [6, 2])",
+        ),
+        (
+            message(ones(&[6, 3]).f_sum_dim(2, true)),
+            "sum: dim 2 is out of range for a tensor of 2 dimensions",
+        ),
+        (
+            message(ones(&[6, 3]).f_item()),
+            "item: a tensor with 18 elements (shape [6, 3]) cannot be converted to a scalar",
+        ),
+        (
+            message(ones(&[3]).f_masked_fill(&ones(&[3, 3]).bool(), 0.0)),
+            "masked_fill: mask of shape [3, 3] cannot be broadcast to the tensor's shape [3]",
+        ),
+        (
+            message(ones(&[3]).f_triu(1)),
+            "triu: input tensor must have at least 2 dimensions (shape [3])",
+        ),
+        (
+            message(ones(&[2, 3]).f_repeat(&[2])),
+            "repeat: number of repeat dims (1) can not be smaller than number of tensor dims (2, shape [2, 3])",
+        ),
+        (
+            message(f_cat(&[ones(&[2, 3]), ones(&[2, 4])], 0)),
+            "cat: sizes of tensors must match except in dimension 0 (shapes [2, 3] and [2, 4])",
+        ),
+        (
+            message(f_stack(&[ones(&[2, 3]), ones(&[3, 2])], 0)),
+            "stack: expects each tensor to be equal size, but got [2, 3] and [3, 2]",
+        ),
+        (
+            message(f_einsum("sd,hde->hse", &ones(&[5, 16]), &ones(&[4, 8, 4]))),
+            "einsum: letter 'd' has size 16 in one place and 8 in another (shapes [5, 16] and [4, 8, 4])",
+        ),
+        (
+            message(Tensor::f_from_vec(vec![1.0, 2.0, 3.0], &[2, 2])),
+            "from_vec: 3 values cannot fill a tensor of shape [2, 2] (4 elements)",
+        ),
+        (
+            message(Linear::from_parameters(ones(&[2, 3]), None).f_forward(&ones(&[6, 2]))),
+            "linear: mat1 and mat2 shapes cannot be multiplied (6x2 and 3x2)",
+        ),
+        (
+            message(Linear::f_from_parameters(ones(&[2, 3]), Some(ones(&[3])))),
+            "linear: bias of shape [3] does not fit weight of shape [2, 3]",
+        ),
+        (
+            message(
+                Embedding {
+                    weight: zeros(&[10, 4]),
+                }
+                .f_forward(&tensor!([2, 10])),
+            ),
+            "embedding: index 10 is out of bounds for dimension 0 with size 10",
+        ),
+        (
+            message(Dropout::f_new(1.5)),
+            "dropout: dropout probability has to be between 0 and 1, but got 1.5",
+        ),
+        (
+            message(f_arange(0.0f32, 1.0, 0.0)),
+            "arange: step must be nonzero and the bounds finite (got 0, 1, 0)",
+        ),
+    ];
+    for (got, expected) in cases {
+        assert_eq!(got, expected);
+    }
+}
+
+#[test]
+#[should_panic(expected = "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)")]
+fn plain_forms_panic_with_the_same_message() {
+    let _ = ones(&[6, 3]).matmul(&ones(&[2, 2]));
+}
+
+#[test]
+#[should_panic(expected = "view: shape [6, 4] is invalid for input of size 18")]
+fn view_panics_with_the_message() {
+    let _ = ones(&[6, 3]).view(&[6, 4]);
+}
+
+#[test]
+#[should_panic(expected = "div: the size of tensor a (6) must match the size of tensor b (5)")]
+fn operators_panic_with_the_message() {
+    let _ = &ones(&[6]) / &ones(&[5]);
+}
