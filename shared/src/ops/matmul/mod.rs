@@ -8,8 +8,11 @@
 //! - more dims: the last two are the matrices, the dims before them are a batch, and the two
 //!   batches broadcast like elementwise shapes (`[2, 1, 6, 3] · [4, 3, 2]` gives `[2, 4, 6, 2]`).
 //!
-//! Every 2-D product runs through ndarray's `general_mat_mul` (the `matrixmultiply` crate),
-//! which handles transposed views without copying them.
+//! Which loop multiplies the matrices, and so in which order the products are added, is
+//! chosen as PyTorch chooses it, so the last bits (and the printed digits) agree with
+//! PyTorch's: see [`kernels`].
+
+pub mod kernels;
 
 use ndarray::{
     Array, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,
@@ -176,22 +179,45 @@ impl Tensor {
                 shape_list(other.dims())
             ),
         })?;
-        let a_view = a
-            .data
-            .broadcast(IxDyn(&[batch.as_slice(), &[m, k]].concat()))
-            .expect("batch broadcast checked");
-        let b_view = b
-            .data
-            .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
-            .expect("batch broadcast checked");
-        let mut out = Array::<f32, _>::zeros(IxDyn(&[batch.as_slice(), &[m, n]].concat()));
-        for index in ndarray::indices(IxDyn(&batch)) {
-            let index = index.slice();
-            let a2 = matrix_at(a_view.view(), index);
-            let b2 = matrix_at(b_view.view(), index);
-            let mut c2 = matrix_at_mut(out.view_mut(), index);
-            ndarray::linalg::general_mat_mul(1.0, &a2, &b2, 0.0, &mut c2);
-        }
+        let out = if b.dim() == 2 {
+            // Like PyTorch, a batch times one matrix is folded into one 2-D product:
+            // `[..batch, m, k]` is viewed as `[batch·m, k]`.
+            let rows = (a.numel() / k) as i64;
+            let folded = a.reshape(&[rows, k as i64]);
+            let a2 = folded
+                .data
+                .view()
+                .into_dimensionality::<Ix2>()
+                .expect("2-D");
+            let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
+            let mut c = Array::<f32, _>::zeros((rows as usize, n));
+            kernels::matmul_into(kernels::mkl_order(b2.view()), a2, b2, c.view_mut());
+            c.into_shape_with_order(IxDyn(&[batch.as_slice(), &[m, n]].concat()))
+                .expect("same element count")
+        } else {
+            let a_view = a
+                .data
+                .broadcast(IxDyn(&[batch.as_slice(), &[m, k]].concat()))
+                .expect("batch broadcast checked");
+            let b_view = b
+                .data
+                .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
+                .expect("batch broadcast checked");
+            let mut out = Array::<f32, _>::zeros(IxDyn(&[batch.as_slice(), &[m, n]].concat()));
+            for index in ndarray::indices(IxDyn(&batch)) {
+                let index = index.slice();
+                let a2 = matrix_at(a_view.view(), index);
+                let b2 = matrix_at(b_view.view(), index);
+                // Batched products of small matrices run PyTorch's own `bmm` loop.
+                let order = if k * m * n < kernels::SMALL_BMM_LIMIT {
+                    kernels::Order::Plain
+                } else {
+                    kernels::mkl_order(b2.view())
+                };
+                kernels::matmul_into(order, a2, b2, matrix_at_mut(out.view_mut(), index));
+            }
+            out
+        };
         let mut result = Tensor::from_array(out.into_shared());
         // Remove the dims that the promotion of 1-D operands added.
         if other.dim() == 1 {
@@ -204,9 +230,9 @@ impl Tensor {
     }
 }
 
-/// `Σ a[i]·b[i]`, accumulated left to right in `f32`.
+/// `Σ a[i]·b[i]`, accumulated left to right in `f32`, each product rounded first.
 fn dot_1d(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
-    a.iter().zip(b.iter()).fold(0.0, |acc, (x, y)| acc + x * y)
+    kernels::plain_sum(a.iter().copied().zip(b.iter().copied()))
 }
 
 /// The matrix at a batch index of a `[..batch, rows, cols]` view.
