@@ -9,6 +9,17 @@
 //! is the weighted sum of the values. This is the scaled dot-product attention of Vaswani et
 //! al., 2017, "Attention Is All You Need".
 //!
+//! The articles write the projection two ways, and the chapter follows each:
+//! - seed 000 keeps `W` as `[d_in, d_out]` and multiplies a row vector from the left:
+//!   `q = x · W` (and `Q = X · W` for all tokens at once);
+//! - seeds 004 and 001 keep `W` as `[d_out, d_in]`, as `nn.Linear` stores it, and multiply
+//!   a column vector: `q = W · x`, so all tokens at once are `X · Wᵀ`.
+//!
+//! Both give the same vectors for `W` and its transpose. Seed 004 also shows that the
+//! query/key size and the value size are separate choices (`d_q = d_k = 24`, `d_v = 28`):
+//! queries and keys must match for their dot products, while the values set the size of
+//! the output.
+//!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 

@@ -18,10 +18,11 @@ fn pytorch_step(title: &str) -> &'static str {
         .find(&heading)
         .expect("the step is in the reference")
         + heading.len();
-    let len = PYTORCH[start..]
-        .find("\n\n")
-        .expect("a step ends with an empty line");
-    &PYTORCH[start..start + len]
+    // A step ends with an empty line before the next heading (a 3-d tensor has empty lines
+    // of its own), or at the end of the file.
+    let rest = &PYTORCH[start..];
+    let len = rest.find("\n\n## ").unwrap_or(rest.trim_end().len());
+    &rest[..len]
 }
 
 /// Same shape and every value within `tol`.

@@ -55,6 +55,8 @@ pub fn narrative() -> Result<Narrative> {
     // ANCHOR_END: minus_infinity
 
     // ANCHOR: dropout
+    // Each weight is dropped with probability 0.5 and the kept ones are doubled
+    // (1 / (1 - 0.5)), so a row's expected sum stays 1; the seed fixes which ones drop.
     manual_seed(123);
     let dropout = Dropout::f_new(0.5)?;
     story
