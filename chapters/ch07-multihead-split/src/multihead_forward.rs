@@ -10,6 +10,11 @@ impl MultiHeadAttention {
     /// Causal multi-head attention: project, split into heads, causal attention in every
     /// head at once, merge the heads, `out_proj`.
     ///
+    /// The article writes `values.tranpose(1,2)` and `self.mask_bool()[...]`; neither
+    /// method exists, so its code stops with an `AttributeError`. Fixed here as in
+    /// Raschka's book: a real `transpose` (inside `split_heads`) and the module's boolean
+    /// `mask` buffer.
+    ///
     /// # Shapes
     /// `x`: `[batch, tokens, d_in]` with `tokens <= context_length`.
     /// Returns `[batch, tokens, d_out]`.
