@@ -1,0 +1,112 @@
+//! The chapter's printed steps, in the order of the reference script
+//! `reference/ch03_softmax.py`.
+
+use ch01_embeddings::inputs::your_journey;
+use ch02_dot_product::narrative::two_decimals;
+use ch02_dot_product::scores::attention_scores;
+use shared::{Narrative, Result, Tensor, tensor};
+
+use crate::naive::softmax_naive;
+use crate::stable::softmax_stable;
+
+/// `torch.isinf(t)`: which elements are `inf` or `-inf`.
+///
+/// # Shapes
+/// `t`: any shape. Returns the same shape.
+fn isinf(t: &Tensor) -> Tensor<bool> {
+    let flags = t.to_vec().iter().map(|x| x.is_infinite()).collect();
+    Tensor::from_vec(flags, t.dims())
+}
+
+/// How Python prints a `bool`: `True` or `False`.
+fn python_bool(value: bool) -> &'static str {
+    if value { "True" } else { "False" }
+}
+
+/// Runs the chapter and returns what it prints.
+pub fn narrative() -> Result<Narrative> {
+    let mut story = Narrative::new("Chapter 3: Softmax");
+
+    let inputs = your_journey();
+    let attn_scores_2 = attention_scores(&inputs.get(1), &inputs);
+    story
+        .step("The scores of x(2) from chapter 2")
+        .print(&attn_scores_2);
+
+    // ANCHOR: three_softmaxes
+    let attn_weights_2 = softmax_naive(&attn_scores_2);
+    story
+        .step("Naive softmax")
+        .print(format!("Attention Weights: {attn_weights_2}"))
+        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()));
+
+    let attn_weights_2 = softmax_stable(&attn_scores_2, 0);
+    story
+        .step("Stable softmax (subtract the max first)")
+        .print(format!("Attention Weights: {attn_weights_2}"))
+        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()));
+
+    let attn_weights_2 = attn_scores_2.f_softmax(0)?;
+    story
+        .step("torch.softmax")
+        .print(format!("Attention Weights: {attn_weights_2}"))
+        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()));
+    // ANCHOR_END: three_softmaxes
+
+    // Our example: a float32 `exp` overflows to inf above about 88.7, so scores of 10, 100
+    // and 1000 are enough. inf / inf is NaN; exp(10) / inf is 0.
+    // ANCHOR: overflow
+    let big_scores = tensor!([10.0, 100.0, 1000.0]);
+    story
+        .step("Large scores: the naive softmax overflows")
+        .print(format!("scores: {big_scores}"))
+        .print(format!("exp(scores) is inf: {}", isinf(&big_scores.exp())))
+        .print(format!("naive softmax: {}", softmax_naive(&big_scores)));
+
+    story
+        .step("Large scores: the stable softmax does not")
+        .print(format!(
+            "scores - max: {}",
+            &big_scores - &big_scores.f_max()?
+        ))
+        .print(format!(
+            "stable softmax: {}",
+            softmax_stable(&big_scores, 0)
+        ))
+        .print(format!("torch.softmax: {}", big_scores.f_softmax(0)?));
+    // ANCHOR_END: overflow
+
+    // Our example: small enough to check by hand; the second row is constant, so its
+    // softmax is exactly 1/3 each.
+    // ANCHOR: dims
+    let scores = tensor!([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]);
+    story
+        .step("What dim means on a 2-D tensor")
+        .print(&scores)
+        .print(scores.shape());
+
+    let weights = scores.f_softmax(0)?;
+    story
+        .step("dim=0 normalises each column (down the rows)")
+        .print(&weights)
+        .print(format!(
+            "Column sums: {}",
+            two_decimals(&weights.f_sum_dim(0, false)?)
+        ));
+
+    let weights = scores.f_softmax(1)?;
+    story
+        .step("dim=1 (the same as dim=-1 here) normalises each row (across the columns)")
+        .print(&weights)
+        .print(format!(
+            "Row sums: {}",
+            two_decimals(&weights.f_sum_dim(1, false)?)
+        ))
+        .print(format!(
+            "dim=-1 gives the same: {}",
+            python_bool(weights == scores.f_softmax(-1)?)
+        ));
+    // ANCHOR_END: dims
+
+    Ok(story)
+}

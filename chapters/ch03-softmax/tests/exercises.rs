@@ -1,0 +1,139 @@
+//! One test per exercise, named after it, so `cargo test -p ch03-softmax --features
+//! exercise NAME` checks just that exercise. Each compares with PyTorch's numbers (the text
+//! the reference script printed) and checks properties on random inputs that a hard-coded
+//! answer cannot satisfy: weights sum to 1, adding a constant to a lane changes nothing,
+//! and the results agree with the library's `Tensor::softmax`.
+
+use ch01_embeddings::inputs::your_journey;
+use ch03_softmax::naive::softmax_naive;
+use ch03_softmax::stable::softmax_stable;
+use proptest::prelude::*;
+use shared::{Tensor, tensor};
+
+/// Same shape and every value within `tol`.
+fn assert_close(got: &Tensor, want: &Tensor, tol: f32) {
+    assert_eq!(got.shape(), want.shape());
+    for (g, w) in got.to_vec().into_iter().zip(want.to_vec()) {
+        assert!((g - w).abs() <= tol, "got {got}\nwant {want}");
+    }
+}
+
+/// The scores of x(2) ("journey" against every word), as chapter 2 computes them.
+fn scores_of_x2() -> Tensor {
+    let inputs = your_journey();
+    inputs.matmul(&inputs.get(1))
+}
+
+/// A random 1-D tensor of 1 to 9 scores in `-range..range`.
+fn vector(range: f32) -> impl Strategy<Value = Tensor> {
+    proptest::collection::vec(-range..range, 1..10).prop_map(|v| {
+        let n = v.len();
+        Tensor::from_vec(v, &[n])
+    })
+}
+
+/// A random 3-D tensor (each dim 1 to 4) with values in `-range..range`, and a dim of it
+/// (negative ones included).
+fn tensor_and_dim(range: f32) -> impl Strategy<Value = (Tensor, i64)> {
+    (1usize..5, 1usize..5, 1usize..5, -3i64..3).prop_flat_map(move |(a, b, c, dim)| {
+        proptest::collection::vec(-range..range, a * b * c)
+            .prop_map(move |v| (Tensor::from_vec(v, &[a, b, c]), dim))
+    })
+}
+
+#[test]
+fn exercise_softmax_naive() {
+    assert_eq!(
+        softmax_naive(&scores_of_x2()).to_string(),
+        "tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])"
+    );
+    // The overflow the chapter shows: exp(100) and exp(1000) are inf in float32.
+    assert_eq!(
+        softmax_naive(&tensor!([10.0, 100.0, 1000.0])).to_string(),
+        "tensor([0., nan, nan])"
+    );
+}
+
+#[test]
+fn exercise_softmax_stable() {
+    assert_eq!(
+        softmax_stable(&scores_of_x2(), 0).to_string(),
+        "tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])"
+    );
+    assert_eq!(
+        softmax_stable(&tensor!([10.0, 100.0, 1000.0]), 0).to_string(),
+        "tensor([0., 0., 1.])"
+    );
+    let scores = tensor!([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]);
+    assert_eq!(
+        softmax_stable(&scores, 0).to_string(),
+        "tensor([[0.5000, 0.7311, 0.8808],\n        [0.5000, 0.2689, 0.1192]])"
+    );
+    let rows = "tensor([[0.0900, 0.2447, 0.6652],\n        [0.3333, 0.3333, 0.3333]])";
+    assert_eq!(softmax_stable(&scores, 1).to_string(), rows);
+    assert_eq!(softmax_stable(&scores, -1).to_string(), rows);
+    // Each row subtracts its own max: one max for the whole tensor would leave the second
+    // row with exp(-2000) = 0 everywhere, and 0 / 0 = NaN.
+    assert_eq!(
+        softmax_stable(&tensor!([[1000.0, 999.0], [-1000.0, -999.0]]), -1).to_string(),
+        "tensor([[0.7311, 0.2689],\n        [0.2689, 0.7311]])"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// On small scores (no overflow) the formula is exactly what `torch.softmax` computes.
+    #[test]
+    fn exercise_softmax_naive_equals_softmax_on_small_scores(x in vector(5.0)) {
+        assert_close(&softmax_naive(&x), &x.softmax(0), 1e-6);
+    }
+
+    /// The naive weights are positive and add up to 1.
+    #[test]
+    fn exercise_softmax_naive_sums_to_one(x in vector(5.0)) {
+        let w = softmax_naive(&x);
+        prop_assert!(w.to_vec().iter().all(|&v| v > 0.0));
+        prop_assert!((w.sum().item() - 1.0).abs() <= 1e-5);
+    }
+
+    /// The hand-written stable softmax equals the library's, along any dim, even for
+    /// scores far beyond exp's range.
+    #[test]
+    fn exercise_softmax_stable_equals_softmax((x, dim) in tensor_and_dim(1000.0)) {
+        assert_close(&softmax_stable(&x, dim), &x.softmax(dim), 1e-6);
+    }
+
+    /// Every lane along `dim` sums to 1 (for a matrix and dim -1: every row).
+    #[test]
+    fn exercise_softmax_stable_lanes_sum_to_one((x, dim) in tensor_and_dim(50.0)) {
+        let sums = softmax_stable(&x, dim).sum_dim(dim, false);
+        for s in sums.to_vec() {
+            prop_assert!((s - 1.0).abs() <= 1e-5, "a lane sums to {}", s);
+        }
+    }
+
+    /// Adding a constant to a row leaves that row's weights unchanged (up to the rounding
+    /// of the addition).
+    #[test]
+    fn exercise_softmax_stable_ignores_a_constant_per_row(
+        (x, _) in tensor_and_dim(5.0),
+        shifts in proptest::collection::vec(-10.0f32..10.0, 16),
+    ) {
+        let x = x.reshape(&[-1, x.size(-1) as i64]);
+        let rows = x.size(0);
+        let shift = Tensor::from_vec(shifts[..rows].to_vec(), &[rows, 1]);
+        assert_close(&softmax_stable(&(&x + &shift), -1), &softmax_stable(&x, -1), 1e-5);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Subtracting the max changes nothing where the naive softmax does not overflow. (Not
+    /// an exercise's test: it needs both exercises solved.)
+    #[test]
+    fn naive_equals_stable_on_small_scores(x in vector(5.0)) {
+        assert_close(&softmax_naive(&x), &softmax_stable(&x, 0), 1e-6);
+    }
+}

@@ -1,0 +1,204 @@
+//! The chapter's printed steps, in the order of the reference script
+//! `reference/ch04_trainable.py`.
+
+use ch01_embeddings::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
+use ch01_embeddings::lookup::lookup;
+use ch01_embeddings::vocabulary::{token_ids, vocabulary};
+use shared::nn::Embedding;
+use shared::{Narrative, Result, Tensor, manual_seed, rand, randn};
+
+use crate::scaled::scaled_attention_weights;
+use crate::self_attention::{SelfAttentionV1, SelfAttentionV2};
+
+/// Runs the chapter and returns what it prints.
+pub fn narrative() -> Result<Narrative> {
+    let mut story = Narrative::new("Chapter 4: Self-attention with trainable weights");
+    seed_000(&mut story)?;
+    seed_004(&mut story)?;
+    seed_001(&mut story)?;
+    Ok(story)
+}
+
+/// Seed 000 (Raschka): one query step by step with `x · W`, then the two modules.
+fn seed_000(story: &mut Narrative) -> Result<()> {
+    let inputs = your_journey();
+    let x_2 = inputs.f_select(0, 1)?;
+    let (d_in, d_out) = (inputs.size(1), 2);
+
+    // ANCHOR: seed_000_weights
+    manual_seed(123);
+    let w_query = randn(&[d_in, d_out]);
+    let w_key = randn(&[d_in, d_out]);
+    let w_value = randn(&[d_in, d_out]);
+    // ANCHOR_END: seed_000_weights
+
+    // ANCHOR: seed_000_query_2
+    let query_2 = x_2.f_matmul(&w_query)?;
+    story
+        .step("Seed 000: query of x(2) (randn weights, manual_seed(123))")
+        .print(format!("Query vector: {query_2}"));
+    // ANCHOR_END: seed_000_query_2
+
+    // ANCHOR: seed_000_keys_values
+    let keys = inputs.f_matmul(&w_key)?;
+    let values = inputs.f_matmul(&w_value)?;
+    story
+        .step("Seed 000: keys and values of all inputs")
+        .print(format!("Keys shape: {}", keys.shape()))
+        .print(format!("Values shape: {}", values.shape()));
+    // ANCHOR_END: seed_000_keys_values
+
+    // ANCHOR: seed_000_scores
+    let attn_score_22 = query_2.f_dot(&keys.f_select(0, 1)?)?;
+    story
+        .step("Seed 000: attention score omega_22")
+        .print(&attn_score_22);
+    let attn_scores_2 = query_2.f_matmul(&keys.t())?;
+    story
+        .step("Seed 000: attention scores omega_2")
+        .print(&attn_scores_2);
+    // ANCHOR_END: seed_000_scores
+
+    // ANCHOR: seed_000_weights_context
+    let d_k = keys.size(-1);
+    let attn_weights_2 = scaled_attention_weights(&attn_scores_2, d_k);
+    story
+        .step("Seed 000: scaled softmax")
+        .print(&attn_weights_2);
+    let context_vec_2 = attn_weights_2.f_matmul(&values)?;
+    story
+        .step("Seed 000: context vector z(2)")
+        .print(&context_vec_2);
+    // ANCHOR_END: seed_000_weights_context
+
+    // ANCHOR: seed_000_modules
+    // No new seed: V1 draws its matrices right after the three above, as in the article.
+    let sa_v1 = SelfAttentionV1::new(d_in, d_out);
+    story
+        .step("Seed 000: SelfAttentionv1 (the generator continues, no re-seed)")
+        .print(sa_v1.forward(&inputs));
+
+    manual_seed(789);
+    let sa_v2 = SelfAttentionV2::new(d_in, d_out, false);
+    story
+        .step("Seed 000: SelfAttention_v2 with nn.Linear (manual_seed(789))")
+        .print(sa_v2.forward(&inputs));
+    // ANCHOR_END: seed_000_modules
+    Ok(())
+}
+
+/// Seed 004 (Raschka): `d_q = d_k = 24`, `d_v = 28`, weights stored `[d_out, d_in]` and
+/// applied as `W · x`.
+fn seed_004(story: &mut Narrative) -> Result<()> {
+    let vocab = vocabulary(LIFE_IS_SHORT);
+    let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
+    manual_seed(123);
+    let embed = Embedding::new(6, 16);
+    let embedded_sentence = lookup(&embed.weight, &sentence_int);
+
+    // ANCHOR: seed_004_weights
+    manual_seed(123);
+    let d = embedded_sentence.size(1);
+    let (d_q, d_k, d_v) = (24, 24, 28);
+    let w_query = rand(&[d_q, d]);
+    let w_key = rand(&[d_k, d]);
+    let w_value = rand(&[d_v, d]);
+    // ANCHOR_END: seed_004_weights
+
+    // ANCHOR: seed_004_x_2
+    let x_2 = embedded_sentence.f_select(0, 1)?;
+    let query_2 = w_query.f_matmul(&x_2)?;
+    let key_2 = w_key.f_matmul(&x_2)?;
+    let value_2 = w_value.f_matmul(&x_2)?;
+    story
+        .step("Seed 004: query, key and value of x(2) (rand weights, manual_seed(123))")
+        .print(query_2.shape())
+        .print(key_2.shape())
+        .print(value_2.shape());
+    // ANCHOR_END: seed_004_x_2
+
+    // ANCHOR: seed_004_keys_values
+    // W · Eᵀ projects every token at once (one column each); `.t()` turns columns into rows.
+    let keys = w_key.f_matmul(&embedded_sentence.t())?.t();
+    let values = w_value.f_matmul(&embedded_sentence.t())?.t();
+    story
+        .step("Seed 004: keys and values of all inputs")
+        .print(format!("keys.shape: {}", keys.shape()))
+        .print(format!("values.shape: {}", values.shape()));
+    // ANCHOR_END: seed_004_keys_values
+
+    // ANCHOR: seed_004_omega
+    let omega_24 = query_2.f_dot(&keys.f_select(0, 4)?)?;
+    story
+        .step("Seed 004: unnormalized attention weight omega_24")
+        .print(&omega_24);
+    let omega_2 = query_2.f_matmul(&keys.t())?;
+    story
+        .step("Seed 004: unnormalized attention weights omega_2")
+        .print(&omega_2);
+    // ANCHOR_END: seed_004_omega
+
+    // ANCHOR: seed_004_context
+    let attention_weights_2 = scaled_attention_weights(&omega_2, d_k);
+    story
+        .step("Seed 004: attention weights (softmax of omega_2 / sqrt(d_k))")
+        .print(&attention_weights_2);
+    let context_vector_2 = attention_weights_2.f_matmul(&values)?;
+    story
+        .step("Seed 004: context vector z(2)")
+        .print(context_vector_2.shape())
+        .print(&context_vector_2);
+    // ANCHOR_END: seed_004_context
+    Ok(())
+}
+
+/// Seed 001 (Politi): one head with square `16 × 16` weights, `k = W_k · x`.
+fn seed_001(story: &mut Narrative) -> Result<()> {
+    // ANCHOR: seed_001_weights
+    let tokenized_sentence = my_name_ids();
+    manual_seed(0);
+    let embed = Embedding::new(10, 16);
+    let sentence_embed = lookup(&embed.weight, &tokenized_sentence);
+    let d = sentence_embed.size(1);
+    // Drawn right after the embedding, in this order: key, query, value.
+    let w_key = rand(&[d, d]);
+    let w_query = rand(&[d, d]);
+    let w_value = rand(&[d, d]);
+    // ANCHOR_END: seed_001_weights
+
+    // ANCHOR: seed_001_token_1
+    let token1_embed = sentence_embed.f_select(0, 0)?;
+    let key_1 = w_key.f_matmul(&token1_embed)?;
+    let query_1 = w_query.f_matmul(&token1_embed)?;
+    let value_1 = w_value.f_matmul(&token1_embed)?;
+    story
+        .step("Seed 001: key, query and value of token 1 (rand 16x16 weights)")
+        .print(format!("key vector for token1:\n {key_1}"))
+        .print(format!("query vector for token1:\n {query_1}"))
+        .print(format!("value vector for token1:\n {value_1}"));
+    // ANCHOR_END: seed_001_token_1
+
+    // ANCHOR: seed_001_all_tokens
+    // E · Wᵀ is the same projection for every row of E at once.
+    let keys = sentence_embed.f_matmul(&w_key.t())?;
+    story
+        .step("Seed 001: keys of all tokens (keys[0] is token 1's key)")
+        .print(keys.f_select(0, 0)?);
+    let values = sentence_embed.f_matmul(&w_value.t())?;
+    story
+        .step("Seed 001: values of all tokens (values[0] is token 1's value)")
+        .print(values.f_select(0, 0)?);
+    // ANCHOR_END: seed_001_all_tokens
+
+    // ANCHOR: seed_001_context
+    let a1: Tensor = scaled_attention_weights(&query_1.f_matmul(&keys.t())?, d);
+    story
+        .step("Seed 001: attention weights of token 1")
+        .print(&a1);
+    let z1 = a1.f_matmul(&values)?;
+    story
+        .step("Seed 001: context vector z1 of token 1")
+        .print(&z1);
+    // ANCHOR_END: seed_001_context
+    Ok(())
+}

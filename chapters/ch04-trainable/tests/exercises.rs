@@ -1,0 +1,171 @@
+//! One test per exercise, named after it, so `cargo test -p ch04-trainable --features
+//! exercise NAME` checks just that exercise. Each compares with the text PyTorch printed
+//! (`reference/expected/ch04-trainable.txt`) and checks properties on random inputs that a
+//! hard-coded answer cannot satisfy.
+
+use ch01_embeddings::inputs::your_journey;
+use ch04_trainable::scaled::scaled_attention_weights;
+use ch04_trainable::{SelfAttentionV1, SelfAttentionV2};
+use proptest::prelude::*;
+use shared::{Tensor, manual_seed, randn, stack};
+
+const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.txt");
+
+/// What PyTorch printed under the heading `## title`, without the final newline.
+fn pytorch_step(title: &str) -> &'static str {
+    let heading = format!("## {title}\n");
+    let start = PYTORCH
+        .find(&heading)
+        .expect("the step is in the reference")
+        + heading.len();
+    // A step ends with an empty line before the next heading (a 3-d tensor has empty lines
+    // of its own), or at the end of the file.
+    let rest = &PYTORCH[start..];
+    let len = rest.find("\n\n## ").unwrap_or(rest.trim_end().len());
+    &rest[..len]
+}
+
+/// Same shape and every value within `tol`.
+fn assert_close(got: &Tensor, want: &Tensor, tol: f32) {
+    assert_eq!(got.shape(), want.shape());
+    for (g, w) in got.to_vec().into_iter().zip(want.to_vec()) {
+        assert!((g - w).abs() <= tol, "got {got}\nwant {want}");
+    }
+}
+
+/// Seed 000's three `randn(3, 2)` matrices after `manual_seed(123)`: query, key, value.
+fn seed_000_weights() -> [Tensor; 3] {
+    manual_seed(123);
+    [randn(&[3, 2]), randn(&[3, 2]), randn(&[3, 2])]
+}
+
+#[test]
+fn exercise_scaled_attention_weights() {
+    let inputs = your_journey();
+    let [w_query, w_key, _] = seed_000_weights();
+    let query_2 = inputs.get(1).matmul(&w_query);
+    let keys = inputs.matmul(&w_key);
+    let weights = scaled_attention_weights(&query_2.matmul(&keys.t()), 2);
+    assert_eq!(
+        weights.to_string(),
+        pytorch_step("Seed 000: scaled softmax")
+    );
+    // All queries at once: one row of weights per query, and row 1 is the one above.
+    let all = scaled_attention_weights(&inputs.matmul(&w_query).matmul(&keys.t()), 2);
+    assert_eq!(all.shape(), [6, 6]);
+    assert_close(&all.get(1), &weights, 1e-6);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// For random scores: every row is positive and sums to 1, and the ratio of two weights
+    /// in a row is `exp((ω_a - ω_b) / √d_k)`, the definition of the scaled softmax.
+    #[test]
+    fn exercise_scaled_attention_weights_is_a_scaled_softmax(
+        seed in 0u64..10_000, queries in 1usize..6, keys in 1usize..8, d_k in 1usize..64,
+    ) {
+        manual_seed(seed);
+        let scores = &randn(&[queries, keys]) * 3.0;
+        let weights = scaled_attention_weights(&scores, d_k);
+        prop_assert_eq!(weights.shape(), [queries, keys]);
+        let scale = (d_k as f32).sqrt();
+        for (s_row, w_row) in scores.iter().zip(weights.iter()) {
+            let (s, w) = (s_row.to_vec(), w_row.to_vec());
+            prop_assert!(w.iter().all(|&x| x > 0.0));
+            prop_assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            for b in 0..keys {
+                let want = ((s[0] - s[b]) / scale).exp();
+                prop_assert!((w[0] / w[b] - want).abs() <= 1e-4 * want.max(1.0));
+            }
+        }
+    }
+}
+
+#[test]
+fn exercise_self_attention_v1() {
+    let inputs = your_journey();
+    let _ = seed_000_weights(); // as in the article: V1 continues the generator
+    let sa_v1 = SelfAttentionV1::new(3, 2);
+    assert_eq!(
+        sa_v1.forward(&inputs).to_string(),
+        pytorch_step("Seed 000: SelfAttentionv1 (the generator continues, no re-seed)")
+    );
+    // The step-by-step context vector of x(2) is row 1 when the module gets those weights.
+    let [w_query, w_key, w_value] = seed_000_weights();
+    let sa = SelfAttentionV1 {
+        w_query,
+        w_key,
+        w_value,
+    };
+    assert_eq!(
+        sa.forward(&inputs).get(1).to_string(),
+        pytorch_step("Seed 000: context vector z(2)")
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Self-attention has no notion of order: shuffling the tokens shuffles the outputs the
+    /// same way (here: reversing them).
+    #[test]
+    fn exercise_self_attention_v1_follows_the_token_order(
+        seed in 0u64..10_000, n in 1usize..8, d_in in 1usize..6, d_out in 1usize..6,
+    ) {
+        manual_seed(seed);
+        let x = randn(&[n, d_in]);
+        let sa = SelfAttentionV1::new(d_in, d_out);
+        let out = sa.forward(&x);
+        prop_assert_eq!(out.shape(), [n, d_out]);
+        let reversed: Vec<Tensor> = x.iter().collect::<Vec<_>>().into_iter().rev().collect();
+        let out_reversed = sa.forward(&stack(&reversed, 0));
+        for i in 0..n {
+            let (a, b) = (out.get(i as i64), out_reversed.get((n - 1 - i) as i64));
+            for (p, q) in a.to_vec().into_iter().zip(b.to_vec()) {
+                prop_assert!((p - q).abs() <= 1e-4 * p.abs().max(1.0), "{} vs {}", a, b);
+            }
+        }
+    }
+}
+
+#[test]
+fn exercise_self_attention_v2() {
+    let inputs = your_journey();
+    manual_seed(789);
+    let sa_v2 = SelfAttentionV2::new(3, 2, false);
+    assert_eq!(
+        sa_v2.forward(&inputs).to_string(),
+        pytorch_step("Seed 000: SelfAttention_v2 with nn.Linear (manual_seed(789))")
+    );
+    // With biases the layers add them: another result, the same shape.
+    manual_seed(789);
+    let with_bias = SelfAttentionV2::new(3, 2, true).forward(&inputs);
+    assert_eq!(with_bias.shape(), [6, 2]);
+    assert_ne!(with_bias, sa_v2.forward(&inputs));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// `Linear` computes `x · Wᵀ`, so V1 holding the transposed weights `Wᵀ` is the same
+    /// function as V2 holding `W`.
+    #[test]
+    fn exercise_self_attention_v2_equals_v1_with_transposed_weights(
+        seed in 0u64..10_000, n in 1usize..8, d_in in 1usize..6, d_out in 1usize..6,
+    ) {
+        manual_seed(seed);
+        let x = randn(&[n, d_in]);
+        let sa_v2 = SelfAttentionV2::new(d_in, d_out, false);
+        let sa_v1 = SelfAttentionV1 {
+            w_query: sa_v2.w_query.weight.t().contiguous(),
+            w_key: sa_v2.w_key.weight.t().contiguous(),
+            w_value: sa_v2.w_value.weight.t().contiguous(),
+        };
+        let (v1, v2) = (sa_v1.forward(&x), sa_v2.forward(&x));
+        prop_assert_eq!(v2.shape(), [n, d_out]);
+        for (p, q) in v1.to_vec().into_iter().zip(v2.to_vec()) {
+            prop_assert!((p - q).abs() <= 1e-5, "{} vs {}", v1, v2);
+        }
+    }
+}

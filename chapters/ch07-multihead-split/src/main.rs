@@ -1,0 +1,9 @@
+//! `cargo run -p ch07-multihead-split`: prints the chapter's steps as the articles print
+//! them.
+
+fn main() -> std::process::ExitCode {
+    shared::cli::chapter_main(
+        ch07_multihead_split::narrative::narrative,
+        ch07_multihead_split::HINTS,
+    )
+}

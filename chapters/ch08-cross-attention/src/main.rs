@@ -1,0 +1,9 @@
+//! `cargo run -p ch08-cross-attention`: prints the chapter's steps as the articles print
+//! them.
+
+fn main() -> std::process::ExitCode {
+    shared::cli::chapter_main(
+        ch08_cross_attention::narrative::narrative,
+        ch08_cross_attention::HINTS,
+    )
+}
