@@ -110,7 +110,10 @@ fn operations_match_pytorch() {
         }
         bit_equal += case_equal;
         if case_equal < expected.numel() {
-            eprintln!("{name}: {case_equal} of {} values bit for bit equal", expected.numel());
+            eprintln!(
+                "{name}: {case_equal} of {} values bit for bit equal",
+                expected.numel()
+            );
         }
         let text = got.to_string();
         if text != case["expected_repr"].as_str().expect("repr") {

@@ -12,10 +12,14 @@
 //! - A 2-D product (and a batched one of larger matrices, one matrix at a time) goes to
 //!   MKL's `sgemm`, which (measured on PyTorch 2.13.0 for `k ≤ 256`) accumulates each output
 //!   over `k` in order with a fused multiply-add, `acc = fma(a, b, acc)`. See [`fused_sum`].
-//! - One exception measured in MKL: when the right matrix is a transposed view (as in
-//!   `x·Wᵀ` of `nn.Linear`) and has at most 3 columns, each output is a dot product whose
-//!   (at most 16) products are added pairwise, as 16 vector lanes are: `p0+p8`, `p1+p9`, ...,
-//!   then halves again until one value is left. See [`lane_sum`].
+//! - Two exceptions measured in MKL:
+//!   - when the right matrix is a transposed view (as in `x·Wᵀ` of `nn.Linear`) and has at
+//!     most 3 columns, each output is a dot product whose (at most 16) products are added
+//!     pairwise, as 16 vector lanes are: `p0+p8`, `p1+p9`, ..., then halves again until one
+//!     value is left. See [`lane_sum`];
+//!   - a matrix times a vector (`W·x`, MKL's `sgemv`), and one row times a transposed
+//!     matrix (`q·Kᵀ`), start from the first product and fuse the others into 16 lanes, then
+//!     add the lanes by halves. See [`row_dot_sum`].
 //!
 //! Larger products (`k > 256` or more than [`EXACT_LIMIT`] multiply-adds) use the
 //! `matrixmultiply` crate's fast blocked kernels instead; there the order differs from MKL's
@@ -39,6 +43,8 @@ pub enum Order {
     Fused,
     /// Products added pairwise as vector lanes are (MKL, narrow transposed right matrix).
     Lanes,
+    /// The first product, then the others fused into 16 lanes (MKL's `sgemv`).
+    RowDots,
 }
 
 /// `c = a · b` for one pair of matrices, with the additions in `order`.
@@ -68,20 +74,24 @@ pub fn matmul_into(
                 Order::Plain => plain_sum(row.iter().copied().zip(column.iter().copied())),
                 Order::Fused => fused_sum(row.iter().copied().zip(column.iter().copied())),
                 Order::Lanes => lane_sum(row.iter().copied().zip(column.iter().copied())),
+                Order::RowDots => row_dot_sum(row.iter().copied().zip(column.iter().copied())),
             };
         }
     }
 }
 
-/// Which order PyTorch uses for a 2-D product `a · b` (see the module docs).
+/// Which order PyTorch uses for a 2-D product `a · b` with `m` rows (see the module docs);
+/// `vector` says that `b` is a vector (`torch.mv`).
 ///
 /// # Shapes
 /// `a`: `[m, k]`, `b`: `[k, n]`.
-pub fn mkl_order(b: ArrayView2<f32>) -> Order {
+pub fn mkl_order(m: usize, b: ArrayView2<f32>, vector: bool) -> Order {
     let (k, n) = b.dim();
     // A transposed view `Wᵀ` of a row-major `W` steps 1 along `k` (down a column).
     let transposed = k > 1 && b.strides()[0] == 1;
-    if transposed && n <= 3 && k <= 16 {
+    if vector || (m == 1 && transposed) {
+        Order::RowDots
+    } else if transposed && n <= 3 && k <= 16 {
         Order::Lanes
     } else {
         Order::Fused
@@ -106,6 +116,28 @@ pub fn lane_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
     for (lane, (x, y)) in lanes.iter_mut().zip(pairs) {
         *lane = x * y;
     }
+    add_by_halves(lanes)
+}
+
+/// `Σ x·y` as MKL's `sgemv` adds a row times a vector: lane 0 starts with the first
+/// product, the next products are fused into lanes 0, 1, ..., 15, 0, 1, ... in turn, and the
+/// 16 lanes are then added by halves (lane `i` plus lane `i + 8`, and so on).
+/// Measured on PyTorch 2.13.0 for rows of up to 17 and of 33 elements.
+pub fn row_dot_sum(mut pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
+    let mut lanes = [0.0f32; 16];
+    if let Some((x, y)) = pairs.next() {
+        lanes[0] = x * y;
+    }
+    for (t, (x, y)) in pairs.enumerate() {
+        let lane = &mut lanes[t % 16];
+        *lane = x.mul_add(y, *lane);
+    }
+    add_by_halves(lanes)
+}
+
+/// Adds 16 lanes as a vector unit reduces them: lane `i` plus lane `i + 8`, then `i + 4`,
+/// `i + 2`, `i + 1`.
+fn add_by_halves(mut lanes: [f32; 16]) -> f32 {
     let mut half = 8;
     while half > 0 {
         for i in 0..half {
