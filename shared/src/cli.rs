@@ -5,6 +5,9 @@
 //! cargo run -p ch05-causal -- exercises             # list the exercises and their tests
 //! cargo run -p ch05-causal -- hint causal_mask      # hint 1: the idea
 //! cargo run -p ch05-causal -- hint causal_mask 3    # hint 3: the API to use
+//! cargo run -p ch05-causal --features tch -- --device torch-cpu   # on libtorch's CPU
+//! cargo run -p ch05-causal --features tch -- --device cuda        # on a GPU
+//! cargo run -p ch05-causal --features tch -- doctor  # is libtorch usable? what to fix
 //! ```
 //!
 //! Hints are data: each chapter keeps them in `exercises/hints.md`, one `## name` section
@@ -15,11 +18,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::backend::Device;
 use crate::narrative::Narrative;
 
 #[derive(Parser)]
 #[command(about = "Prints this chapter's steps exactly as the PyTorch articles print them")]
 struct Args {
+    /// Where to compute: cpu (ours), torch-cpu, cuda or cuda:N (libtorch; needs --features tch).
+    #[arg(long, global = true, default_value = "cpu")]
+    device: String,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -36,7 +43,23 @@ enum Command {
         #[arg(default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
         tier: u8,
     },
+    /// Reports whether libtorch can be used (version, CUDA, GPUs, environment) and how to fix
+    /// what is missing.
+    Doctor,
 }
+
+/// The `doctor` report of a build without the `tch` feature.
+#[cfg(not(feature = "tch"))]
+fn doctor_report() -> String {
+    "libtorch back-end (feature tch): not compiled in\n\
+     problem: --device torch-cpu and --device cuda need it: run with `--features tch` and \
+     libtorch 2.13.0 on hand (`source scripts/libtorch-env.sh` makes a virtualenv with it \
+     and sets LIBTORCH and LD_LIBRARY_PATH)"
+        .to_string()
+}
+
+#[cfg(feature = "tch")]
+use crate::backend::torch::doctor_report;
 
 /// One exercise as `exercises/hints.md` describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +111,20 @@ pub fn parse_hints(markdown: &str) -> Vec<Exercise> {
 pub fn chapter_main(narrative: impl FnOnce() -> crate::Result<Narrative>, hints: &str) -> ExitCode {
     let args = Args::parse();
     let exercises = parse_hints(hints);
+    if let Some(Command::Doctor) = args.command {
+        println!("{}", doctor_report());
+        return ExitCode::SUCCESS;
+    }
+    let device = args
+        .device
+        .parse::<Device>()
+        .and_then(|d| crate::backend::f_set_device(d));
+    if let Err(error) = device {
+        eprintln!("error: {error}");
+        return ExitCode::FAILURE;
+    }
     match args.command {
+        Some(Command::Doctor) => unreachable!("handled above"),
         None => match narrative() {
             Ok(story) => {
                 print!("{story}");

@@ -45,6 +45,12 @@ pub enum Error {
         /// What is wrong.
         detail: String,
     },
+    /// A device that cannot be used here (unknown name, no `tch` feature, no GPU, ...).
+    #[error("device: {detail}")]
+    Device {
+        /// What is missing, and how to fix it.
+        detail: String,
+    },
 }
 
 /// `Result` with this crate's [`Error`].

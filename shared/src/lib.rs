@@ -20,6 +20,7 @@
 //! [`Result`], `matmul` panics with the same message, which names the operation and the
 //! shapes.
 
+pub mod backend;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod creation;
@@ -31,6 +32,7 @@ pub mod ops;
 pub mod rng;
 pub mod tensor;
 
+pub use backend::{Device, device, set_device};
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
 pub use error::{Error, Result};
 pub use fmt::Size;

@@ -159,7 +159,7 @@ proptest! {
 
     /// Changing the tokens after position `t` leaves the outputs of tokens `0..=t` exactly
     /// as they were, also with dropout (the same seed drops the same weights), and a
-    /// sequence shorter than the context gives the first rows of the full output.
+    /// sequence shorter than the context gives the first rows of the full output (to rounding).
     #[test]
     fn exercise_causal_attention_forward_ignores_later_tokens(
         seed in 0u64..10_000, batch in 1usize..3, n in 1usize..7, t in 0usize..7,
@@ -180,8 +180,15 @@ proptest! {
         prop_assert_eq!(out_x.slice(1, ..=t), out_y.slice(1, ..=t));
 
         if dropout == 0.0 {
+            // A shorter sequence may take another matrix kernel (one row goes to a
+            // matrix-vector kernel, as in PyTorch), which adds in another order: equal up
+            // to rounding, not bit for bit.
             let prefix = ca.forward(&x.slice(1, ..=t));
-            prop_assert_eq!(prefix, out_x.slice(1, ..=t));
+            let full = out_x.slice(1, ..=t);
+            prop_assert_eq!(prefix.shape(), full.shape());
+            for (p, f) in prefix.to_vec().iter().zip(full.to_vec()) {
+                prop_assert!((p - f).abs() <= 1e-6 * f.abs().max(1.0), "{} vs {}", p, f);
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `nn.Linear`: `y = x·Wᵀ + b`.
 
+use crate::backend::on_libtorch;
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::rng::{linear_bias_bound, linear_weight_bound, with_default_generator};
 use crate::tensor::Tensor;
@@ -89,6 +90,14 @@ impl Linear {
     /// # Shapes
     /// `x`: `[.., in_features]`. Returns `[.., out_features]`.
     pub fn f_forward(&self, x: &Tensor) -> Result<Tensor> {
+        if x.dims().last() == Some(&self.in_features()) {
+            on_libtorch!(|device| Ok(crate::backend::torch::linear(
+                x,
+                &self.weight,
+                self.bias.as_ref(),
+                device
+            )));
+        }
         let y = x.f_matmul(&self.weight.t()).map_err(|e| match e {
             Error::Shape { detail, .. } => Error::Shape {
                 op: "linear",

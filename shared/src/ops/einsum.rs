@@ -6,6 +6,7 @@
 //! `e`, sum over `d` the products `x[s, d] · w[h, d, e]`. It is one matmul per head,
 //! written as a formula.
 
+use crate::backend::on_libtorch;
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::tensor::Tensor;
 
@@ -102,6 +103,7 @@ pub fn f_einsum(equation: &str, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             }
         }
     }
+    on_libtorch!(|device| Ok(crate::backend::torch::einsum(equation, a, b, device)));
     // Every letter gets a position in one combined index: output letters first, then the
     // summed ones.
     let mut letters: Vec<char> = eq.out.clone();

@@ -10,6 +10,9 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssi
 
 use ndarray::{IxDyn, Zip};
 
+use crate::backend::on_libtorch;
+#[cfg(feature = "tch")]
+use crate::backend::torch;
 use crate::error::{Result, or_panic};
 use crate::ops::broadcast::f_broadcast_shapes;
 use crate::tensor::{Element, Tensor};
@@ -43,6 +46,8 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_add(&self, other: &Tensor) -> Result<Tensor> {
+        f_broadcast_shapes("add", self.dims(), other.dims())?;
+        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a + b)));
         f_zip_with("add", self, other, |x, y| x + y)
     }
 
@@ -51,6 +56,8 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_sub(&self, other: &Tensor) -> Result<Tensor> {
+        f_broadcast_shapes("sub", self.dims(), other.dims())?;
+        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a - b)));
         f_zip_with("sub", self, other, |x, y| x - y)
     }
 
@@ -59,6 +66,8 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_mul(&self, other: &Tensor) -> Result<Tensor> {
+        f_broadcast_shapes("mul", self.dims(), other.dims())?;
+        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a * b)));
         f_zip_with("mul", self, other, |x, y| x * y)
     }
 
@@ -67,6 +76,8 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_div(&self, other: &Tensor) -> Result<Tensor> {
+        f_broadcast_shapes("div", self.dims(), other.dims())?;
+        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a / b)));
         f_zip_with("div", self, other, |x, y| x / y)
     }
 
@@ -75,6 +86,7 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn exp(&self) -> Tensor {
+        on_libtorch!(|device| torch::unary(self, device, |t| t.exp()));
         self.map(f32::exp)
     }
 

@@ -5,6 +5,9 @@
 
 use ndarray::Axis;
 
+use crate::backend::on_libtorch;
+#[cfg(feature = "tch")]
+use crate::backend::torch;
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::tensor::Tensor;
 
@@ -14,6 +17,7 @@ impl Tensor {
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn sum(&self) -> Tensor {
+        on_libtorch!(|device| torch::unary(self, device, |t| t.sum(tch::Kind::Float)));
         Tensor::scalar(self.data.iter().sum())
     }
 
@@ -23,6 +27,9 @@ impl Tensor {
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`.
     pub fn f_sum_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
         let d = self.f_dim_index("sum", dim)?;
+        on_libtorch!(|device| Ok(torch::unary(self, device, |t| {
+            t.sum_dim_intlist(&[dim][..], keepdim, tch::Kind::Float)
+        })));
         Ok(keep(self.data.sum_axis(Axis(d)).into_shared(), d, keepdim))
     }
 

@@ -8,6 +8,7 @@
 
 use ndarray::Axis;
 
+use crate::backend::on_libtorch;
 use crate::error::{Result, or_panic};
 use crate::tensor::Tensor;
 
@@ -24,6 +25,7 @@ impl Tensor {
             return Ok(self.reshape(&[1]).softmax(0).reshape(&[]));
         }
         let d = self.f_dim_index("softmax", dim)?;
+        on_libtorch!(|device| Ok(crate::backend::torch::softmax(self, dim, device)));
         let mut out = self.data.to_owned();
         for mut lane in out.lanes_mut(Axis(d)) {
             let max = lane.iter().copied().fold(f32::NEG_INFINITY, f32::max);

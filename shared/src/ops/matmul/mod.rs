@@ -18,6 +18,9 @@ use ndarray::{
     Array, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,
 };
 
+use crate::backend::on_libtorch;
+#[cfg(feature = "tch")]
+use crate::backend::torch;
 use crate::error::{Error, Result, or_panic, shape_list, shape_x};
 use crate::ops::broadcast::f_broadcast_shapes;
 use crate::tensor::Tensor;
@@ -50,6 +53,7 @@ impl Tensor {
                 ),
             });
         }
+        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.dot(b))));
         let a = self.data.view().into_dimensionality().expect("1-D");
         let b = other.data.view().into_dimensionality().expect("1-D");
         Ok(Tensor::scalar(dot_1d(a, b)))
@@ -179,6 +183,7 @@ impl Tensor {
                 shape_list(other.dims())
             ),
         })?;
+        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.matmul(b))));
         let out = if b.dim() == 2 {
             // Like PyTorch, a batch times one matrix is folded into one 2-D product:
             // `[..batch, m, k]` is viewed as `[batch·m, k]`.

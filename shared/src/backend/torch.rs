@@ -1,0 +1,237 @@
+//! The libtorch back-end (feature `tch`): moving tensors to a libtorch device and back, and
+//! the operations that run there.
+
+use std::sync::Once;
+
+use tch::{Cuda, Kind};
+
+use crate::backend::{Device, device};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// The libtorch device for one of ours (`None` for our own CPU code).
+fn tch_device(device: Device) -> Option<tch::Device> {
+    match device {
+        Device::Cpu => None,
+        Device::TorchCpu => Some(tch::Device::Cpu),
+        Device::Cuda(i) => Some(tch::Device::Cuda(i)),
+    }
+}
+
+/// This thread's device if it is a libtorch one: the switch every routed operation reads.
+pub(crate) fn current() -> Option<tch::Device> {
+    tch_device(device())
+}
+
+static LOAD_CUDA: Once = Once::new();
+
+/// Loads `libtorch_cuda.so`. Linkers drop a library that no symbol refers to (rustc links
+/// with `--as-needed`), and nothing in tch refers to libtorch's CUDA part by name, so
+/// without this libtorch never registers its CUDA kernels and reports no GPU. Loading the
+/// library runs its registration. (Linking with
+/// `-Wl,--no-as-needed,-ltorch_cuda,--as-needed` does the same at build time.)
+fn load_cuda() {
+    LOAD_CUDA.call_once(|| {
+        // SAFETY: dlopen with a constant, NUL-terminated name; a null handle only means the
+        // library is absent, which `Cuda::is_available` then reports.
+        unsafe {
+            libc::dlopen(
+                c"libtorch_cuda.so".as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_GLOBAL,
+            );
+        }
+    });
+}
+
+/// Checks that libtorch can run on `device`: for CUDA, that a GPU with that index is seen.
+pub(crate) fn f_check(device: Device) -> Result<()> {
+    if let Device::Cuda(index) = device {
+        load_cuda();
+        if !Cuda::is_available() {
+            return Err(Error::Device {
+                detail: format!(
+                    "{device} needs a CUDA GPU, but libtorch sees none: check `nvidia-smi`, \
+                     that libtorch is a CUDA build with its CUDA libraries on LD_LIBRARY_PATH \
+                     (run the `doctor` command), or use --device torch-cpu"
+                ),
+            });
+        }
+        let count = Cuda::device_count() as usize;
+        if index >= count {
+            return Err(Error::Device {
+                detail: format!("{device} does not exist: libtorch sees {count} GPU(s)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Copies one of our tensors to a libtorch device.
+///
+/// # Shapes
+/// Same shape on the device.
+pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
+    let shape: Vec<i64> = t.dims().iter().map(|&d| d as i64).collect();
+    tch::Tensor::from_slice(&t.to_vec())
+        .reshape(&shape[..])
+        .to_device(device)
+}
+
+/// Copies a libtorch `f32` tensor back into one of ours.
+///
+/// # Shapes
+/// Same shape on the host.
+pub fn from_tch(t: &tch::Tensor) -> Tensor {
+    let host = t
+        .to_device(tch::Device::Cpu)
+        .to_kind(Kind::Float)
+        .contiguous();
+    let shape: Vec<usize> = host.size().iter().map(|&d| d as usize).collect();
+    let mut values = vec![0.0f32; host.numel()];
+    let n = values.len();
+    host.copy_data(&mut values, n);
+    Tensor::from_vec(values, &shape)
+}
+
+/// Runs a one-operand libtorch operation on `device`.
+pub(crate) fn unary(
+    a: &Tensor,
+    device: tch::Device,
+    op: impl Fn(&tch::Tensor) -> tch::Tensor,
+) -> Tensor {
+    from_tch(&op(&to_tch(a, device)))
+}
+
+/// Runs a two-operand libtorch operation on `device`.
+pub(crate) fn binary(
+    a: &Tensor,
+    b: &Tensor,
+    device: tch::Device,
+    op: impl Fn(&tch::Tensor, &tch::Tensor) -> tch::Tensor,
+) -> Tensor {
+    from_tch(&op(&to_tch(a, device), &to_tch(b, device)))
+}
+
+/// What the `doctor` command reports: whether libtorch is usable, its version, CUDA and the
+/// environment, with a fix for each problem found.
+pub fn doctor_report() -> String {
+    let mut lines = Vec::new();
+    let mut problems = Vec::new();
+    let var = |name: &str| std::env::var(name).unwrap_or_else(|_| "(not set)".into());
+    lines.push("libtorch back-end (feature tch): compiled in".to_string());
+    let libtorch = std::env::var("LIBTORCH").ok();
+    match &libtorch {
+        Some(dir) => {
+            let version = std::fs::read_to_string(format!("{dir}/version.py"))
+                .ok()
+                .and_then(|text| {
+                    text.lines().find_map(|l| {
+                        l.strip_prefix("__version__ = '")
+                            .map(|v| v.trim_end_matches('\'').to_string())
+                    })
+                })
+                .or_else(|| {
+                    std::fs::read_to_string(format!("{dir}/build-version"))
+                        .ok()
+                        .map(|v| v.trim().to_string())
+                });
+            match version {
+                Some(v) => {
+                    lines.push(format!("libtorch version: {v} (from {dir})"));
+                    if !v.starts_with("2.13.0") {
+                        problems.push(format!(
+                            "tch 0.26 wants libtorch 2.13.0 but {dir} holds {v}: point LIBTORCH \
+                             at a 2.13.0 install (source scripts/libtorch-env.sh)"
+                        ));
+                    }
+                }
+                None => problems.push(format!(
+                    "no version file under LIBTORCH={dir}: is it a libtorch directory?"
+                )),
+            }
+        }
+        None => lines.push("LIBTORCH: not set (the build found libtorch another way)".into()),
+    }
+    // libtorch from PyPI and the official downloads since 2.x use the C++11 string ABI.
+    lines.push("C++ ABI: cxx11 (_GLIBCXX_USE_CXX11_ABI=1, as libtorch 2.x ships)".into());
+    let threads = tch::get_num_threads();
+    lines.push(format!("CPU threads used by libtorch: {threads}"));
+    load_cuda();
+    if Cuda::is_available() {
+        let count = Cuda::device_count();
+        lines.push(format!(
+            "CUDA: available, {count} GPU(s); cuDNN: {}",
+            Cuda::cudnn_is_available()
+        ));
+        for name in gpu_names() {
+            lines.push(format!("  GPU: {name}"));
+        }
+    } else {
+        lines.push("CUDA: not available (torch-cpu still works)".into());
+        if gpu_names().is_empty() {
+            lines.push("  no NVIDIA GPU found by nvidia-smi".into());
+        } else {
+            problems.push(
+                "nvidia-smi sees a GPU but libtorch does not: use a CUDA build of libtorch and \
+                 put its CUDA libraries (the nvidia-* wheels' lib folders) on LD_LIBRARY_PATH"
+                    .into(),
+            );
+        }
+    }
+    for name in [
+        "LIBTORCH",
+        "LIBTORCH_USE_PYTORCH",
+        "LIBTORCH_BYPASS_VERSION_CHECK",
+        "LD_LIBRARY_PATH",
+        "SHARED_DEVICE",
+    ] {
+        lines.push(format!("{name}={}", var(name)));
+    }
+    if problems.is_empty() {
+        lines.push("no problems found".into());
+    } else {
+        for p in problems {
+            lines.push(format!("problem: {p}"));
+        }
+    }
+    lines.join("\n")
+}
+
+/// The names `nvidia-smi` reports, if it is installed.
+fn gpu_names() -> Vec<String> {
+    std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=name", "--format=csv,noheader"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `torch.softmax(t, dim)` on `device`.
+pub(crate) fn softmax(a: &Tensor, dim: i64, device: tch::Device) -> Tensor {
+    unary(a, device, |t| t.softmax(dim, Kind::Float))
+}
+
+/// `torch.nn.functional.linear(x, w, b)` on `device`, so a biased layer adds its bias inside
+/// the matrix product as PyTorch's `addmm` does.
+pub(crate) fn linear(
+    x: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    device: tch::Device,
+) -> Tensor {
+    let b = bias.map(|b| to_tch(b, device));
+    from_tch(&to_tch(x, device).linear(&to_tch(weight, device), b.as_ref()))
+}
+
+/// `torch.einsum(equation, a, b)` on `device`.
+pub(crate) fn einsum(equation: &str, a: &Tensor, b: &Tensor, device: tch::Device) -> Tensor {
+    let operands = [to_tch(a, device), to_tch(b, device)];
+    from_tch(&tch::Tensor::einsum(equation, &operands, None::<&[i64]>))
+}
