@@ -118,7 +118,7 @@ pub fn chapter_main(narrative: impl FnOnce() -> crate::Result<Narrative>, hints:
     let device = args
         .device
         .parse::<Device>()
-        .and_then(|d| crate::backend::f_set_device(d));
+        .and_then(crate::backend::f_set_device);
     if let Err(error) = device {
         eprintln!("error: {error}");
         return ExitCode::FAILURE;

@@ -29,11 +29,19 @@ fn tch_generator_equals_ours_bit_for_bit() {
             tch::manual_seed(seed as i64);
             let theirs = TchTensor::randn(&dims[..], cpu);
             manual_seed(seed);
-            assert_eq!(bits(&randn(shape)), bits_of_tch(&theirs), "randn {shape:?} seed {seed}");
+            assert_eq!(
+                bits(&randn(shape)),
+                bits_of_tch(&theirs),
+                "randn {shape:?} seed {seed}"
+            );
             tch::manual_seed(seed as i64);
             let theirs = TchTensor::rand(&dims[..], cpu);
             manual_seed(seed);
-            assert_eq!(bits(&rand(shape)), bits_of_tch(&theirs), "rand {shape:?} seed {seed}");
+            assert_eq!(
+                bits(&rand(shape)),
+                bits_of_tch(&theirs),
+                "rand {shape:?} seed {seed}"
+            );
         }
         for p in [0.1, 0.5] {
             tch::manual_seed(seed as i64);
@@ -51,9 +59,17 @@ fn operations_on_torch_cpu_agree_with_ours() {
     let a = randn(&[2, 6, 4]);
     let b = randn(&[4, 3]);
     set_device(Device::Cpu);
-    let ours = (a.matmul(&b).softmax(-1), a.sum_dim(-1, true), (&a * &a).exp());
+    let ours = (
+        a.matmul(&b).softmax(-1),
+        a.sum_dim(-1, true),
+        (&a * &a).exp(),
+    );
     set_device(Device::TorchCpu);
-    let theirs = (a.matmul(&b).softmax(-1), a.sum_dim(-1, true), (&a * &a).exp());
+    let theirs = (
+        a.matmul(&b).softmax(-1),
+        a.sum_dim(-1, true),
+        (&a * &a).exp(),
+    );
     set_device(Device::Cpu);
     for (x, y) in [(ours.0, theirs.0), (ours.1, theirs.1), (ours.2, theirs.2)] {
         assert_eq!(x.dims(), y.dims());
@@ -63,9 +79,15 @@ fn operations_on_torch_cpu_agree_with_ours() {
     }
     // Shape errors are ours on every device.
     set_device(Device::TorchCpu);
-    let err = ones(&[6, 3]).f_matmul(&ones(&[2, 2])).unwrap_err().to_string();
+    let err = ones(&[6, 3])
+        .f_matmul(&ones(&[2, 2]))
+        .unwrap_err()
+        .to_string();
     set_device(Device::Cpu);
-    assert_eq!(err, "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)");
+    assert_eq!(
+        err,
+        "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)"
+    );
     let _ = tensor!([1.0]);
 }
 
@@ -79,14 +101,20 @@ fn cuda_without_a_gpu_is_a_clear_error() {
         assert!(err.starts_with("device: cuda:999 does not exist"), "{err}");
     } else {
         let err = result.unwrap_err().to_string();
-        assert!(err.starts_with("device: cuda:0 needs a CUDA GPU, but libtorch sees none"), "{err}");
+        assert!(
+            err.starts_with("device: cuda:0 needs a CUDA GPU, but libtorch sees none"),
+            "{err}"
+        );
     }
 }
 
 #[test]
 fn doctor_reports_libtorch() {
     let report = shared::backend::torch::doctor_report();
-    assert!(report.contains("libtorch back-end (feature tch): compiled in"), "{report}");
+    assert!(
+        report.contains("libtorch back-end (feature tch): compiled in"),
+        "{report}"
+    );
     assert!(report.contains("libtorch version: 2.13.0"), "{report}");
     assert!(report.contains("CUDA: "), "{report}");
     assert!(report.contains("LD_LIBRARY_PATH="), "{report}");
