@@ -25,8 +25,9 @@ use crate::narrative::Narrative;
 #[command(about = "Prints this chapter's steps exactly as the PyTorch articles print them")]
 struct Args {
     /// Where to compute: cpu (ours), torch-cpu, cuda or cuda:N (libtorch; needs --features tch).
-    #[arg(long, global = true, default_value = "cpu")]
-    device: String,
+    /// Defaults to $SHARED_DEVICE, else cpu.
+    #[arg(long, global = true)]
+    device: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -115,13 +116,14 @@ pub fn chapter_main(narrative: impl FnOnce() -> crate::Result<Narrative>, hints:
         println!("{}", doctor_report());
         return ExitCode::SUCCESS;
     }
-    let device = args
-        .device
-        .parse::<Device>()
-        .and_then(crate::backend::f_set_device);
-    if let Err(error) = device {
-        eprintln!("error: {error}");
-        return ExitCode::FAILURE;
+    if let Some(name) = &args.device {
+        let device = name
+            .parse::<Device>()
+            .and_then(crate::backend::f_set_device);
+        if let Err(error) = device {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
     }
     match args.command {
         Some(Command::Doctor) => unreachable!("handled above"),

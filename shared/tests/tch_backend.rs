@@ -12,7 +12,8 @@ use tch::{Kind, Tensor as TchTensor};
 fn bits_of_tch(t: &TchTensor) -> Vec<u32> {
     let flat = t.flatten(0, -1).to_kind(Kind::Float);
     let mut values = vec![0.0f32; flat.numel()];
-    flat.copy_data(&mut values, values.len());
+    let n = values.len();
+    flat.copy_data(&mut values, n);
     values.iter().map(|v| v.to_bits()).collect()
 }
 

@@ -66,15 +66,30 @@ pub(crate) fn f_check(device: Device) -> Result<()> {
     Ok(())
 }
 
-/// Copies one of our tensors to a libtorch device.
+/// Copies one of our tensors to a libtorch device, keeping its memory layout: a transposed
+/// view stays a transposed view, because libtorch (like PyTorch) picks its kernel, and so
+/// the order of its additions, by layout.
 ///
 /// # Shapes
 /// Same shape on the device.
 pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
     let shape: Vec<i64> = t.dims().iter().map(|&d| d as i64).collect();
-    tch::Tensor::from_slice(&t.to_vec())
-        .reshape(&shape[..])
-        .to_device(device)
+    let strides: Vec<i64> = t.data.strides().iter().map(|&s| s as i64).collect();
+    match t.data.as_slice_memory_order() {
+        // Row-major: a fresh libtorch tensor, with canonical strides (the strides of size-1
+        // dims are arbitrary in ndarray and would otherwise steer libtorch's kernel choice).
+        Some(values) if t.is_contiguous() => tch::Tensor::from_slice(values)
+            .reshape(&shape[..])
+            .to_device(device),
+        // Dense in another order (a transposed view) with non-negative strides: the first
+        // element in memory is element [0, 0, ...], so the same strides describe it.
+        Some(values) if strides.iter().all(|&s| s >= 0) => tch::Tensor::from_slice(values)
+            .as_strided(&shape[..], &strides[..], None::<i64>)
+            .to_device(device),
+        _ => tch::Tensor::from_slice(&t.to_vec())
+            .reshape(&shape[..])
+            .to_device(device),
+    }
 }
 
 /// Copies a libtorch `f32` tensor back into one of ours.

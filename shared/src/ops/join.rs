@@ -35,7 +35,10 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
     }
     let views: Vec<_> = tensors.iter().map(|t| t.borrow().data.view()).collect();
     let data = ndarray::concatenate(Axis(d), &views).expect("shapes checked above");
-    Ok(Tensor::from_array(data.into_shared()))
+    // Like PyTorch's, the result is a fresh row-major tensor, whatever the inputs' layouts.
+    Ok(Tensor::from_array(
+        data.as_standard_layout().into_owned().into_shared(),
+    ))
 }
 
 /// Plain form of [`f_cat`].
@@ -70,7 +73,9 @@ pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Res
     }
     let views: Vec<_> = tensors.iter().map(|t| t.borrow().data.view()).collect();
     let data = ndarray::stack(Axis(d), &views).expect("shapes checked above");
-    Ok(Tensor::from_array(data.into_shared()))
+    Ok(Tensor::from_array(
+        data.as_standard_layout().into_owned().into_shared(),
+    ))
 }
 
 /// Plain form of [`f_stack`].
