@@ -6,4 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/libtorch-env.sh
 export SHARED_DEVICE=torch-cpu
+# A target directory of its own, so switching the feature on and off rebuilds nothing.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/tch}
 cargo test --workspace --features shared/tch "$@"

@@ -1,0 +1,76 @@
+//! The chapter binary's command line: exercises, hints, `--device` and `doctor`.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_ch05-causal"))
+        .args(args)
+        .env_remove("SHARED_DEVICE")
+        .output()
+        .expect("the chapter binary runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn prints_the_chapter_on_our_cpu_by_default() {
+    let (ok, out, _) = run(&[]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        include_str!("../../../reference/expected/ch05-causal.txt")
+    );
+    let (ok, same, _) = run(&["--device", "cpu"]);
+    assert!(ok);
+    assert_eq!(same, out);
+}
+
+#[test]
+fn lists_exercises_and_shows_hints_one_tier_at_a_time() {
+    let (ok, out, _) = run(&["exercises"]);
+    assert!(ok);
+    assert!(out.contains("causal_mask"));
+    let (ok, out, _) = run(&["hint", "causal_mask", "2"]);
+    assert!(ok);
+    assert!(out.starts_with("causal_mask — hint 2 of 3"), "{out}");
+    let (ok, _, err) = run(&["hint", "no_such_exercise"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no exercise named \"no_such_exercise\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_or_unavailable_devices_are_clear_errors() {
+    let (ok, _, err) = run(&["--device", "gpu"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: device: unknown device \"gpu\": expected cpu, torch-cpu, cuda or cuda:N"
+    );
+    if cfg!(not(feature = "tch")) {
+        let (ok, _, err) = run(&["--device", "cuda"]);
+        assert!(!ok);
+        assert!(err.contains("built without the `tch` feature"), "{err}");
+        let (ok, out, _) = run(&["doctor"]);
+        assert!(ok);
+        assert!(out.contains("not compiled in"), "{out}");
+    } else {
+        let (ok, out, _) = run(&["doctor"]);
+        assert!(ok);
+        assert!(out.contains("libtorch version: 2.13.0"), "{out}");
+        let (ok, out, err) = run(&["--device", "cuda"]);
+        if ok {
+            assert!(out.starts_with("# Chapter 5"));
+        } else {
+            assert!(
+                err.contains("needs a CUDA GPU, but libtorch sees none"),
+                "{err}"
+            );
+        }
+    }
+}
