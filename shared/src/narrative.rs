@@ -94,6 +94,50 @@ impl Display for Narrative {
     }
 }
 
+/// The text printed under the heading `## title` in a chapter's output (for example the
+/// PyTorch reference in `reference/expected/`), without the heading and the empty line that
+/// ends the step; `None` if no step has that title.
+pub fn step_text<'a>(output: &'a str, title: &str) -> Option<&'a str> {
+    let heading = format!("## {title}\n");
+    let start = output.find(&heading)? + heading.len();
+    let rest = &output[start..];
+    // A step ends with the empty line before the next heading (a 3-D tensor prints empty
+    // lines of its own), or at the end of the output.
+    let len = rest.find("\n\n## ").unwrap_or(rest.trim_end().len());
+    Some(&rest[..len])
+}
+
+/// The two output tests of a chapter, for its `tests/output.rs`:
+/// `output_equals_pytorch` (the whole output equals the PyTorch reference text, byte for
+/// byte) and `output_snapshots` (insta snapshots of the whole output and of every step,
+/// the answer key the book includes). The chapter's tests need `insta` as a dev-dependency.
+///
+/// ```ignore
+/// shared::chapter_output_tests!(
+///     ch05_causal::narrative::narrative,
+///     include_str!("../../../reference/expected/ch05-causal.txt")
+/// );
+/// ```
+#[macro_export]
+macro_rules! chapter_output_tests {
+    ($narrative:path, $pytorch:expr) => {
+        #[test]
+        fn output_equals_pytorch() {
+            let story = $narrative().expect("the chapter runs");
+            assert_eq!(story.to_string(), $pytorch);
+        }
+
+        #[test]
+        fn output_snapshots() {
+            let story = $narrative().expect("the chapter runs");
+            ::insta::assert_snapshot!("output", story.to_string());
+            for step in &story.steps {
+                ::insta::assert_snapshot!(step.slug(), step.text(), &step.title);
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +155,8 @@ mod tests {
             "# Chapter 0: Demo\n\n## Two lines\na\nb: 1\n\n## Empty\n\n"
         );
         assert_eq!(story.steps[0].slug(), "two_lines");
+        let text = story.to_string();
+        assert_eq!(step_text(&text, "Two lines"), Some("a\nb: 1"));
+        assert_eq!(step_text(&text, "Missing"), None);
     }
 }

@@ -16,18 +16,9 @@ use shared::{Tensor, manual_seed, ones, randn, stack};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch05-causal.txt");
 
-/// What PyTorch printed under the heading `## title`, without the final newline.
+/// The text PyTorch printed under `## title` in this chapter's reference output.
 fn pytorch_step(title: &str) -> &'static str {
-    let heading = format!("## {title}\n");
-    let start = PYTORCH
-        .find(&heading)
-        .expect("the step is in the reference")
-        + heading.len();
-    // A step ends with an empty line before the next heading (a 3-d tensor has empty lines
-    // of its own), or at the end of the file.
-    let rest = &PYTORCH[start..];
-    let len = rest.find("\n\n## ").unwrap_or(rest.trim_end().len());
-    &rest[..len]
+    shared::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
 }
 
 /// Seed 000's unscaled scores `[6, 6]` from `SelfAttention_v2` after `manual_seed(789)`.
