@@ -36,7 +36,8 @@ for (const m of readFileSync(summary, "utf8").matchAll(/\]\(([^)]+\.md)\)/g)) {
 }
 const mustHaveMath = (p) => /^ch0\d-[a-z-]+\.html$/.test(p) && !p.includes("exercises") || p.startsWith("appendix");
 const figuresOf = (p) => {
-  const md = readFileSync(join(summary, "..", p.replace(/\.html$/, ".md")), "utf8");
+  const source = p === "index.html" ? "introduction.md" : p.replace(/\.html$/, ".md");
+  const md = readFileSync(join(summary, "..", source), "utf8");
   return [...md.matchAll(/figures\/[\w.-]+\.svg/g)].length;
 };
 const screenshotPages = new Set(["ch04-trainable.html", "ch05-causal.html", "ch07-multihead-split.html"]);
@@ -291,7 +292,15 @@ main()
     fail(e.message);
     if (chromeLog) console.error(chromeLog.slice(-2000));
   })
-  .finally(() => {
-    chrome.kill();
-    rmSync(profile, { recursive: true, force: true });
+  .finally(async () => {
+    if (chrome.exitCode === null) {
+      const exited = new Promise((resolve) => chrome.once("exit", resolve));
+      chrome.kill();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch {
+      // a temporary profile left behind is harmless
+    }
   });

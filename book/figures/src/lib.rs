@@ -218,12 +218,7 @@ fn ch04_scaled_weights() -> Figure {
     Figure {
         name: "ch04-scaled-weights",
         title: "Scaled attention weights, softmax(Q·Kᵀ / √24), seed 004",
-        panels: vec![Panel::new(
-            "queries × keys",
-            &words,
-            &words,
-            &weights,
-        )],
+        panels: vec![Panel::new("queries × keys", &words, &words, &weights)],
         panels_per_row: 1,
     }
 }
@@ -494,7 +489,10 @@ mod tests {
         let row: Vec<String> = (0..6)
             .map(|j| format!("{:.4}", fig.panels[0].value(1, j)))
             .collect();
-        assert_eq!(row, ["0.2912", "0.0106", "0.0982", "0.0625", "0.4917", "0.0458"]);
+        assert_eq!(
+            row,
+            ["0.2912", "0.0106", "0.0982", "0.0625", "0.4917", "0.0458"]
+        );
         // Chapter 8 prints row `is` of the cross-attention weights.
         let fig = ch08_cross_attention();
         let row: Vec<String> = (0..8)
@@ -502,7 +500,9 @@ mod tests {
             .collect();
         assert_eq!(
             row,
-            ["0.1027", "0.1024", "0.0986", "0.1038", "0.1400", "0.0904", "0.1580", "0.2041"]
+            [
+                "0.1027", "0.1024", "0.0986", "0.1038", "0.1400", "0.0904", "0.1580", "0.2041"
+            ]
         );
         // Chapter 5: dropout keeps (2.0 ×) the first weight of row 0 and drops all of row 1.
         let fig = ch05_dropout();
@@ -526,7 +526,12 @@ mod tests {
             for panel in &figure.panels {
                 for row in panel.values.chunks(panel.cols.len()) {
                     let sum: f32 = row.iter().sum();
-                    assert!((sum - 1.0).abs() < 1e-5, "{} {}: {sum}", figure.name, panel.title);
+                    assert!(
+                        (sum - 1.0).abs() < 1e-5,
+                        "{} {}: {sum}",
+                        figure.name,
+                        panel.title
+                    );
                 }
             }
         }

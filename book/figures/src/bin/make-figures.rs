@@ -27,15 +27,22 @@ const TITLE_H: i32 = 34;
 const PANEL_HEAD_H: i32 = 46;
 /// The font of the labels and values.
 const FONT: &str = "sans-serif";
+/// Font sizes as passed to plotters, whose SVG back-end writes them scaled by 1/1.24:
+/// 16 gives 12.9 px in the file.
+const VALUE_SIZE: u32 = 16;
+const LABEL_SIZE: u32 = 16;
+const PANEL_TITLE_SIZE: u32 = 18;
+const TITLE_SIZE: u32 = 20;
 
 /// The lightest and the darkest colour of the scale.
 const LIGHT: (f64, f64, f64) = (247.0, 251.0, 255.0);
 const DARK: (f64, f64, f64) = (8.0, 48.0, 107.0);
 
-/// About how wide a label is, in pixels (7 px per character at 13 px; no font metrics
-/// needed, so the drawing is the same on every machine).
-fn text_width(text: &str) -> i32 {
-    7 * text.chars().count() as i32
+/// About how wide a text is, in pixels, at a plotters font size (no font metrics needed,
+/// so the drawing is the same on every machine): 0.56 em per character.
+fn text_width(text: &str, size: u32) -> i32 {
+    let px = f64::from(size) / 1.24;
+    (0.56 * px * text.chars().count() as f64).ceil() as i32
 }
 
 /// The colour of a value on the figure's scale `0 ..= max`.
@@ -61,14 +68,20 @@ fn cell_text(value: f32) -> String {
 
 /// The size of one panel: row labels, then the cells.
 fn panel_size(panel: &Panel) -> (i32, i32) {
-    let label_w = panel.rows.iter().map(|r| text_width(r)).max().unwrap_or(0) + 14;
+    let label_w = panel
+        .rows
+        .iter()
+        .map(|r| text_width(r, LABEL_SIZE))
+        .max()
+        .unwrap_or(0)
+        + 14;
     let w = label_w + CELL * panel.cols.len() as i32;
     let h = PANEL_HEAD_H + CELL * panel.rows.len() as i32;
-    (w.max(text_width(&panel.title)), h)
+    (w.max(text_width(&panel.title, PANEL_TITLE_SIZE)), h)
 }
 
 /// A text style centred on its position.
-fn centred(size: u32, colour: &RGBColor) -> TextStyle<'static> {
+fn centred(size: u32, colour: &RGBColor) -> TextStyle<'_> {
     TextStyle::from((FONT, size).into_font())
         .color(colour)
         .pos(Pos::new(HPos::Center, VPos::Center))
@@ -84,7 +97,13 @@ fn draw_panel<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let label_w = panel.rows.iter().map(|r| text_width(r)).max().unwrap_or(0) + 14;
+    let label_w = panel
+        .rows
+        .iter()
+        .map(|r| text_width(r, LABEL_SIZE))
+        .max()
+        .unwrap_or(0)
+        + 14;
     let cells_x = x + label_w;
     let cells_y = y + PANEL_HEAD_H;
     let cells_w = CELL * panel.cols.len() as i32;
@@ -94,14 +113,14 @@ where
     area.draw(&Text::new(
         panel.title.clone(),
         (cells_x + cells_w / 2, y + 10),
-        centred(14, &dark_text),
+        centred(PANEL_TITLE_SIZE, &dark_text),
     ))?;
     for (j, key) in panel.cols.iter().enumerate() {
         let cx = cells_x + CELL * j as i32 + CELL / 2;
         area.draw(&Text::new(
             key.clone(),
             (cx, cells_y - 12),
-            centred(13, &grey),
+            centred(LABEL_SIZE, &grey),
         ))?;
     }
     for (i, query) in panel.rows.iter().enumerate() {
@@ -109,7 +128,7 @@ where
         area.draw(&Text::new(
             query.clone(),
             (cells_x - 8, cy),
-            TextStyle::from((FONT, 13).into_font())
+            TextStyle::from((FONT, LABEL_SIZE).into_font())
                 .color(&grey)
                 .pos(Pos::new(HPos::Right, VPos::Center)),
         ))?;
@@ -125,7 +144,7 @@ where
                 [(x0, y0), (x0 + CELL, y0 + CELL)],
                 RGBColor(255, 255, 255).stroke_width(1),
             ))?;
-            let ink = if value / max > 0.55 {
+            let ink = if value / max > 0.6 {
                 RGBColor(255, 255, 255)
             } else {
                 dark_text
@@ -133,7 +152,7 @@ where
             area.draw(&Text::new(
                 cell_text(value),
                 (x0 + CELL / 2, y0 + CELL / 2),
-                centred(13, &ink),
+                centred(VALUE_SIZE, &ink),
             ))?;
         }
     }
@@ -148,23 +167,25 @@ fn draw(figure: &Figure) -> Result<String, Box<dyn Error>> {
     let row_h = sizes.iter().map(|s| s.1).max().unwrap_or(0);
     let n_cols = per_row.min(figure.panels.len()) as i32;
     let n_rows = figure.panels.len().div_ceil(per_row) as i32;
-    let width = (GAP + n_cols * (col_w + GAP)).max(text_width(figure.title) + 2 * GAP);
+    let panels_w = GAP + n_cols * (col_w + GAP);
+    let width = panels_w.max(text_width(figure.title, TITLE_SIZE) + 2 * GAP);
+    let left = (width - panels_w) / 2;
     let height = TITLE_H + n_rows * (row_h + GAP);
     let max = figure.max_value();
 
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width as u32, height as u32))
-            .into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
         root.fill(&WHITE)?;
         root.draw(&Text::new(
             figure.title,
             (width / 2, TITLE_H / 2 + 4),
-            centred(15, &RGBColor(0, 0, 0)),
+            centred(TITLE_SIZE, &RGBColor(0, 0, 0)),
         ))?;
         for (k, panel) in figure.panels.iter().enumerate() {
             let (col, row) = ((k % per_row) as i32, (k / per_row) as i32);
-            let x = GAP + col * (col_w + GAP) + (col_w - sizes[k].0) / 2;
+            let x = left + GAP + col * (col_w + GAP) + (col_w - sizes[k].0) / 2;
             let y = TITLE_H + row * (row_h + GAP);
             draw_panel(&root, panel, (x, y), max)?;
         }
