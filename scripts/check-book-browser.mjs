@@ -270,6 +270,10 @@ async function main() {
     if (hints.details === 0 || hints.withCode === 0) {
       fail(`${exercises}: hints did not render (${JSON.stringify(hints)})`);
     }
+    const { data } = await send("Page.captureScreenshot", { format: "png" }, sessionId);
+    const name = exercises.replace(/\.html$/, "-hints-open.png");
+    writeFileSync(join(outDir, name), Buffer.from(data, "base64"));
+    console.log(`     screenshot ${join(outDir, name)} (every hint open)`);
   }
 
   const remote = [...new Set(requests.filter((u) => !isLocal(u)))];
