@@ -8,6 +8,8 @@
 # - Fails on any WARN or ERROR line of mdBook or its preprocessors (mdBook only logs a
 #   missing include, and mdbook-katex only warns about LaTeX it cannot render), on an
 #   include marker left in the HTML, and on any page that links a file from the network.
+# - Runs the include test first (tests/tests/book_includes.rs): mdBook itself renders a
+#   missing anchor as an empty block and says nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +30,9 @@ install_tool mdbook-katex "$MDBOOK_KATEX_VERSION"
 rm -rf "$BOOK_TOOLS/target"
 mdbook --version
 mdbook-katex --version
+
+# mdBook renders a missing anchor as nothing, without a word: check every include first.
+cargo test --quiet -p workspace-tests --test book_includes
 
 offline=()
 if unshare --net true 2>/dev/null; then
