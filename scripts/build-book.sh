@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds the book into book/build, offline, and fails on any warning.
+#
+# - Installs the pinned mdbook and mdbook-katex with `cargo install --locked` into
+#   $BOOK_TOOLS (default ~/.cache/attention-book-tools) if they are not there yet.
+# - Builds without network where the machine allows it (a network namespace of its own):
+#   the math is rendered at build time and KaTeX's stylesheet and fonts ship in book/src.
+# - Fails on any WARN or ERROR line of mdBook or its preprocessors (mdBook only logs a
+#   missing include, and mdbook-katex only warns about LaTeX it cannot render), on an
+#   include marker left in the HTML, and on any page that links a file from the network.
+# - Runs the include test first (tests/tests/book_includes.rs): mdBook itself renders a
+#   missing anchor as an empty block and says nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MDBOOK_VERSION=0.5.3          # the mdBook that mdbook-katex 0.10.0 is built against (--locked)
+MDBOOK_KATEX_VERSION=0.10.0   # renders with KaTeX 0.16.4, the version of book/src/katex
+BOOK_TOOLS=${BOOK_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-book-tools}
+export PATH="$BOOK_TOOLS/bin:$PATH"
+
+install_tool() { # crate version
+  if ! "$BOOK_TOOLS/bin/$1" --version 2>/dev/null | grep -qF "$2"; then
+    echo "installing $1 $2 into $BOOK_TOOLS (once; takes a few minutes)"
+    CARGO_TARGET_DIR="$BOOK_TOOLS/target" \
+      cargo install --locked --quiet --root "$BOOK_TOOLS" "$1" --version "$2"
+  fi
+}
+install_tool mdbook "$MDBOOK_VERSION"
+install_tool mdbook-katex "$MDBOOK_KATEX_VERSION"
+rm -rf "$BOOK_TOOLS/target"
+mdbook --version
+mdbook-katex --version
+
+# mdBook renders a missing anchor as nothing, without a word: check every include first.
+cargo test --quiet -p workspace-tests --test book_includes
+
+offline=()
+if unshare --net true 2>/dev/null; then
+  offline=(unshare --net)
+  echo "building with no network (unshare --net)"
+else
+  echo "note: cannot drop the network here (unshare --net); building normally"
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+"${offline[@]}" mdbook build book >"$log" 2>&1 || status=$?
+cat "$log"
+if [ "$status" -ne 0 ]; then
+  echo "book: mdbook build failed ($status)" >&2
+  exit 1
+fi
+if grep -E '(^|[^A-Za-z])(WARN|ERROR)([^A-Za-z]|$)' "$log" >/dev/null; then
+  echo "book: the build logged warnings or errors (see above)" >&2
+  exit 1
+fi
+
+fail=0
+if grep -rl --include='*.html' '{{#' book/build; then
+  echo "book: include markers left in the HTML above (a missing file or anchor?)" >&2
+  fail=1
+fi
+if grep -rhoE --include='*.html' '<(link|script|img|iframe|source)[^>]*(src|href)="(https?:)?//[^"]*"' book/build; then
+  echo "book: pages load files from the network (above)" >&2
+  fail=1
+fi
+for asset in katex/katex.min.css katex/fonts/KaTeX_Main-Regular.woff2 figures/ch05-causal-mask.svg; do
+  [ -f "book/build/$asset" ] || { echo "book: book/build/$asset is missing" >&2; fail=1; }
+done
+pages_with_math=$(grep -rl --include='*.html' 'class="katex' book/build | wc -l)
+if [ "$pages_with_math" -lt 9 ]; then
+  echo "book: only $pages_with_math pages have rendered math" >&2
+  fail=1
+fi
+[ "$fail" -eq 0 ] || exit 1
+echo "book: built in book/build ($pages_with_math pages with math), no warnings"

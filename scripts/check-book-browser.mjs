@@ -1,0 +1,310 @@
+// Renders the book's pages in headless Chromium and checks what a reader would see.
+//
+//   node scripts/check-book-browser.mjs --base http://127.0.0.1:PORT/ --chromium /usr/bin/chromium \
+//        --out book/build/screenshots
+//
+// For every page of the book (from SUMMARY.md): the math was rendered by KaTeX (its markup
+// is there, its stylesheet applied, its fonts loaded, and no raw `$$`, `\(` or `\)` is left
+// in the text), every image loaded (naturalWidth > 0: the SVG heatmaps), no include marker
+// is left, no request failed, and no request left the machine (every URL is on the local
+// server, or data:/blob:/about:). Screenshots go to --out for a person to look at.
+//
+// No npm packages: Chromium is driven over the DevTools protocol on a pipe
+// (--remote-debugging-pipe: JSON messages ending in NUL, on file descriptors 3 and 4).
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => {
+    if (a.startsWith("--")) pairs.push([a.slice(2), all[i + 1]]);
+    return pairs;
+  }, []),
+);
+const base = new URL(args.base ?? "http://127.0.0.1:3000/");
+const chromiumPath = args.chromium ?? "/usr/bin/chromium";
+const outDir = args.out ?? "book/build/screenshots";
+const summary = args.summary ?? "book/src/SUMMARY.md";
+const timeoutMs = Number(args.timeout ?? 120000);
+
+// The pages, in the book's order; and the ones that must show math or figures.
+const pages = ["index.html"];
+for (const m of readFileSync(summary, "utf8").matchAll(/\]\(([^)]+\.md)\)/g)) {
+  pages.push(m[1].replace(/\.md$/, ".html"));
+}
+const mustHaveMath = (p) => /^ch0\d-[a-z-]+\.html$/.test(p) && !p.includes("exercises") || p.startsWith("appendix");
+const figuresOf = (p) => {
+  const source = p === "index.html" ? "introduction.md" : p.replace(/\.html$/, ".md");
+  const md = readFileSync(join(summary, "..", source), "utf8");
+  return [...md.matchAll(/figures\/[\w.-]+\.svg/g)].length;
+};
+const screenshotPages = new Set(["ch04-trainable.html", "ch05-causal.html", "ch07-multihead-split.html"]);
+
+function fail(message) {
+  console.error(`browser check: ${message}`);
+  process.exitCode = 1;
+}
+
+// --- a minimal DevTools-protocol client over the pipe --------------------------------------
+
+const profile = mkdtempSync(join(tmpdir(), "book-chromium-"));
+const chrome = spawn(
+  chromiumPath,
+  [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--metrics-recording-only",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+    // Belt and braces: even if a page asked for a remote host, it could not resolve it.
+    `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${base.hostname}`,
+    `--user-data-dir=${profile}`,
+    "--remote-debugging-pipe",
+    "about:blank",
+  ],
+  { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
+);
+let chromeLog = "";
+chrome.stderr.on("data", (d) => (chromeLog += d));
+const toChrome = chrome.stdio[3];
+const fromChrome = chrome.stdio[4];
+
+let nextId = 1;
+const pending = new Map();
+const listeners = [];
+let buffer = Buffer.alloc(0);
+fromChrome.on("data", (chunk) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  let end;
+  while ((end = buffer.indexOf(0)) !== -1) {
+    const message = JSON.parse(buffer.subarray(0, end).toString("utf8"));
+    buffer = buffer.subarray(end + 1);
+    if (message.id !== undefined && pending.has(message.id)) {
+      const { resolve, reject, method } = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error) reject(new Error(`${method}: ${message.error.message}`));
+      else resolve(message.result);
+    } else if (message.method) {
+      for (const listener of listeners) listener(message);
+    }
+  }
+});
+
+function send(method, params = {}, sessionId = undefined) {
+  const id = nextId++;
+  const message = { id, method, params };
+  if (sessionId) message.sessionId = sessionId;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, method });
+    toChrome.write(JSON.stringify(message) + "\0");
+  });
+}
+
+function waitFor(method, sessionId, ms = 30000) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${method}`)), ms);
+    const listener = (m) => {
+      if (m.method === method && m.sessionId === sessionId) {
+        clearTimeout(timer);
+        listeners.splice(listeners.indexOf(listener), 1);
+        resolve(m.params);
+      }
+    };
+    listeners.push(listener);
+  });
+}
+
+async function evaluate(expression, sessionId) {
+  const { result, exceptionDetails } = await send(
+    "Runtime.evaluate",
+    { expression, awaitPromise: true, returnByValue: true },
+    sessionId,
+  );
+  if (exceptionDetails) throw new Error(`page script failed: ${exceptionDetails.text}`);
+  return result.value;
+}
+
+// --- what a page must show --------------------------------------------------------------
+
+const inspect = `(async () => {
+  await document.fonts.ready;
+  const images = [...document.images];
+  await Promise.all(images.map((img) => img.complete ? null : new Promise((r) => { img.onload = img.onerror = r; })));
+  const main = document.querySelector("main") || document.body;
+  const raw = [];
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (node.parentElement.closest("pre, code, .katex, script, style")) continue;
+    const text = node.textContent;
+    if (text.includes("$$") || text.includes("\\\\(") || text.includes("\\\\)")) raw.push(text.trim().slice(0, 80));
+  }
+  const katex = main.querySelector(".katex");
+  const katexFaces = [...document.fonts].filter((f) => f.family.replace(/"/g, "").startsWith("KaTeX"));
+  return {
+    title: document.title,
+    katex: main.querySelectorAll(".katex").length,
+    katexDisplay: main.querySelectorAll(".katex-display").length,
+    katexStyled: katex ? getComputedStyle(katex).fontFamily.includes("KaTeX_Main") : null,
+    katexFontsLoaded: katexFaces.filter((f) => f.status === "loaded").map((f) => f.family.replace(/"/g, "")),
+    raw,
+    includeMarker: main.innerHTML.includes("{{#"),
+    images: images.map((img) => ({ src: img.getAttribute("src"), width: img.naturalWidth })),
+    rustBlocks: main.querySelectorAll("pre code.language-rust").length,
+    outputBlocks: main.querySelectorAll("pre code.language-text").length,
+    details: main.querySelectorAll("details").length,
+  };
+})()`;
+
+function isLocal(url) {
+  const u = new URL(url);
+  if (["data:", "blob:", "about:"].includes(u.protocol)) return true;
+  return ["http:", "https:", "ws:", "wss:"].includes(u.protocol) && u.host === base.host;
+}
+
+async function main() {
+  const watchdog = setTimeout(() => {
+    fail(`timed out after ${timeoutMs} ms`);
+    chrome.kill("SIGKILL");
+    process.exit(1);
+  }, timeoutMs);
+
+  mkdirSync(outDir, { recursive: true });
+  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
+
+  const requests = [];
+  const problems = [];
+  listeners.push((m) => {
+    if (m.sessionId !== sessionId) return;
+    if (m.method === "Network.requestWillBeSent") requests.push(m.params.request.url);
+    if (m.method === "Network.webSocketCreated") requests.push(m.params.url);
+    if (m.method === "Network.responseReceived" && m.params.response.status >= 400) {
+      problems.push(`${m.params.response.status} for ${m.params.response.url}`);
+    }
+    if (m.method === "Network.loadingFailed" && !m.params.canceled) {
+      problems.push(`request failed (${m.params.errorText}) ${m.params.type ?? ""}`);
+    }
+    if (m.method === "Runtime.exceptionThrown") {
+      problems.push(`script error: ${m.params.exceptionDetails.text}`);
+    }
+  });
+  await send("Network.enable", {}, sessionId);
+  await send("Page.enable", {}, sessionId);
+  await send("Runtime.enable", {}, sessionId);
+  await send(
+    "Emulation.setDeviceMetricsOverride",
+    { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false },
+    sessionId,
+  );
+
+  const report = [];
+  for (const page of pages) {
+    const url = new URL(page, base).href;
+    const loaded = waitFor("Page.loadEventFired", sessionId);
+    const nav = await send("Page.navigate", { url }, sessionId);
+    if (nav.errorText) {
+      fail(`${page}: ${nav.errorText}`);
+      continue;
+    }
+    await loaded;
+    const seen = await evaluate(inspect, sessionId);
+    const figures = figuresOf(page);
+    const errors = [];
+    if (mustHaveMath(page)) {
+      if (seen.katex === 0) errors.push("no rendered math (.katex)");
+      if (seen.katexStyled === false) errors.push("KaTeX's stylesheet is not applied");
+      if (!seen.katexFontsLoaded.includes("KaTeX_Main")) errors.push("KaTeX's fonts did not load");
+    }
+    if (seen.raw.length) errors.push(`raw math delimiters left: ${JSON.stringify(seen.raw)}`);
+    if (seen.includeMarker) errors.push("an include marker is left in the page");
+    const broken = seen.images.filter((i) => !(i.width > 0));
+    if (broken.length) errors.push(`images not loaded: ${broken.map((i) => i.src).join(", ")}`);
+    const svgs = seen.images.filter((i) => i.src.endsWith(".svg") && i.width > 0).length;
+    if (svgs < figures) errors.push(`${figures} figures in the page, ${svgs} loaded`);
+    for (const e of errors) fail(`${page}: ${e}`);
+    report.push({ page, ...seen, errors });
+    console.log(
+      `${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.katex} formulas, ${svgs} figures, ` +
+        `${seen.rustBlocks} code blocks, ${seen.outputBlocks} outputs, ${seen.details} details`,
+    );
+    if (screenshotPages.has(page)) {
+      const shot = async (name) => {
+        const { data } = await send("Page.captureScreenshot", { format: "png" }, sessionId);
+        writeFileSync(join(outDir, name), Buffer.from(data, "base64"));
+        console.log(`     screenshot ${join(outDir, name)}`);
+      };
+      await shot(page.replace(/\.html$/, ".png"));
+      if (figures > 0) {
+        await evaluate(
+          `(async () => { document.querySelector("main figure").scrollIntoView(); window.scrollBy(0, -80);
+             await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); return true; })()`,
+          sessionId,
+        );
+        await shot(page.replace(/\.html$/, "-figure.png"));
+      }
+    }
+  }
+
+  // Open every hint on one exercises page and check it rendered as Markdown, not as text.
+  const exercises = pages.find((p) => p.includes("exercises"));
+  if (exercises) {
+    const loaded = waitFor("Page.loadEventFired", sessionId);
+    await send("Page.navigate", { url: new URL(exercises, base).href }, sessionId);
+    await loaded;
+    const hints = await evaluate(
+      `(() => { const d = [...document.querySelectorAll("main details")]; d.forEach((x) => (x.open = true));
+         return { details: d.length, withCode: d.filter((x) => x.querySelector("p code")).length }; })()`,
+      sessionId,
+    );
+    if (hints.details === 0 || hints.withCode === 0) {
+      fail(`${exercises}: hints did not render (${JSON.stringify(hints)})`);
+    }
+    const { data } = await send("Page.captureScreenshot", { format: "png" }, sessionId);
+    const name = exercises.replace(/\.html$/, "-hints-open.png");
+    writeFileSync(join(outDir, name), Buffer.from(data, "base64"));
+    console.log(`     screenshot ${join(outDir, name)} (every hint open)`);
+  }
+
+  const remote = [...new Set(requests.filter((u) => !isLocal(u)))];
+  for (const u of remote) fail(`a request left the machine: ${u}`);
+  for (const p of [...new Set(problems)]) fail(p);
+  writeFileSync(
+    join(outDir, "report.json"),
+    JSON.stringify({ base: base.href, pages: report, requests: [...new Set(requests)], remote, problems }, null, 2),
+  );
+  console.log(
+    `${pages.length} pages, ${new Set(requests).size} distinct requests, ${remote.length} not local, ` +
+      `${problems.length} failed; report and screenshots in ${outDir}`,
+  );
+  clearTimeout(watchdog);
+  await send("Browser.close").catch(() => {});
+}
+
+main()
+  .catch((e) => {
+    fail(e.message);
+    if (chromeLog) console.error(chromeLog.slice(-2000));
+  })
+  .finally(async () => {
+    if (chrome.exitCode === null) {
+      const exited = new Promise((resolve) => chrome.once("exit", resolve));
+      chrome.kill();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch {
+      // a temporary profile left behind is harmless
+    }
+  });
