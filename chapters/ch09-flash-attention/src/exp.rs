@@ -23,8 +23,8 @@
 const ROUND: f32 = 12_582_912.0;
 /// `log₂ e`.
 const LOG2E: f32 = std::f32::consts::LOG2_E;
-/// `ln 2` in two parts: 9 significant bits (so `n · LN2_HI` is exact for `|n| < 2¹⁵`) ...
-const LN2_HI: f32 = 0.693_359_375;
+/// `ln 2` in two parts: 355/512, with 9 significant bits (so `n · LN2_HI` is exact for `|n| < 2¹⁵`) ...
+const LN2_HI: f32 = 355.0 / 512.0; // 0.693359375
 /// ... and the rest, `ln 2 - LN2_HI`.
 const LN2_LO: f32 = -2.121_944_4e-4;
 /// Below this `eˣ` rounds to 0 (half the smallest subnormal float is `e^-103.97`).

@@ -118,7 +118,10 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
         k.dims(),
         v.dims()
     );
-    assert!(d > 0, "flash_attention: queries and keys need at least one feature");
+    assert!(
+        d > 0,
+        "flash_attention: queries and keys need at least one feature"
+    );
     let heads: usize = lead.iter().product();
     let mut out_shape = lead.to_vec();
     out_shape.extend([queries, d_v]);
@@ -130,9 +133,8 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
         "flash_attention: no keys to attend to (k has shape {:?})",
         k.dims()
     );
-    let as_heads = |t: &Tensor, rows: usize, cols: usize| {
-        t.reshape(&[heads as i64, rows as i64, cols as i64])
-    };
+    let as_heads =
+        |t: &Tensor, rows: usize, cols: usize| t.reshape(&[heads as i64, rows as i64, cols as i64]);
     let (q, k, v) = (
         as_heads(q, queries, d),
         as_heads(k, keys, d),
@@ -298,7 +300,10 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
     let groups = rows.div_ceil(R);
     // The block's queries in groups of R rows, feature by feature: [groups, d, R].
     let mut q_packed = vec![0.0f32; groups * d * R];
-    for (i, query) in head.q[q_start * d..][..rows * d].chunks_exact(d).enumerate() {
+    for (i, query) in head.q[q_start * d..][..rows * d]
+        .chunks_exact(d)
+        .enumerate()
+    {
         let group = &mut q_packed[(i / R) * d * R..][..d * R];
         for (c, &x) in query.iter().enumerate() {
             group[c * R + i % R] = x;
@@ -326,7 +331,11 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
                 let mut row = scores[r];
                 if masked {
                     let query = q_start + g * R + r;
-                    let limit = if causal { (query + 1).min(head.keys) } else { head.keys };
+                    let limit = if causal {
+                        (query + 1).min(head.keys)
+                    } else {
+                        head.keys
+                    };
                     for (i, x) in row.iter_mut().enumerate() {
                         *x = simd.hide_from(*x, k_start + i * S::LANES, limit);
                     }

@@ -26,9 +26,9 @@ pub mod core;
 pub mod exp;
 pub mod kernel;
 pub mod narrative;
-pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/online.rs")]
 pub mod online;
+pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/tiled.rs")]
 pub mod tiled;
 

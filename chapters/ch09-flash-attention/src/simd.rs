@@ -59,7 +59,7 @@ pub trait Simd: Copy + Send + Sync + 'static {
 mod exp_consts {
     pub const ROUND: f32 = 12_582_912.0;
     pub const LOG2E: f32 = std::f32::consts::LOG2_E;
-    pub const LN2_HI: f32 = 0.693_359_375;
+    pub const LN2_HI: f32 = 355.0 / 512.0; // 0.693359375
     pub const LN2_LO: f32 = -2.121_944_4e-4;
     pub const X_MIN: f32 = -104.0;
     pub const X_MAX: f32 = 88.8;
@@ -384,7 +384,11 @@ mod x86 {
             unsafe {
                 let lanes = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
                 let keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(visible_lanes), lanes);
-                _mm256_blendv_ps(_mm256_set1_ps(f32::NEG_INFINITY), v, _mm256_castsi256_ps(keep))
+                _mm256_blendv_ps(
+                    _mm256_set1_ps(f32::NEG_INFINITY),
+                    v,
+                    _mm256_castsi256_ps(keep),
+                )
             }
         }
     }
