@@ -125,14 +125,21 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
     let heads: usize = lead.iter().product();
     let mut out_shape = lead.to_vec();
     out_shape.extend([queries, d_v]);
-    if heads == 0 || queries == 0 || d_v == 0 {
-        return Tensor::from_vec(vec![0.0; heads * queries * d_v], &out_shape);
+    if heads * queries * d_v == 0 {
+        return Tensor::from_vec(Vec::new(), &out_shape);
     }
     assert!(
         keys > 0,
         "flash_attention: no keys to attend to (k has shape {:?})",
         k.dims()
     );
+    let shape = AttentionShape {
+        heads,
+        queries,
+        keys,
+        d,
+        d_v,
+    };
     let as_heads =
         |t: &Tensor, rows: usize, cols: usize| t.reshape(&[heads as i64, rows as i64, cols as i64]);
     let (q, k, v) = (
@@ -140,24 +147,121 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
         as_heads(k, keys, d),
         as_heads(v, keys, d_v),
     );
+    // A tensor does not lend out its buffer: each head is copied out on its own, by the
+    // thread that computes it, so the copies take O(n·d) memory per thread.
+    let out = run(kernel, shape, causal, |h| {
+        let h = h as i64;
+        HeadInputs::new(
+            &q.get(h).to_vec(),
+            &k.get(h).to_vec(),
+            &v.get(h).to_vec(),
+            shape,
+        )
+    });
+    Tensor::from_vec(out, &out_shape)
+}
+
+/// The sizes of one call: `heads` independent attentions (batch × heads) of `queries`
+/// queries over `keys` keys, `d` features per query and key, `d_v` per value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttentionShape {
+    /// Batch × heads: how many independent attentions.
+    pub heads: usize,
+    /// Queries per head (`n`).
+    pub queries: usize,
+    /// Keys and values per head.
+    pub keys: usize,
+    /// Features of a query and of a key.
+    pub d: usize,
+    /// Features of a value (and of an output row).
+    pub d_v: usize,
+}
+
+/// The kernel on plain row-major buffers, without a [`Tensor`]'s copy: what
+/// [`flash_attention_with`] does after copying the tensors out, for callers that hold the
+/// numbers in slices already (and for the benchmarks, to time the kernel alone).
+///
+/// # Shapes
+/// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`, row
+/// major. Returns `[heads, queries, d_v]`.
+///
+/// # Panics
+/// If the slices' lengths do not match `shape`, if `d` or `keys` is 0, or if the CPU lacks
+/// `isa`.
+pub fn flash_attention_slices(
+    isa: Isa,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    shape: AttentionShape,
+    causal: bool,
+) -> Vec<f32> {
+    let kernel =
+        Kernel::new(isa).unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    let AttentionShape {
+        heads,
+        queries,
+        keys,
+        d,
+        d_v,
+    } = shape;
+    assert!(
+        q.len() == heads * queries * d
+            && k.len() == heads * keys * d
+            && v.len() == heads * keys * d_v,
+        "flash_attention_slices: buffers of {}, {} and {} floats do not fit {shape:?}",
+        q.len(),
+        k.len(),
+        v.len()
+    );
+    assert!(
+        d > 0 && keys > 0,
+        "flash_attention_slices: d and keys must be positive, got {shape:?}"
+    );
+    run(kernel, shape, causal, |h| {
+        HeadInputs::new(
+            &q[h * queries * d..][..queries * d],
+            &k[h * keys * d..][..keys * d],
+            &v[h * keys * d_v..][..keys * d_v],
+            shape,
+        )
+    })
+}
+
+/// Runs `kernel` over every head and every block of queries, in parallel; `head(h)` lays
+/// out head `h`'s inputs. Returns `[heads, queries, d_v]`.
+fn run(
+    kernel: Kernel,
+    shape: AttentionShape,
+    causal: bool,
+    head: impl Fn(usize) -> HeadInputs + Sync,
+) -> Vec<f32> {
+    let AttentionShape {
+        heads,
+        queries,
+        d_v,
+        ..
+    } = shape;
     let mut out = vec![0.0f32; heads * queries * d_v];
+    if out.is_empty() {
+        return out;
+    }
     // ANCHOR: parallel
     out.par_chunks_mut(queries * d_v)
         .enumerate()
         .for_each(|(h, out_head)| {
-            let h = h as i64;
-            let head = HeadInputs::new(&q.get(h), &k.get(h), &v.get(h));
+            let head = head(h);
             out_head
                 .par_chunks_mut(BLOCK_Q * d_v)
                 .enumerate()
                 .for_each(|(qb, out_rows)| kernel.query_block(&head, qb, causal, out_rows));
         });
     // ANCHOR_END: parallel
-    Tensor::from_vec(out, &out_shape)
+    out
 }
 
 /// One head's queries, keys and values, copied into the layouts the kernel reads.
-pub struct HeadInputs {
+struct HeadInputs {
     /// `[queries, d]`: the queries times `1/√d` (the scale folded in once, here).
     q: Vec<f32>,
     /// `[key blocks, d, BLOCK_K]`: each block of keys transposed, so that feature `c` of
@@ -176,30 +280,34 @@ impl HeadInputs {
     /// Copies one head into the kernel's layouts.
     ///
     /// # Shapes
-    /// `q`: `[queries, d]`, `k`: `[keys, d]`, `v`: `[keys, d_v]`.
-    pub fn new(q: &Tensor, k: &Tensor, v: &Tensor) -> HeadInputs {
-        let (queries, d) = (q.size(0), q.size(1));
-        let (keys, d_v) = (k.size(0), v.size(1));
+    /// `q`: `[queries, d]`, `k`: `[keys, d]`, `v`: `[keys, d_v]`, row major, sizes from
+    /// `shape`.
+    fn new(q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) -> HeadInputs {
+        let AttentionShape {
+            queries,
+            keys,
+            d,
+            d_v,
+            ..
+        } = shape;
         let scale = 1.0 / (d as f32).sqrt();
-        let q_scaled = q.contiguous().to_vec().iter().map(|&x| x * scale).collect();
+        let q = q.iter().map(|&x| x * scale).collect();
         let key_blocks = keys.div_ceil(BLOCK_K);
         let mut kt = vec![0.0f32; key_blocks * d * BLOCK_K];
-        for (j, key) in k.contiguous().to_vec().chunks_exact(d).enumerate() {
-            let tile = &mut kt[(j / BLOCK_K) * d * BLOCK_K..][..d * BLOCK_K];
-            for (c, &x) in key.iter().enumerate() {
-                tile[c * BLOCK_K + j % BLOCK_K] = x;
+        for (block, tile) in k.chunks(BLOCK_K * d).zip(kt.chunks_exact_mut(d * BLOCK_K)) {
+            for (j, key) in block.chunks_exact(d).enumerate() {
+                for (c, &x) in key.iter().enumerate() {
+                    tile[c * BLOCK_K + j] = x;
+                }
             }
         }
         let d_v_pad = d_v.next_multiple_of(PAD);
         let mut v_pad = vec![0.0f32; key_blocks * BLOCK_K * d_v_pad];
-        for (dst, src) in v_pad
-            .chunks_exact_mut(d_v_pad)
-            .zip(v.contiguous().to_vec().chunks_exact(d_v))
-        {
+        for (dst, src) in v_pad.chunks_exact_mut(d_v_pad).zip(v.chunks_exact(d_v)) {
             dst[..d_v].copy_from_slice(src);
         }
         HeadInputs {
-            q: q_scaled,
+            q,
             kt,
             v: v_pad,
             queries,

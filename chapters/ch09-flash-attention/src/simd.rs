@@ -17,9 +17,11 @@
 //! compiled once per instruction set with `#[target_feature]` (see
 //! [`crate::kernel`]), and the methods, all `#[inline(always)]`, melt into it.
 //!
-//! [`Simd::exp`] repeats [`crate::exp::exp`] operation for operation, without fused
-//! multiply-adds, so the vector `exp` gives the scalar one's results bit for bit (a test
-//! checks it).
+//! [`Simd::exp`] repeats [`crate::exp::exp`] operation for operation: without fused
+//! multiply-adds for [`Portable`] and [`Avx2`], which give the scalar results bit for bit
+//! (a test checks it); with them, and with AVX-512's `vscalefps` for the `2ⁿ`, for
+//! [`Avx512`] (five instructions fewer per 16 values, 5% of the kernel's time; a test
+//! checks it is within 2 ulp too).
 
 /// A vector of `LANES` floats and what the kernel does with it.
 pub trait Simd: Copy + Send + Sync + 'static {
@@ -48,7 +50,9 @@ pub trait Simd: Copy + Send + Sync + 'static {
     fn reduce_max(self, v: Self::V) -> f32;
     /// The sum of the lanes.
     fn reduce_sum(self, v: Self::V) -> f32;
-    /// `exp` of every lane, exactly as [`crate::exp::exp`] computes it.
+    /// `exp` of every lane, by [`crate::exp::exp`]'s method: bit for bit its results
+    /// ([`Portable`], [`Avx2`]), or within the same 2 ulp with fused multiply-adds
+    /// ([`Avx512`]).
     fn exp(self, v: Self::V) -> Self::V;
     /// `v` with `-∞` in the lanes `i` where `first + i >= limit`: the keys after the last
     /// visible one, when lane `i` holds the score of key `first + i`.
@@ -243,29 +247,21 @@ mod x86 {
         #[inline(always)]
         fn exp(self, x: __m512) -> __m512 {
             unsafe {
-                // The steps of `crate::exp::exp`, in the same order, without fusing.
+                // The method of `crate::exp::exp` with the multiply-adds fused, the rounding
+                // done by vrndscaleps, and 2ⁿ applied by vscalefps (which also rounds a
+                // tiny result to a subnormal or 0, and a huge one to +∞).
                 let x = _mm512_max_ps(_mm512_set1_ps(X_MIN), x);
                 let x = _mm512_min_ps(_mm512_set1_ps(X_MAX), x);
-                let round = _mm512_set1_ps(ROUND);
-                let shifted = _mm512_add_ps(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)), round);
-                let n = _mm512_sub_ps(shifted, round);
-                let n_int =
-                    _mm512_sub_epi32(_mm512_castps_si512(shifted), _mm512_castps_si512(round));
-                let r = _mm512_sub_ps(x, _mm512_mul_ps(n, _mm512_set1_ps(LN2_HI)));
-                let r = _mm512_sub_ps(r, _mm512_mul_ps(n, _mm512_set1_ps(LN2_LO)));
+                let n = _mm512_roundscale_ps::<0>(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)));
+                let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_HI), x);
+                let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_LO), r);
                 let mut poly = _mm512_set1_ps(P[0]);
                 for &p in &P[1..] {
-                    poly = _mm512_add_ps(_mm512_mul_ps(poly, r), _mm512_set1_ps(p));
+                    poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(p));
                 }
-                let e_r = _mm512_add_ps(_mm512_mul_ps(poly, _mm512_mul_ps(r, r)), r);
+                let e_r = _mm512_fmadd_ps(poly, _mm512_mul_ps(r, r), r);
                 let e_r = _mm512_add_ps(e_r, _mm512_set1_ps(1.0));
-                let half = _mm512_srai_epi32::<1>(n_int);
-                let bias = _mm512_set1_epi32(127);
-                let two_to_half = _mm512_slli_epi32::<23>(_mm512_add_epi32(half, bias));
-                let rest = _mm512_sub_epi32(n_int, half);
-                let two_to_rest = _mm512_slli_epi32::<23>(_mm512_add_epi32(rest, bias));
-                let scaled = _mm512_mul_ps(e_r, _mm512_castsi512_ps(two_to_half));
-                _mm512_mul_ps(scaled, _mm512_castsi512_ps(two_to_rest))
+                _mm512_scalef_ps(e_r, n)
             }
         }
         #[inline(always)]
