@@ -246,18 +246,19 @@ def main():
     if not ns:
         sys.exit("bench_table.py: no results (run scripts/bench-vs-torch.sh)")
 
-    head = []
+    head = ["<!-- ANCHOR: machine -->"]
     if meta:
         head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores, "
                     f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, PyTorch {torch_version or '?'} "
                     f"({meta.get('torch_cpu', '?')}); load average {meta.get('load_before', '?')} before, "
                     f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
-        head.append("")
-    body = tables(results, ns) + memory_lines(memory)
+    head += ["<!-- ANCHOR_END: machine -->", ""]
+    body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + memory_lines(memory)
+    body += ["<!-- ANCHOR_END: tables -->", "", "<!-- ANCHOR: targets -->"]
     rows = targets(results, memory)
-    body += ["**The targets**", "", "| ratio | measured | target |", "|---|---:|---|"]
+    body += ["| ratio | measured | target |", "|---|---:|---|"]
     body += [f"| {what} | {fmt_ratio(r)} | {target} |" for what, r, target in rows]
-    body.append("")
+    body += ["<!-- ANCHOR_END: targets -->", ""]
     text = "\n".join(head + body)
     if args.md:
         pathlib.Path(args.md).parent.mkdir(parents=True, exist_ok=True)
@@ -265,7 +266,7 @@ def main():
     if args.svg:
         pathlib.Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
         svg_plot(results, ns, args.svg)
-    print(text)
+    print("\n".join(line for line in text.splitlines() if "ANCHOR" not in line))
     get = lambda n: ratio(results.get(("core_causal", "ch09_flash", n)), results.get(("core_causal", "torch_sdpa", n)))
     print(f"flash/sdpa time ratio: n=1024 {fmt_ratio(get(1024))}, n=4096 {fmt_ratio(get(4096))}")
 
