@@ -1,0 +1,601 @@
+//! The fast kernel: FlashAttention on the CPU, in tiles that stay in the core's caches,
+//! parallel over batch × heads × query blocks.
+//!
+//! The algorithm is [`crate::tiled`]'s; what changes is where the numbers live. One task
+//! takes [`BLOCK_Q`] queries of one head and walks over the keys in blocks of
+//! [`BLOCK_K`]. For each group of `R` query rows it
+//!
+//! 1. computes the `R × BLOCK_K` scores `q·kᵀ` in registers ([`scores_tile`]), the keys
+//!    stored transposed so that one vector holds 16 keys' values of one feature;
+//! 2. masks them, only on the tiles the diagonal crosses ([`mask_tile`]);
+//! 3. turns them into weights with [`OnlineSoftmax::update`], which also says how much to
+//!    shrink what the rows accumulated so far;
+//! 4. shrinks the `R` output rows by that factor and adds `weights · v`
+//!    ([`weighted_values`]).
+//!
+//! So per task the extra memory is one output block and one score tile, and per head one
+//! copy of its queries, keys and values (a [`Tensor`] does not lend out its buffer):
+//! `O(n·d)`, never `O(n²)`.
+//!
+//! The loops are plain Rust over fixed-size arrays, without branches in the inner loops,
+//! so that LLVM vectorises them. A Rust binary is built for the baseline x86-64 CPU
+//! (SSE2, 4 lanes), though, so the same code is also compiled with AVX-512 (16 lanes) and
+//! with AVX2 (8 lanes) by `#[target_feature]`, and [`Isa::detect`] picks the best one the
+//! CPU has at run time. Those two versions also fuse each multiply-add into one
+//! instruction (`f32::mul_add`), which the baseline CPU does not have.
+
+use rayon::prelude::*;
+use shared::Tensor;
+
+use crate::blocks::{key_block_count, tile_needs_mask};
+#[cfg(target_arch = "x86_64")]
+use crate::simd::{Avx2, Avx512};
+use crate::simd::{Portable, Simd, exp_scalar};
+
+/// Queries per task: one task computes the output rows of this many queries of one head.
+pub const BLOCK_Q: usize = 64;
+/// Keys per tile: the scores of a tile row fill 4 AVX-512 registers.
+pub const BLOCK_K: usize = 64;
+/// The values' rows are padded to a multiple of this many floats, the widest vector.
+const PAD: usize = 16;
+
+/// Which vector instructions the kernel is compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// x86-64 with AVX-512F and FMA: 16 lanes, fused multiply-add, 4 rows per group.
+    Avx512,
+    /// x86-64 with AVX2 and FMA: 8 lanes, fused multiply-add, 2 rows per group.
+    Avx2,
+    /// Whatever the target has without run-time detection (SSE2 on x86-64).
+    Portable,
+}
+
+impl Isa {
+    /// The best instruction set this CPU has.
+    pub fn detect() -> Isa {
+        [Isa::Avx512, Isa::Avx2]
+            .into_iter()
+            .find(|&isa| Kernel::new(isa).is_some())
+            .unwrap_or(Isa::Portable)
+    }
+
+    /// Every instruction set this CPU can run, best first (for tests).
+    pub fn available() -> Vec<Isa> {
+        let best = Isa::detect();
+        [Isa::Avx512, Isa::Avx2, Isa::Portable]
+            .into_iter()
+            .skip_while(|&isa| isa != best)
+            .collect()
+    }
+}
+
+/// `softmax(q·kᵀ/√d)·v`, with the causal mask if `causal` (query `i` sees keys `0..=i`, as
+/// PyTorch's `is_causal=True`), computed in tiles without ever storing the scores.
+/// Runs on rayon's thread pool: `RAYON_NUM_THREADS=1`, or `ThreadPool::install`, for one
+/// thread.
+///
+/// # Shapes
+/// `q`: `[.., queries, d]`, `k`: `[.., keys, d]`, `v`: `[.., keys, d_v]`, the same leading
+/// dims (batch, heads, ...). Returns `[.., queries, d_v]`.
+///
+/// # Panics
+/// If the shapes do not fit together.
+// ANCHOR: flash_attention
+pub fn flash_attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
+    flash_attention_with(Isa::detect(), q, k, v, causal)
+}
+// ANCHOR_END: flash_attention
+
+/// [`flash_attention`] with a chosen instruction set (which must be in
+/// [`Isa::available`]), to test every version of the kernel.
+///
+/// # Shapes
+/// As [`flash_attention`].
+///
+/// # Panics
+/// If the shapes do not fit together, or the CPU lacks `isa`.
+pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
+    let kernel =
+        Kernel::new(isa).unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    let rank = q.dim();
+    assert!(
+        rank >= 2 && k.dim() == rank && v.dim() == rank,
+        "flash_attention: q, k and v need the same rank (at least 2), got shapes {:?}, {:?} and {:?}",
+        q.dims(),
+        k.dims(),
+        v.dims()
+    );
+    let lead = &q.dims()[..rank - 2];
+    let (queries, d) = (q.size(-2), q.size(-1));
+    let (keys, d_v) = (k.size(-2), v.size(-1));
+    assert!(
+        &k.dims()[..rank - 2] == lead
+            && &v.dims()[..rank - 2] == lead
+            && k.size(-1) == d
+            && v.size(-2) == keys,
+        "flash_attention: shapes {:?}, {:?} and {:?} do not fit q [.., n, d], k [.., m, d], v [.., m, d_v]",
+        q.dims(),
+        k.dims(),
+        v.dims()
+    );
+    assert!(
+        d > 0,
+        "flash_attention: queries and keys need at least one feature"
+    );
+    let heads: usize = lead.iter().product();
+    let mut out_shape = lead.to_vec();
+    out_shape.extend([queries, d_v]);
+    if heads * queries * d_v == 0 {
+        return Tensor::from_vec(Vec::new(), &out_shape);
+    }
+    assert!(
+        keys > 0,
+        "flash_attention: no keys to attend to (k has shape {:?})",
+        k.dims()
+    );
+    let shape = AttentionShape {
+        heads,
+        queries,
+        keys,
+        d,
+        d_v,
+    };
+    let as_heads =
+        |t: &Tensor, rows: usize, cols: usize| t.reshape(&[heads as i64, rows as i64, cols as i64]);
+    let (q, k, v) = (
+        as_heads(q, queries, d),
+        as_heads(k, keys, d),
+        as_heads(v, keys, d_v),
+    );
+    // A tensor does not lend out its buffer: each head is copied out on its own, by the
+    // thread that computes it, so the copies take O(n·d) memory per thread.
+    let out = run(kernel, shape, causal, |h| {
+        let h = h as i64;
+        HeadInputs::new(
+            &q.get(h).to_vec(),
+            &k.get(h).to_vec(),
+            &v.get(h).to_vec(),
+            shape,
+        )
+    });
+    Tensor::from_vec(out, &out_shape)
+}
+
+/// The sizes of one call: `heads` independent attentions (batch × heads) of `queries`
+/// queries over `keys` keys, `d` features per query and key, `d_v` per value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttentionShape {
+    /// Batch × heads: how many independent attentions.
+    pub heads: usize,
+    /// Queries per head (`n`).
+    pub queries: usize,
+    /// Keys and values per head.
+    pub keys: usize,
+    /// Features of a query and of a key.
+    pub d: usize,
+    /// Features of a value (and of an output row).
+    pub d_v: usize,
+}
+
+/// The kernel on plain row-major buffers, without a [`Tensor`]'s copy: what
+/// [`flash_attention_with`] does after copying the tensors out, for callers that hold the
+/// numbers in slices already (and for the benchmarks, to time the kernel alone).
+///
+/// # Shapes
+/// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`, row
+/// major. Returns `[heads, queries, d_v]`.
+///
+/// # Panics
+/// If the slices' lengths do not match `shape`, if `d` or `keys` is 0, or if the CPU lacks
+/// `isa`.
+pub fn flash_attention_slices(
+    isa: Isa,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    shape: AttentionShape,
+    causal: bool,
+) -> Vec<f32> {
+    let kernel =
+        Kernel::new(isa).unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    let AttentionShape {
+        heads,
+        queries,
+        keys,
+        d,
+        d_v,
+    } = shape;
+    assert!(
+        q.len() == heads * queries * d
+            && k.len() == heads * keys * d
+            && v.len() == heads * keys * d_v,
+        "flash_attention_slices: buffers of {}, {} and {} floats do not fit {shape:?}",
+        q.len(),
+        k.len(),
+        v.len()
+    );
+    assert!(
+        d > 0 && keys > 0,
+        "flash_attention_slices: d and keys must be positive, got {shape:?}"
+    );
+    run(kernel, shape, causal, |h| {
+        HeadInputs::new(
+            &q[h * queries * d..][..queries * d],
+            &k[h * keys * d..][..keys * d],
+            &v[h * keys * d_v..][..keys * d_v],
+            shape,
+        )
+    })
+}
+
+/// Runs `kernel` over every head and every block of queries, in parallel; `head(h)` lays
+/// out head `h`'s inputs. Returns `[heads, queries, d_v]`.
+fn run(
+    kernel: Kernel,
+    shape: AttentionShape,
+    causal: bool,
+    head: impl Fn(usize) -> HeadInputs + Sync,
+) -> Vec<f32> {
+    let AttentionShape {
+        heads,
+        queries,
+        d_v,
+        ..
+    } = shape;
+    let mut out = vec![0.0f32; heads * queries * d_v];
+    if out.is_empty() {
+        return out;
+    }
+    // ANCHOR: parallel
+    out.par_chunks_mut(queries * d_v)
+        .enumerate()
+        .for_each(|(h, out_head)| {
+            let head = head(h);
+            out_head
+                .par_chunks_mut(BLOCK_Q * d_v)
+                .enumerate()
+                .for_each(|(qb, out_rows)| kernel.query_block(&head, qb, causal, out_rows));
+        });
+    // ANCHOR_END: parallel
+    out
+}
+
+/// One head's queries, keys and values, copied into the layouts the kernel reads.
+struct HeadInputs {
+    /// `[queries, d]`: the queries times `1/√d` (the scale folded in once, here).
+    q: Vec<f32>,
+    /// `[key blocks, d, BLOCK_K]`: each block of keys transposed, so that feature `c` of
+    /// the block's 64 keys lies in a row; zero columns after the last key.
+    kt: Vec<f32>,
+    /// `[key blocks · BLOCK_K, d_v rounded up to PAD]`: the values, zero-padded.
+    v: Vec<f32>,
+    queries: usize,
+    keys: usize,
+    d: usize,
+    d_v: usize,
+    d_v_pad: usize,
+}
+
+impl HeadInputs {
+    /// Copies one head into the kernel's layouts.
+    ///
+    /// # Shapes
+    /// `q`: `[queries, d]`, `k`: `[keys, d]`, `v`: `[keys, d_v]`, row major, sizes from
+    /// `shape`.
+    fn new(q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) -> HeadInputs {
+        let AttentionShape {
+            queries,
+            keys,
+            d,
+            d_v,
+            ..
+        } = shape;
+        let scale = 1.0 / (d as f32).sqrt();
+        let q = q.iter().map(|&x| x * scale).collect();
+        let key_blocks = keys.div_ceil(BLOCK_K);
+        let mut kt = vec![0.0f32; key_blocks * d * BLOCK_K];
+        for (block, tile) in k.chunks(BLOCK_K * d).zip(kt.chunks_exact_mut(d * BLOCK_K)) {
+            for (j, key) in block.chunks_exact(d).enumerate() {
+                for (c, &x) in key.iter().enumerate() {
+                    tile[c * BLOCK_K + j] = x;
+                }
+            }
+        }
+        let d_v_pad = d_v.next_multiple_of(PAD);
+        let mut v_pad = vec![0.0f32; key_blocks * BLOCK_K * d_v_pad];
+        for (dst, src) in v_pad.chunks_exact_mut(d_v_pad).zip(v.chunks_exact(d_v)) {
+            dst[..d_v].copy_from_slice(src);
+        }
+        HeadInputs {
+            q,
+            kt,
+            v: v_pad,
+            queries,
+            keys,
+            d,
+            d_v,
+            d_v_pad,
+        }
+    }
+}
+
+/// The kernel compiled for one instruction set, with the token that proves the CPU has it.
+#[derive(Clone, Copy, Debug)]
+enum Kernel {
+    #[cfg(target_arch = "x86_64")]
+    Avx512(Avx512),
+    #[cfg(target_arch = "x86_64")]
+    Avx2(Avx2),
+    Portable,
+}
+
+impl Kernel {
+    /// The kernel for `isa`, if this CPU can run it.
+    fn new(isa: Isa) -> Option<Kernel> {
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => Avx512::detect().map(Kernel::Avx512),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => Avx2::detect().map(Kernel::Avx2),
+            #[cfg(not(target_arch = "x86_64"))]
+            Isa::Avx512 | Isa::Avx2 => None,
+            Isa::Portable => Some(Kernel::Portable),
+        }
+    }
+
+    /// The output rows of query block `qb` of one head.
+    ///
+    /// # Shapes
+    /// `out`: `[rows of this block, d_v]`.
+    fn query_block(self, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
+        match self {
+            // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
+            // `query_block_avx512` is compiled with.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(simd) => unsafe { query_block_avx512(simd, head, qb, causal, out) },
+            // SAFETY: the token exists only on a CPU with AVX2 and FMA.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(simd) => unsafe { query_block_avx2(simd, head, qb, causal, out) },
+            Kernel::Portable => {
+                query_block_generic::<_, 2, { BLOCK_K / 4 }, 2>(Portable, head, qb, causal, out)
+            }
+        }
+    }
+}
+
+/// [`query_block_generic`] compiled for AVX-512: 32 registers of 16 floats, so four
+/// query rows × 64 keys of scores (16 registers) are summed at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+fn query_block_avx512(simd: Avx512, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
+    query_block_generic::<_, 4, { BLOCK_K / 16 }, 4>(simd, head, qb, causal, out)
+}
+
+/// [`query_block_generic`] compiled for AVX2: 16 registers of 8 floats, one query row ×
+/// 64 keys (8 registers) at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn query_block_avx2(simd: Avx2, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
+    query_block_generic::<_, 1, { BLOCK_K / 8 }, 8>(simd, head, qb, causal, out)
+}
+
+/// The running maximum and sum of one query row (the kernel's own copy of
+/// [`crate::online::OnlineSoftmax`]).
+#[derive(Clone, Copy, Debug)]
+struct RowState {
+    max: f32,
+    sum: f32,
+}
+
+/// The kernel for one block of queries: `R` rows at a time, each tile row `KV` vectors
+/// (`KV · LANES = BLOCK_K`), the values `CV` vectors wide.
+///
+/// # Shapes
+/// `out`: `[rows of this block, d_v]`.
+// ANCHOR: query_block
+#[inline(always)]
+fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize>(
+    simd: S,
+    head: &HeadInputs,
+    qb: usize,
+    causal: bool,
+    out: &mut [f32],
+) {
+    debug_assert_eq!(KV * S::LANES, BLOCK_K);
+    let (d, d_v_pad) = (head.d, head.d_v_pad);
+    let q_start = qb * BLOCK_Q;
+    let rows = BLOCK_Q.min(head.queries - q_start);
+    let groups = rows.div_ceil(R);
+    // The block's queries in groups of R rows, feature by feature: [groups, d, R].
+    let mut q_packed = vec![0.0f32; groups * d * R];
+    for (i, query) in head.q[q_start * d..][..rows * d]
+        .chunks_exact(d)
+        .enumerate()
+    {
+        let group = &mut q_packed[(i / R) * d * R..][..d * R];
+        for (c, &x) in query.iter().enumerate() {
+            group[c * R + i % R] = x;
+        }
+    }
+    let mut acc = vec![0.0f32; groups * R * d_v_pad]; // the output rows, unnormalised
+    let mut state = vec![
+        RowState {
+            max: f32::NEG_INFINITY,
+            sum: 0.0
+        };
+        groups * R
+    ];
+    let mut weights = [[0.0f32; BLOCK_K]; R];
+    for kb in 0..key_block_count(q_start + rows, head.keys, BLOCK_K, causal) {
+        let k_start = kb * BLOCK_K;
+        let kt = &head.kt[kb * d * BLOCK_K..][..d * BLOCK_K];
+        let v = &head.v[k_start * d_v_pad..][..BLOCK_K * d_v_pad];
+        let masked =
+            tile_needs_mask(q_start, k_start + BLOCK_K, causal) || k_start + BLOCK_K > head.keys;
+        for g in 0..groups {
+            let scores = scores_tile::<S, R, KV>(simd, &q_packed[g * d * R..][..d * R], kt);
+            let mut rescale = [0.0f32; R];
+            for r in 0..R {
+                let mut row = scores[r];
+                if masked {
+                    let query = q_start + g * R + r;
+                    let limit = if causal {
+                        (query + 1).min(head.keys)
+                    } else {
+                        head.keys
+                    };
+                    for (i, x) in row.iter_mut().enumerate() {
+                        *x = simd.hide_from(*x, k_start + i * S::LANES, limit);
+                    }
+                }
+                rescale[r] = online_update(simd, &mut state[g * R + r], row, &mut weights[r]);
+            }
+            let acc_rows = &mut acc[g * R * d_v_pad..][..R * d_v_pad];
+            weighted_values::<S, R, CV>(simd, &weights, v, rescale, acc_rows);
+        }
+    }
+    for ((out_row, acc_row), state) in out
+        .chunks_exact_mut(head.d_v)
+        .zip(acc.chunks_exact(d_v_pad))
+        .zip(&state)
+    {
+        for (o, &a) in out_row.iter_mut().zip(acc_row) {
+            *o = a / state.sum;
+        }
+    }
+}
+// ANCHOR_END: query_block
+
+/// The scores `q·kᵀ` of `R` query rows and one block of keys, in registers: for each
+/// feature `c`, row `r` adds `q[r][c]` times feature `c` of the 64 keys (one row of `kt`,
+/// `KV` vectors, loaded once for all `R` rows).
+///
+/// # Shapes
+/// `q`: `[d, R]` (packed), `kt`: `[d, BLOCK_K]`. Returns `R` rows of `KV` vectors.
+// ANCHOR: scores_tile
+#[inline(always)]
+fn scores_tile<S: Simd, const R: usize, const KV: usize>(
+    simd: S,
+    q: &[f32],
+    kt: &[f32],
+) -> [[S::V; KV]; R] {
+    let mut sums = [[simd.splat(0.0); KV]; R];
+    for (k_row, q_c) in kt.chunks_exact(BLOCK_K).zip(q.chunks_exact(R)) {
+        let mut k = [simd.splat(0.0); KV];
+        for (i, k) in k.iter_mut().enumerate() {
+            *k = simd.load(&k_row[i * S::LANES..]);
+        }
+        for (sum, &q_rc) in sums.iter_mut().zip(q_c) {
+            let q_rc = simd.splat(q_rc);
+            for (s, &k) in sum.iter_mut().zip(&k) {
+                *s = simd.mul_add(q_rc, k, *s);
+            }
+        }
+    }
+    sums
+}
+// ANCHOR_END: scores_tile
+
+/// [`crate::online::OnlineSoftmax::update`] on one row of a tile held in `KV` vectors: the
+/// new maximum, the weights `exp(s - max)` (written to `weights`), the new sum; returns
+/// the factor for what the row accumulated before.
+///
+/// # Shapes
+/// `scores`: `KV` vectors, `BLOCK_K` scores. `weights`: `[BLOCK_K]` (overwritten).
+// ANCHOR: online_update
+#[inline(always)]
+fn online_update<S: Simd, const KV: usize>(
+    simd: S,
+    state: &mut RowState,
+    scores: [S::V; KV],
+    weights: &mut [f32; BLOCK_K],
+) -> f32 {
+    let mut block_max = scores[0];
+    for &s in &scores[1..] {
+        block_max = simd.max(block_max, s);
+    }
+    let block_max = simd.reduce_max(block_max);
+    // Once the first blocks have been seen the maximum seldom grows; then the factor is
+    // exp(0) = 1 and needs no computing.
+    let (new_max, rescale) = if block_max > state.max {
+        (block_max, exp_scalar(state.max - block_max))
+    } else {
+        (state.max, 1.0)
+    };
+    let new_max_v = simd.splat(new_max);
+    let mut sum = simd.splat(0.0);
+    for (i, &s) in scores.iter().enumerate() {
+        let w = simd.exp(simd.sub(s, new_max_v));
+        sum = simd.add(sum, w);
+        simd.store(w, &mut weights[i * S::LANES..]);
+    }
+    state.sum = state.sum * rescale + simd.reduce_sum(sum);
+    state.max = new_max;
+    rescale
+}
+// ANCHOR_END: online_update
+
+/// `acc = rescale · acc + weights · v` for `R` rows, `CV` vectors of output columns at a
+/// time (then one vector at a time for the rest), the sums in registers.
+///
+/// # Shapes
+/// `weights`: `[R, BLOCK_K]`, `v`: `[BLOCK_K, d_v_pad]`, `acc`: `[R, d_v_pad]`.
+// ANCHOR: weighted_values
+#[inline(always)]
+fn weighted_values<S: Simd, const R: usize, const CV: usize>(
+    simd: S,
+    weights: &[[f32; BLOCK_K]; R],
+    v: &[f32],
+    rescale: [f32; R],
+    acc: &mut [f32],
+) {
+    let d_v_pad = acc.len() / R;
+    let mut col = 0;
+    while col + CV * S::LANES <= d_v_pad {
+        columns::<S, R, CV>(simd, weights, v, rescale, acc, col);
+        col += CV * S::LANES;
+    }
+    while col < d_v_pad {
+        columns::<S, R, 1>(simd, weights, v, rescale, acc, col);
+        col += S::LANES;
+    }
+}
+
+/// [`weighted_values`] for the `C` vectors of columns from `col`.
+#[inline(always)]
+fn columns<S: Simd, const R: usize, const C: usize>(
+    simd: S,
+    weights: &[[f32; BLOCK_K]; R],
+    v: &[f32],
+    rescale: [f32; R],
+    acc: &mut [f32],
+    col: usize,
+) {
+    let d_v_pad = acc.len() / R;
+    let lanes = S::LANES;
+    let mut sums = [[simd.splat(0.0); C]; R];
+    for (r, sum) in sums.iter_mut().enumerate() {
+        let factor = simd.splat(rescale[r]);
+        for (i, s) in sum.iter_mut().enumerate() {
+            *s = simd.mul(simd.load(&acc[r * d_v_pad + col + i * lanes..]), factor);
+        }
+    }
+    let mut x = [simd.splat(0.0); C];
+    for (j, v_row) in (0..BLOCK_K).zip(v.chunks_exact(d_v_pad)) {
+        for (i, x) in x.iter_mut().enumerate() {
+            *x = simd.load(&v_row[col + i * lanes..]);
+        }
+        for (sum, w) in sums.iter_mut().zip(weights) {
+            let w = simd.splat(w[j]);
+            for (s, &x) in sum.iter_mut().zip(&x) {
+                *s = simd.mul_add(w, x, *s);
+            }
+        }
+    }
+    for (r, sum) in sums.iter().enumerate() {
+        for (i, &s) in sum.iter().enumerate() {
+            simd.store(s, &mut acc[r * d_v_pad + col + i * lanes..]);
+        }
+    }
+}
+// ANCHOR_END: weighted_values

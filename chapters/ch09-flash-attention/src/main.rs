@@ -1,0 +1,9 @@
+//! `cargo run -p ch09-flash-attention`: prints the chapter's steps as the PyTorch reference
+//! script prints them.
+
+fn main() -> std::process::ExitCode {
+    shared::cli::chapter_main(
+        ch09_flash_attention::narrative::narrative,
+        ch09_flash_attention::HINTS,
+    )
+}

@@ -1,0 +1,104 @@
+//! The online softmax: a softmax computed while the scores arrive in blocks, keeping two
+//! numbers per row instead of the whole row (Milakov and Gimelshein, 2018, "Online
+//! normalizer calculation for softmax").
+//!
+//! The stable softmax of chapter 3 needs the largest score `m` before it can compute any
+//! `exp(sᵢ - m)`, so it reads the row twice. The online version keeps a running maximum
+//! `m` and a running sum `l = Σ exp(sᵢ - m)` of the scores seen so far. When a block
+//! brings a larger maximum `m'`, every term already in `l` is too large by the factor
+//! `exp(m - m')`; multiplying `l` by that factor puts it right. The same factor fixes the
+//! weighted sum of values that attention accumulates next to `l` (see
+//! [`crate::kernel`]), so the weights never need to be stored.
+
+use crate::exp::exp;
+
+/// How many lanes the reductions run in: the maximum and the sum of a block are taken in 16
+/// independent partial results, which the compiler turns into one 16-lane vector.
+const LANES: usize = 16;
+
+/// The running state of one row of scores: the largest score so far and the sum of the
+/// exponentials of all scores so far, each relative to that largest score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OnlineSoftmax {
+    /// The largest score seen so far (`-∞` before the first block).
+    pub max: f32,
+    /// `Σ exp(s - max)` over every score seen so far.
+    pub sum: f32,
+}
+
+impl Default for OnlineSoftmax {
+    fn default() -> Self {
+        OnlineSoftmax::new()
+    }
+}
+
+impl OnlineSoftmax {
+    /// The state before any score: `max = -∞`, `sum = 0`.
+    pub const fn new() -> OnlineSoftmax {
+        OnlineSoftmax {
+            max: f32::NEG_INFINITY,
+            sum: 0.0,
+        }
+    }
+}
+
+/// The largest of `scores` (`-∞` for none), taken in [`LANES`] partial maxima.
+#[inline(always)]
+fn block_max(scores: &[f32]) -> f32 {
+    let mut lanes = [f32::NEG_INFINITY; LANES];
+    let chunks = scores.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (lane, &s) in lanes.iter_mut().zip(chunk) {
+            *lane = if s > *lane { s } else { *lane };
+        }
+    }
+    rest.iter()
+        .chain(&lanes)
+        .fold(f32::NEG_INFINITY, |m, &s| if s > m { s } else { m })
+}
+
+/// Replaces every score `s` by `exp(s - max)` and returns their sum, added in [`LANES`]
+/// partial sums.
+#[inline(always)]
+fn exp_and_sum(scores: &mut [f32], max: f32) -> f32 {
+    let mut lanes = [0.0f32; LANES];
+    let mut chunks = scores.chunks_exact_mut(LANES);
+    for chunk in &mut chunks {
+        for (lane, s) in lanes.iter_mut().zip(chunk) {
+            *s = exp(*s - max);
+            *lane += *s;
+        }
+    }
+    let mut sum = 0.0;
+    for s in chunks.into_remainder() {
+        *s = exp(*s - max);
+        sum += *s;
+    }
+    sum + lanes.iter().sum::<f32>()
+}
+
+impl OnlineSoftmax {
+    /// Takes the next block of one row's scores: updates the running maximum and sum,
+    /// replaces each score `s` by `exp(s - new max)` (the block's unnormalised weights), and
+    /// returns the factor `exp(old max - new max)` by which everything accumulated before
+    /// this block must be multiplied.
+    ///
+    /// Scores of `-∞` (masked keys) get weight 0. The first block must hold at least one
+    /// finite score, so that the maximum is finite from then on.
+    ///
+    /// # Shapes
+    /// `scores`: `[block]`, any length, overwritten with the weights.
+    // ANCHOR: online_update
+    #[inline(always)]
+    pub fn update(&mut self, scores: &mut [f32]) -> f32 {
+        let new_max = self.max.max(block_max(scores));
+        // exp(-∞ - new_max) = 0: the first block throws away the empty sum.
+        let rescale = exp(self.max - new_max);
+        let block_sum = exp_and_sum(scores, new_max);
+        self.sum = self.sum * rescale + block_sum;
+        self.max = new_max;
+        rescale
+    }
+    // ANCHOR_END: online_update
+}

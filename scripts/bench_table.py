@@ -1,0 +1,275 @@
+"""Turns the results of scripts/bench-vs-torch.sh into tables and a plot.
+
+    python scripts/bench_table.py --criterion target/criterion --torch T.json \
+        --memory M.jsonl --meta META.json --md OUT.md --svg OUT.svg
+
+Reads criterion's medians (target/criterion/GROUP/VARIANT/N/new/estimates.json), PyTorch's
+medians (scripts/bench_torch.py), the peak-memory measurements (one JSON object a line,
+from the peak_memory example) and a few facts about the machine. Writes a Markdown page
+fragment (the book's benchmark table) and an SVG plot of the causal core, prints the
+tables, and ends with the line
+
+    flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
+
+(the chapter's kernel through its Tensor API against torch's scaled_dot_product_attention
+with is_causal=True, both on one thread; below 1 means ours is faster). Only the standard
+library is used.
+"""
+import argparse
+import json
+import math
+import pathlib
+import sys
+
+HEADS, HEAD_DIM = 12, 64
+
+VARIANTS = {
+    "core_causal": [
+        ("ch05_masked_softmax", "ch05: matmul, masked softmax, matmul"),
+        ("ch07_sdpa", "ch07: scaled_dot_product_attention (materialised)"),
+        ("ch09_flash", "ch09: flash_attention (Tensor in and out)"),
+        ("ch09_flash_slices", "ch09: flash_attention_slices (the kernel alone)"),
+        ("torch_sdpa", "PyTorch: F.scaled_dot_product_attention(is_causal=True)"),
+        ("torch_matmul_softmax", "PyTorch: matmul, masked_fill, softmax, matmul"),
+    ],
+    "core_full": [
+        ("ch02_loops", "ch02: loops of dot products (unscaled)"),
+        ("ch04_matmul", "ch04: matmul, scaled softmax, matmul"),
+        ("ch09_flash", "ch09: flash_attention, no mask"),
+        ("torch_sdpa", "PyTorch: F.scaled_dot_product_attention"),
+        ("torch_matmul_softmax", "PyTorch: matmul, softmax, matmul"),
+    ],
+    "module": [
+        ("ch06_wrapper", "ch06: MultiHeadAttentionWrapper (12 heads in turn)"),
+        ("ch07_split", "ch07: MultiHeadAttention"),
+        ("ch09_flash", "ch09: ch07's module with the flash core"),
+        ("torch_sdpa", "PyTorch: the same module with F.scaled_dot_product_attention"),
+        ("torch_matmul_softmax", "PyTorch: the same module, matmul and softmax"),
+    ],
+    "threads": [
+        ("ch09_flash_1t", "ch09: flash_attention, 1 thread"),
+        ("ch09_flash_2t", "ch09: flash_attention, 2 threads"),
+        ("torch_sdpa_1t", "PyTorch: F.scaled_dot_product_attention, 1 thread"),
+        ("torch_sdpa_2t", "PyTorch: F.scaled_dot_product_attention, 2 threads"),
+    ],
+}
+
+TITLES = {
+    "core_causal": "Causal attention core: q, k, v of [1, 12, n, 64], one thread",
+    "core_full": "Attention core without the mask, one thread",
+    "module": "Causal multi-head module, d_model = 768 (projections included), one thread",
+    "threads": "The causal core on one and on two threads",
+}
+
+
+def load_criterion(root):
+    results = {}
+    for estimates in pathlib.Path(root).glob("*/*/*/new/estimates.json"):
+        group, variant, n = estimates.parts[-5:-2]
+        if group in VARIANTS and n.isdigit():
+            results[(group, variant, int(n))] = json.loads(estimates.read_text())["median"]["point_estimate"]
+    return results
+
+
+def load_torch(path):
+    if not path or not pathlib.Path(path).exists():
+        return {}, None
+    data = json.loads(pathlib.Path(path).read_text())
+    results = {}
+    for key, ns in data["results"].items():
+        group, variant, n = key.split("/")
+        results[(group, variant, int(n))] = ns
+    return results, data.get("torch")
+
+
+def fmt_time(ns):
+    if ns is None:
+        return "–"
+    ms = ns / 1e6
+    if ms >= 100:
+        return f"{ms:.0f} ms"
+    if ms >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
+
+
+def useful_gflops(group, n, ns):
+    full = 4 * HEADS * n * n * HEAD_DIM
+    flops = full if group == "core_full" else full / 2
+    return flops / ns
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+def fmt_ratio(r):
+    return "–" if r is None else f"{r:.2f}"
+
+
+def tables(results, ns):
+    """Markdown tables, one per group: median times, and useful GFLOP/s for the cores."""
+    lines = []
+    for group, variants in VARIANTS.items():
+        present = [(v, label) for v, label in variants if any((group, v, n) in results for n in ns)]
+        if not present:
+            continue
+        note = " (median time, useful GFLOP/s in brackets)" if group.startswith("core") else " (median time)"
+        lines += [f"**{TITLES[group]}**{note}", ""]
+        lines.append("| variant | " + " | ".join(f"n = {n}" for n in ns) + " |")
+        lines.append("|---|" + "---:|" * len(ns))
+        for v, label in present:
+            cells = []
+            for n in ns:
+                t = results.get((group, v, n))
+                cell = fmt_time(t)
+                if t is not None and group.startswith("core"):
+                    cell += f" ({useful_gflops(group, n, t):.0f})"
+                cells.append(cell)
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
+def targets(results, memory):
+    """The issue's targets: (what, measured, target)."""
+    get = lambda g, v, n: results.get((g, v, n))
+    rows = []
+    for n in (1024, 4096):
+        rows.append((f"flash ÷ PyTorch SDPA, causal, n = {n}",
+                     ratio(get("core_causal", "ch09_flash", n), get("core_causal", "torch_sdpa", n)),
+                     "≤ 1 (must), ≤ 0.67 (aim)"))
+        rows.append((f"(the kernel alone, slices) ÷ PyTorch SDPA, n = {n}",
+                     ratio(get("core_causal", "ch09_flash_slices", n), get("core_causal", "torch_sdpa", n)),
+                     "(for reference)"))
+    rows.append(("flash ÷ ch07's materialised core, n = 4096",
+                 ratio(get("core_causal", "ch09_flash", 4096), get("core_causal", "ch07_sdpa", 4096)), "≤ 0.4"))
+    rows.append(("flash causal ÷ flash without mask, n = 4096",
+                 ratio(get("core_causal", "ch09_flash", 4096), get("core_full", "ch09_flash", 4096)), "≤ 0.6"))
+    for m in memory:
+        if m.get("variant") == "flash" and m.get("batch") == 8 and m.get("n") == 4096:
+            rows.append((f"peak extra memory ÷ output, b = 8, n = 4096 ({m['extra_peak_mib']:.0f} MiB "
+                         f"for {m['output_mib']:.0f} MiB, {m['threads']} threads)", m["ratio"], "≤ 2"))
+    for n in (1024, 4096):
+        rows.append((f"one thread ÷ two threads (speed-up), n = {n}",
+                     ratio(get("threads", "ch09_flash_1t", n), get("threads", "ch09_flash_2t", n)),
+                     "≥ 1.6 on a quiet machine"))
+    return rows
+
+
+def memory_lines(memory):
+    if not memory:
+        return []
+    lines = ["**Peak extra resident memory of one causal call** (12 heads of 64)", "",
+             "| variant | batch | n | output | extra peak | ratio |", "|---|---:|---:|---:|---:|---:|"]
+    for m in memory:
+        lines.append(f"| {m['variant']} | {m['batch']} | {m['n']} | {m['output_mib']:.0f} MiB | "
+                     f"{m['extra_peak_mib']:.0f} MiB | {m['ratio']:.2f} |")
+    return lines + [""]
+
+
+def svg_plot(results, ns, path):
+    """Log-log plot of the causal core's time against n."""
+    series = [(v, label) for v, label in VARIANTS["core_causal"]
+              if any(("core_causal", v, n) in results for n in ns)]
+    points = {v: [(n, results[("core_causal", v, n)] / 1e6) for n in ns if ("core_causal", v, n) in results]
+              for v, _ in series}
+    values = [t for pts in points.values() for _, t in pts]
+    if not values:
+        return
+    width, height = 760, 470
+    left, right, top, bottom = 70, 300, 30, 60
+    y_lo = 10 ** math.floor(math.log10(min(values)))
+    y_hi = 10 ** math.ceil(math.log10(max(values)))
+    x_lo, x_hi = math.log2(min(ns)), math.log2(max(ns))
+    px = lambda n: left + (math.log2(n) - x_lo) / max(x_hi - x_lo, 1) * (width - left - right)
+    py = lambda t: top + (math.log10(y_hi) - math.log10(t)) / (math.log10(y_hi) - math.log10(y_lo)) * (height - top - bottom)
+    colours = ["#999999", "#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="18" font-size="14">Causal attention, [1, 12, n, 64], f32, one thread: median time</text>']
+    decade = y_lo
+    while decade <= y_hi * 1.0001:
+        y = py(decade)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#dddddd"/>')
+        label = f"{decade:g} ms"
+        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+        decade *= 10
+    for n in ns:
+        x = px(n)
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" stroke="#eeeeee"/>')
+        out.append(f'<text x="{x:.1f}" y="{height - bottom + 18}" text-anchor="middle">{n}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 20}" text-anchor="middle">'
+               f'sequence length n (log scale)</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+               f'fill="none" stroke="#444444"/>')
+    for i, (v, label) in enumerate(series):
+        colour = colours[i % len(colours)]
+        dash = ' stroke-dasharray="6 4"' if v.startswith("torch") else ""
+        pts = " ".join(f"{px(n):.1f},{py(t):.1f}" for n, t in points[v])
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        for n, t in points[v]:
+            out.append(f'<circle cx="{px(n):.1f}" cy="{py(t):.1f}" r="3" fill="{colour}"/>')
+        ly = top + 14 + 34 * i
+        out.append(f'<line x1="{width - right + 14}" y1="{ly}" x2="{width - right + 40}" y2="{ly}" '
+                   f'stroke="{colour}" stroke-width="2"{dash}/>')
+        name, _, rest = label.partition(": ")
+        out.append(f'<text x="{width - right + 46}" y="{ly + 4}">{name}:</text>')
+        out.append(f'<text x="{width - right + 46}" y="{ly + 18}" font-size="11">{escape(rest)}</text>')
+    out.append("</svg>")
+    pathlib.Path(path).write_text("\n".join(out) + "\n")
+
+
+def escape(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--criterion", default="target/criterion")
+    parser.add_argument("--torch")
+    parser.add_argument("--memory")
+    parser.add_argument("--meta")
+    parser.add_argument("--md")
+    parser.add_argument("--svg")
+    args = parser.parse_args()
+
+    results = load_criterion(args.criterion)
+    torch_results, torch_version = load_torch(args.torch)
+    results.update(torch_results)
+    memory = []
+    if args.memory and pathlib.Path(args.memory).exists():
+        memory = [json.loads(line) for line in pathlib.Path(args.memory).read_text().splitlines() if line.strip()]
+    meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
+    ns = sorted({n for (_, _, n) in results})
+    if not ns:
+        sys.exit("bench_table.py: no results (run scripts/bench-vs-torch.sh)")
+
+    head = ["<!-- ANCHOR: machine -->"]
+    if meta:
+        head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores, "
+                    f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, PyTorch {torch_version or '?'} "
+                    f"({meta.get('torch_cpu', '?')}); load average {meta.get('load_before', '?')} before, "
+                    f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
+    head += ["<!-- ANCHOR_END: machine -->", ""]
+    body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + memory_lines(memory)
+    body += ["<!-- ANCHOR_END: tables -->", "", "<!-- ANCHOR: targets -->"]
+    rows = targets(results, memory)
+    body += ["| ratio | measured | target |", "|---|---:|---|"]
+    body += [f"| {what} | {fmt_ratio(r)} | {target} |" for what, r, target in rows]
+    body += ["<!-- ANCHOR_END: targets -->", ""]
+    text = "\n".join(head + body)
+    if args.md:
+        pathlib.Path(args.md).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.md).write_text(text)
+    if args.svg:
+        pathlib.Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
+        svg_plot(results, ns, args.svg)
+    print("\n".join(line for line in text.splitlines() if "ANCHOR" not in line))
+    get = lambda n: ratio(results.get(("core_causal", "ch09_flash", n)), results.get(("core_causal", "torch_sdpa", n)))
+    print(f"flash/sdpa time ratio: n=1024 {fmt_ratio(get(1024))}, n=4096 {fmt_ratio(get(4096))}")
+
+
+if __name__ == "__main__":
+    main()
