@@ -177,8 +177,8 @@ def svg_plot(results, ns, path):
     values = [t for pts in points.values() for _, t in pts]
     if not values:
         return
-    width, height = 760, 470
-    left, right, top, bottom = 70, 300, 30, 60
+    width, height = 820, 470
+    left, right, top, bottom = 70, 340, 30, 60
     y_lo = 10 ** math.floor(math.log10(min(values)))
     y_hi = 10 ** math.ceil(math.log10(max(values)))
     x_lo, x_hi = math.log2(min(ns)), math.log2(max(ns))

@@ -1,6 +1,6 @@
-//! Tuning helper: times the kernel in thread CPU time (which stays meaningful while other
+//! Tuning helper: times the kernel (on slices) in thread CPU time (which stays meaningful while other
 //! processes load the machine): `cargo run --release --example quick -- N [avx2|portable] [full]`.
-use ch09_flash_attention::kernel::{Isa, flash_attention_with};
+use ch09_flash_attention::kernel::{AttentionShape, Isa, flash_attention_slices};
 use shared::{manual_seed, randn};
 
 /// CPU time of this thread, in nanoseconds.
@@ -31,11 +31,19 @@ fn main() {
         .num_threads(1)
         .build()
         .expect("a pool");
+    let (q, k, v) = (q.to_vec(), k.to_vec(), v.to_vec());
+    let shape = AttentionShape {
+        heads: 12,
+        queries: n,
+        keys: n,
+        d: 64,
+        d_v: 64,
+    };
     let best = pool.install(|| {
         (0..3)
             .map(|_| {
                 let t = cpu_ns();
-                std::hint::black_box(flash_attention_with(isa, &q, &k, &v, causal));
+                std::hint::black_box(flash_attention_slices(isa, &q, &k, &v, shape, causal));
                 cpu_ns() - t
             })
             .min()

@@ -3,26 +3,26 @@
 //!
 //! The algorithm is [`crate::tiled`]'s; what changes is where the numbers live. One task
 //! takes [`BLOCK_Q`] queries of one head and walks over the keys in blocks of
-//! [`BLOCK_K`]. For each group of `R` query rows it
+//! [`BLOCK_K`]. For each group of `R` query rows (4 with AVX-512) it
 //!
-//! 1. computes the `R × BLOCK_K` scores `q·kᵀ` in registers ([`scores_tile`]), the keys
-//!    stored transposed so that one vector holds 16 keys' values of one feature;
-//! 2. masks them, only on the tiles the diagonal crosses ([`mask_tile`]);
-//! 3. turns them into weights with [`OnlineSoftmax::update`], which also says how much to
-//!    shrink what the rows accumulated so far;
+//! 1. computes the `R × BLOCK_K` scores `q·kᵀ` in vector registers (`scores_tile`), the
+//!    keys stored transposed so that one vector holds one feature of 16 keys;
+//! 2. masks them, only on the tiles the diagonal crosses ([`Simd::hide_from`]);
+//! 3. turns each row into weights with the online softmax (`online_update`, the vector
+//!    twin of [`OnlineSoftmax::update`](crate::online::OnlineSoftmax::update)), which also
+//!    says how much to shrink what the row accumulated so far;
 //! 4. shrinks the `R` output rows by that factor and adds `weights · v`
-//!    ([`weighted_values`]).
+//!    (`weighted_values`).
 //!
-//! So per task the extra memory is one output block and one score tile, and per head one
+//! So per task the extra memory is one block of output rows and one tile, and per head one
 //! copy of its queries, keys and values (a [`Tensor`] does not lend out its buffer):
 //! `O(n·d)`, never `O(n²)`.
 //!
-//! The loops are plain Rust over fixed-size arrays, without branches in the inner loops,
-//! so that LLVM vectorises them. A Rust binary is built for the baseline x86-64 CPU
-//! (SSE2, 4 lanes), though, so the same code is also compiled with AVX-512 (16 lanes) and
-//! with AVX2 (8 lanes) by `#[target_feature]`, and [`Isa::detect`] picks the best one the
-//! CPU has at run time. Those two versions also fuse each multiply-add into one
-//! instruction (`f32::mul_add`), which the baseline CPU does not have.
+//! The vector operations go through [`Simd`] (see [`crate::simd`] for why they are named
+//! rather than left to the auto-vectoriser): the kernel is compiled once for AVX-512, once
+//! for AVX2 with FMA (both by `#[target_feature]`) and once portable, and [`Isa::detect`]
+//! picks the best one this CPU has at run time. A Rust binary is otherwise built for the
+//! baseline x86-64 CPU (SSE2, 4 lanes, no fused multiply-add).
 
 use rayon::prelude::*;
 use shared::Tensor;
