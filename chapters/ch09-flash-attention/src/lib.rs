@@ -14,6 +14,7 @@
 //! - [`blocks`]: which tiles a block of queries visits, and which the causal mask skips;
 //! - [`tiled`]: the algorithm in tensor operations, digit for digit like PyTorch;
 //! - [`exp`]: an `exp` the compiler can vectorise;
+//! - [`simd`]: the vector operations the kernel needs, for AVX-512, AVX2 and any CPU;
 //! - [`kernel`]: the fast version, parallel over batch × heads × query blocks;
 //! - [`core`]: the kernel as a drop-in core of chapter 7's `MultiHeadAttention`.
 //!
