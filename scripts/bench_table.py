@@ -1,11 +1,11 @@
 """Turns the results of scripts/bench-vs-torch.sh into tables and a plot.
 
-    python scripts/bench_table.py --criterion target/criterion --torch T.json \
+    python3 scripts/bench_table.py --criterion target/tch/criterion \
         --memory M.jsonl --meta META.json --md OUT.md --svg OUT.svg
 
-Reads criterion's medians (target/criterion/GROUP/VARIANT/N/new/estimates.json), PyTorch's
-medians (scripts/bench_torch.py), the peak-memory measurements (one JSON object a line,
-from the peak_memory example) and a few facts about the machine. Writes a Markdown page
+Reads criterion's medians (CRITERION/GROUP/VARIANT/N/new/estimates.json: the chapters'
+variants and, from the bench's `tch` feature, PyTorch's), the peak-memory measurements (one
+JSON object a line, from the peak_memory example) and a few facts about the machine. Writes a Markdown page
 fragment (the book's benchmark table) and an SVG plot of the causal core, prints the
 tables, and ends with the line
 
@@ -69,17 +69,6 @@ def load_criterion(root):
         if group in VARIANTS and n.isdigit():
             results[(group, variant, int(n))] = json.loads(estimates.read_text())["median"]["point_estimate"]
     return results
-
-
-def load_torch(path):
-    if not path or not pathlib.Path(path).exists():
-        return {}, None
-    data = json.loads(pathlib.Path(path).read_text())
-    results = {}
-    for key, ns in data["results"].items():
-        group, variant, n = key.split("/")
-        results[(group, variant, int(n))] = ns
-    return results, data.get("torch")
 
 
 def fmt_time(ns):
@@ -228,7 +217,6 @@ def escape(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--criterion", default="target/criterion")
-    parser.add_argument("--torch")
     parser.add_argument("--memory")
     parser.add_argument("--meta")
     parser.add_argument("--md")
@@ -236,10 +224,6 @@ def main():
     args = parser.parse_args()
 
     results = load_criterion(args.criterion)
-    torch_results, torch_version = load_torch(args.torch)
-    # Timings of libtorch inside the criterion run (a future `tch` group) win over Python's.
-    for key, ns in torch_results.items():
-        results.setdefault(key, ns)
     memory = []
     if args.memory and pathlib.Path(args.memory).exists():
         memory = [json.loads(line) for line in pathlib.Path(args.memory).read_text().splitlines() if line.strip()]
@@ -251,8 +235,7 @@ def main():
     head = ["<!-- ANCHOR: machine -->"]
     if meta:
         head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores, "
-                    f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, PyTorch {torch_version or '?'} "
-                    f"({meta.get('torch_cpu', '?')}); load average {meta.get('load_before', '?')} before, "
+                    f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, {meta.get('torch', '?')}; load average {meta.get('load_before', '?')} before, "
                     f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
     head += ["<!-- ANCHOR_END: machine -->", ""]
     body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + memory_lines(memory)

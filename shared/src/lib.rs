@@ -40,4 +40,8 @@ pub use narrative::{Narrative, Step};
 pub use ops::einsum::{einsum, f_einsum};
 pub use ops::join::{cat, f_cat, f_stack, stack};
 pub use rng::manual_seed;
+/// The `tch` crate the libtorch back-end is built on, for code that calls libtorch itself
+/// (chapter 9's benchmarks time PyTorch's own kernels through it), at the same version.
+#[cfg(feature = "tch")]
+pub use tch;
 pub use tensor::{Element, Tensor};

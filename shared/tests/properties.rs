@@ -121,11 +121,17 @@ proptest! {
         let t = rand(&[d0, d1, d2]);
         let v = t.to_vec();
         let at = |i: usize, j: usize, k: usize| v[i * d1 * d2 + j * d2 + k];
+        // A row-major tensor lends its values in that order; element by element they agree.
+        prop_assert_eq!(t.as_slice(), Some(&v[..]));
+        for i in 0..d0 { for j in 0..d1 { for k in 0..d2 {
+            prop_assert_eq!(t.get(i as i64).get(j as i64).get(k as i64).item(), at(i, j, k));
+        } } }
         // permute(2, 0, 1): element [k, i, j] of the view is element [i, j, k] of t.
         let p = t.permute(&[2, 0, 1]);
         let mut copy = Vec::new();
         for k in 0..d2 { for i in 0..d0 { for j in 0..d1 { copy.push(at(i, j, k)); } } }
         prop_assert_eq!(p.to_vec(), copy.clone());
+        prop_assert_eq!(p.as_slice().is_some(), p.is_contiguous());
         prop_assert_eq!(p.contiguous().to_vec(), copy);
         // transpose(0, 1) and a slice of it.
         let tr = t.transpose(0, 1);

@@ -15,8 +15,8 @@
 //!    (`weighted_values`).
 //!
 //! So per task the extra memory is one block of output rows and one tile, and per head one
-//! copy of its queries, keys and values (a [`Tensor`] does not lend out its buffer):
-//! `O(n·d)`, never `O(n²)`.
+//! copy of its queries, keys and values in the layouts the kernel reads (keys transposed,
+//! values padded): `O(n·d)`, never `O(n²)`.
 //!
 //! The vector operations go through [`Simd`] (see [`crate::simd`] for why they are named
 //! rather than left to the auto-vectoriser): the kernel is compiled once for AVX-512, once
@@ -30,7 +30,7 @@ use shared::Tensor;
 use crate::blocks::{key_block_count, tile_needs_mask};
 #[cfg(target_arch = "x86_64")]
 use crate::simd::{Avx2, Avx512};
-use crate::simd::{Portable, Simd, exp_scalar};
+use crate::simd::{Portable, Simd, exp_flushed_scalar};
 
 /// Queries per task: one task computes the output rows of this many queries of one head.
 pub const BLOCK_Q: usize = 64;
@@ -140,24 +140,33 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
         d,
         d_v,
     };
-    let as_heads =
-        |t: &Tensor, rows: usize, cols: usize| t.reshape(&[heads as i64, rows as i64, cols as i64]);
-    let (q, k, v) = (
-        as_heads(q, queries, d),
-        as_heads(k, keys, d),
-        as_heads(v, keys, d_v),
-    );
-    // A tensor does not lend out its buffer: each head is copied out on its own, by the
-    // thread that computes it, so the copies take O(n·d) memory per thread.
-    let out = run(kernel, shape, causal, |h| {
-        let h = h as i64;
-        HeadInputs::new(
-            &q.get(h).to_vec(),
-            &k.get(h).to_vec(),
-            &v.get(h).to_vec(),
-            shape,
-        )
-    });
+    let out = match (q.as_slice(), k.as_slice(), v.as_slice()) {
+        // Row-major tensors lend their buffers: each head is a stretch of them.
+        (Some(q), Some(k), Some(v)) => run(kernel, shape, causal, |h| {
+            HeadInputs::of_head(h, q, k, v, shape)
+        }),
+        // Other views (heads split out of a projection are a transpose) are copied, one
+        // head at a time by the thread that computes it: O(n·d) memory per thread.
+        _ => {
+            let as_heads = |t: &Tensor, rows: usize, cols: usize| {
+                t.reshape(&[heads as i64, rows as i64, cols as i64])
+            };
+            let (q, k, v) = (
+                as_heads(q, queries, d),
+                as_heads(k, keys, d),
+                as_heads(v, keys, d_v),
+            );
+            run(kernel, shape, causal, |h| {
+                let h = h as i64;
+                HeadInputs::new(
+                    &q.get(h).to_vec(),
+                    &k.get(h).to_vec(),
+                    &v.get(h).to_vec(),
+                    shape,
+                )
+            })
+        }
+    };
     Tensor::from_vec(out, &out_shape)
 }
 
@@ -219,12 +228,7 @@ pub fn flash_attention_slices(
         "flash_attention_slices: d and keys must be positive, got {shape:?}"
     );
     run(kernel, shape, causal, |h| {
-        HeadInputs::new(
-            &q[h * queries * d..][..queries * d],
-            &k[h * keys * d..][..keys * d],
-            &v[h * keys * d_v..][..keys * d_v],
-            shape,
-        )
+        HeadInputs::of_head(h, q, k, v, shape)
     })
 }
 
@@ -277,6 +281,27 @@ struct HeadInputs {
 }
 
 impl HeadInputs {
+    /// Copies head `h` of row-major buffers into the kernel's layouts.
+    ///
+    /// # Shapes
+    /// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`,
+    /// sizes from `shape`.
+    fn of_head(h: usize, q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) -> HeadInputs {
+        let AttentionShape {
+            queries,
+            keys,
+            d,
+            d_v,
+            ..
+        } = shape;
+        HeadInputs::new(
+            &q[h * queries * d..][..queries * d],
+            &k[h * keys * d..][..keys * d],
+            &v[h * keys * d_v..][..keys * d_v],
+            shape,
+        )
+    }
+
     /// Copies one head into the kernel's layouts.
     ///
     /// # Shapes
@@ -406,17 +431,7 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
     let q_start = qb * BLOCK_Q;
     let rows = BLOCK_Q.min(head.queries - q_start);
     let groups = rows.div_ceil(R);
-    // The block's queries in groups of R rows, feature by feature: [groups, d, R].
-    let mut q_packed = vec![0.0f32; groups * d * R];
-    for (i, query) in head.q[q_start * d..][..rows * d]
-        .chunks_exact(d)
-        .enumerate()
-    {
-        let group = &mut q_packed[(i / R) * d * R..][..d * R];
-        for (c, &x) in query.iter().enumerate() {
-            group[c * R + i % R] = x;
-        }
-    }
+    let q_rows = &head.q[q_start * d..][..rows * d];
     let mut acc = vec![0.0f32; groups * R * d_v_pad]; // the output rows, unnormalised
     let mut state = vec![
         RowState {
@@ -433,7 +448,13 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
         let masked =
             tile_needs_mask(q_start, k_start + BLOCK_K, causal) || k_start + BLOCK_K > head.keys;
         for g in 0..groups {
-            let scores = scores_tile::<S, R, KV>(simd, &q_packed[g * d * R..][..d * R], kt);
+            // The group's R queries; a last group short of R rows repeats its last query
+            // (the extra rows are computed and never written out).
+            let queries: [&[f32]; R] = std::array::from_fn(|r| {
+                let row = (g * R + r).min(rows - 1);
+                &q_rows[row * d..][..d]
+            });
+            let scores = scores_tile::<S, R, KV>(simd, queries, kt);
             let mut rescale = [0.0f32; R];
             for r in 0..R {
                 let mut row = scores[r];
@@ -471,22 +492,25 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
 /// `KV` vectors, loaded once for all `R` rows).
 ///
 /// # Shapes
-/// `q`: `[d, R]` (packed), `kt`: `[d, BLOCK_K]`. Returns `R` rows of `KV` vectors.
+/// `q`: `R` rows of `[d]`, `kt`: `[d, BLOCK_K]`. Returns `R` rows of `KV` vectors.
 // ANCHOR: scores_tile
 #[inline(always)]
 fn scores_tile<S: Simd, const R: usize, const KV: usize>(
     simd: S,
-    q: &[f32],
+    q: [&[f32]; R],
     kt: &[f32],
 ) -> [[S::V; KV]; R] {
+    let d = kt.len() / BLOCK_K;
+    // Equal lengths up front let the compiler drop the bounds checks inside the loop.
+    let q = q.map(|row| &row[..d]);
     let mut sums = [[simd.splat(0.0); KV]; R];
-    for (k_row, q_c) in kt.chunks_exact(BLOCK_K).zip(q.chunks_exact(R)) {
+    for (c, k_row) in kt.chunks_exact(BLOCK_K).enumerate() {
         let mut k = [simd.splat(0.0); KV];
         for (i, k) in k.iter_mut().enumerate() {
             *k = simd.load(&k_row[i * S::LANES..]);
         }
-        for (sum, &q_rc) in sums.iter_mut().zip(q_c) {
-            let q_rc = simd.splat(q_rc);
+        for (sum, q_r) in sums.iter_mut().zip(q) {
+            let q_rc = simd.splat(q_r[c]);
             for (s, &k) in sum.iter_mut().zip(&k) {
                 *s = simd.mul_add(q_rc, k, *s);
             }
@@ -518,14 +542,14 @@ fn online_update<S: Simd, const KV: usize>(
     // Once the first blocks have been seen the maximum seldom grows; then the factor is
     // exp(0) = 1 and needs no computing.
     let (new_max, rescale) = if block_max > state.max {
-        (block_max, exp_scalar(state.max - block_max))
+        (block_max, exp_flushed_scalar(state.max - block_max))
     } else {
         (state.max, 1.0)
     };
     let new_max_v = simd.splat(new_max);
     let mut sum = simd.splat(0.0);
     for (i, &s) in scores.iter().enumerate() {
-        let w = simd.exp(simd.sub(s, new_max_v));
+        let w = simd.exp_flushed(simd.sub(s, new_max_v));
         sum = simd.add(sum, w);
         simd.store(w, &mut weights[i * S::LANES..]);
     }

@@ -9,7 +9,7 @@ use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch09_flash_attention::blocks::{key_block_count, tile_needs_mask};
 use ch09_flash_attention::core::{AttentionCore, Flash, Materialised, forward_with_core};
 use ch09_flash_attention::kernel::{BLOCK_K, BLOCK_Q, Isa, flash_attention, flash_attention_with};
-use ch09_flash_attention::simd::{Portable, Simd, exp_scalar};
+use ch09_flash_attention::simd::{FLUSH_BELOW, Portable, Simd, exp_flushed_scalar, exp_scalar};
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, ones, rand, randn};
 
@@ -268,6 +268,69 @@ fn vector_exp_matches_the_scalar_exp() {
                 s.store(s.exp(s.load(c)), &mut out);
                 out.to_vec()
             });
+        }
+    }
+}
+
+#[test]
+fn flushed_exp_is_exp_or_zero_and_never_subnormal() {
+    let xs: Vec<f32> = (0..16_000)
+        .map(|i| -100.0 + 20.0 * i as f32 / 16_000.0)
+        .chain([
+            f32::NEG_INFINITY,
+            FLUSH_BELOW,
+            -87.000_01,
+            -0.0,
+            0.0,
+            1.0,
+            88.0,
+        ])
+        .chain([f32::NAN; 9])
+        .collect();
+    // Each lane: 0 below the limit, the same lane's `exp` from it on; never a subnormal.
+    let check =
+        |lanes: usize, flushed: &dyn Fn(&[f32]) -> Vec<f32>, exp: &dyn Fn(&[f32]) -> Vec<f32>| {
+            for chunk in xs.chunks_exact(lanes) {
+                for ((&x, &y), &e) in chunk.iter().zip(&flushed(chunk)).zip(&exp(chunk)) {
+                    if x.is_nan() {
+                        assert!(y.is_nan(), "exp_flushed(NaN) = {y}");
+                    } else if x < FLUSH_BELOW {
+                        assert_eq!(y.to_bits(), 0, "exp_flushed({x})");
+                    } else {
+                        assert_eq!(y.to_bits(), e.to_bits(), "exp_flushed({x})");
+                        assert!(
+                            y >= f32::MIN_POSITIVE,
+                            "exp_flushed({x}) = {y} is subnormal"
+                        );
+                    }
+                }
+            }
+        };
+    check(
+        4,
+        &|c| c.iter().map(|&x| exp_flushed_scalar(x)).collect(),
+        &|c| c.iter().map(|&x| exp_scalar(x)).collect(),
+    );
+    fn lanes<S: Simd>(s: S, f: impl Fn(S, S::V) -> S::V) -> impl Fn(&[f32]) -> Vec<f32> {
+        move |c| {
+            let mut out = vec![0.0; S::LANES];
+            s.store(f(s, s.load(c)), &mut out);
+            out
+        }
+    }
+    check(
+        4,
+        &lanes(Portable, Portable::exp_flushed),
+        &lanes(Portable, Portable::exp),
+    );
+    #[cfg(target_arch = "x86_64")]
+    {
+        use ch09_flash_attention::simd::{Avx2, Avx512};
+        if let Some(s) = Avx512::detect() {
+            check(16, &lanes(s, Avx512::exp_flushed), &lanes(s, Avx512::exp));
+        }
+        if let Some(s) = Avx2::detect() {
+            check(8, &lanes(s, Avx2::exp_flushed), &lanes(s, Avx2::exp));
         }
     }
 }

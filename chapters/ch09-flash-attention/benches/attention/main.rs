@@ -10,16 +10,14 @@
 //!   chapter 7's `MultiHeadAttention`, the same with the flash core;
 //! - `threads`: the kernel on one and on two threads.
 //!
+//! With the feature `tch` (libtorch 2.13.0, see `scripts/libtorch-env.sh`), the same
+//! groups also time PyTorch's own kernels in the same run (`torch.rs`): `torch_sdpa`
+//! (`F.scaled_dot_product_attention`) and `torch_matmul_softmax` (the plain path) in
+//! `core_causal`, `core_full` and `module`, and `torch_sdpa_1t`/`_2t` in `threads`.
+//!
 //! `cargo bench -p ch09-flash-attention --bench attention -- core_causal` runs one group;
 //! `CH09_BENCH_NS="1024 4096"` picks the lengths (default 128 512 1024 2048 4096).
-//! `scripts/bench-vs-torch.sh` runs this and then PyTorch's side (from Python, with the
-//! same shapes and the same statistic, the median), and prints the comparison.
-//!
-//! Where the `tch` back-end goes: a `tch` feature of this crate forwarding to `shared/tch`
-//! would add, in `core_causal` and `core_full`, the variants `torch_sdpa`
-//! (`Tensor::scaled_dot_product_attention(.., is_causal)`) and `torch_matmul_softmax` (the
-//! plain matmul, mask and softmax), under the same group and parameter names, so that the
-//! table script picks them up instead of the Python timings.
+//! `scripts/bench-vs-torch.sh` runs it all with `tch` and prints the comparison.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -38,7 +36,10 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
-use shared::{Tensor, manual_seed, ones, randn, stack};
+use shared::{Device, Tensor, manual_seed, ones, randn, set_device, stack};
+
+#[cfg(feature = "tch")]
+mod torch;
 
 const HEADS: usize = 12;
 const HEAD_DIM: usize = 64;
@@ -65,12 +66,19 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// Few samples of flat size: one iteration of the slow variants takes seconds at n = 4096.
+/// Each variant is measured for `CH09_BENCH_SECONDS` (default 3) after a sixth of that
+/// of warm-up. Also puts the chapters' variants on our own CPU code, whatever
+/// `SHARED_DEVICE` says.
 fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
+    set_device(Device::Cpu);
+    let seconds: f64 = std::env::var("CH09_BENCH_SECONDS")
+        .ok()
+        .map_or(3.0, |s| s.parse().expect("CH09_BENCH_SECONDS: seconds"));
     group
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+        .warm_up_time(Duration::from_secs_f64(seconds / 6.0))
+        .measurement_time(Duration::from_secs_f64(seconds));
 }
 
 /// `q`, `k`, `v` of shape `[1, 12, n, 64]`, the same numbers for every variant.
@@ -140,6 +148,8 @@ fn core_causal(c: &mut Criterion) {
                 })
             })
         });
+        #[cfg(feature = "tch")]
+        torch::cores(&mut group, n, (&q, &k, &v), true);
     }
     group.finish();
 }
@@ -175,6 +185,8 @@ fn core_full(c: &mut Criterion) {
         bench_one(&mut group, "ch09_flash", n, &one, || {
             flash_attention(&q, &k, &v, false)
         });
+        #[cfg(feature = "tch")]
+        torch::cores(&mut group, n, (&q, &k, &v), false);
     }
     group.finish();
 }
@@ -194,6 +206,8 @@ fn module(c: &mut Criterion) {
         bench_one(&mut group, "ch09_flash", n, &one, || {
             forward_with_core(&mha, &x, &Flash)
         });
+        #[cfg(feature = "tch")]
+        torch::module(&mut group, n, &mha, &x);
     }
     group.finish();
 }
@@ -210,6 +224,8 @@ fn threads(c: &mut Criterion) {
                 pool.install(|| b.iter(|| black_box(flash_attention(&q, &k, &v, true))))
             });
         }
+        #[cfg(feature = "tch")]
+        torch::threads(&mut group, n, (&q, &k, &v));
     }
     group.finish();
 }
