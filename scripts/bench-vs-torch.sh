@@ -3,7 +3,9 @@
 # attention variants, the flash kernel and, through the `tch` feature in the same groups
 # and the same process, libtorch 2.13.0's F.scaled_dot_product_attention and its plain
 # matmul/mask/softmax path (chapters/ch09-flash-attention/benches/attention/); the
-# peak_memory example measures resident memory; scripts/bench_table.py prints the tables,
+# paired example times the kernel and SDPA in turns, call by call (a ratio that a slow spell
+# of a shared machine cannot tilt); the peak_memory example measures resident memory;
+# scripts/bench_table.py prints the tables,
 # writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg}) and ends
 # with the line
 #   flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
@@ -41,13 +43,18 @@ rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads}
 
 echo "==> building the bench and the peak-memory example with tch" >&2
 cargo bench -q -p ch09-flash-attention --features tch --bench attention --no-run
-cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory
+cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory --example paired
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "==> criterion: $groups at n = $ns" >&2
 filter="^($(echo "$groups" | tr ' ' '|'))/"
 CH09_BENCH_NS="$ns" cargo bench -q -p ch09-flash-attention --features tch --bench attention \
   -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
+
+echo "==> flash and SDPA timed in turns, call by call (the paired example)" >&2
+# shellcheck disable=SC2086 # the lengths are its arguments
+"$CARGO_TARGET_DIR"/release/examples/paired $ns > "$out/paired.jsonl"
+cat "$out/paired.jsonl" >&2
 
 echo "==> peak memory (flash at b = 8 and b = 1, materialised at b = 1)" >&2
 memory_runs=("flash 8 4096" "flash 1 4096" "materialised 1 4096")
@@ -81,5 +88,5 @@ json.dump({
 PY
 
 python3 scripts/bench_table.py --criterion "$CARGO_TARGET_DIR/criterion" \
-  --memory "$out/memory.jsonl" --meta "$out/meta.json" \
+  --memory "$out/memory.jsonl" --paired "$out/paired.jsonl" --meta "$out/meta.json" \
   --md "$page/ch09-flash-attention.md" --svg "$page/ch09-flash-attention.svg"

@@ -3,7 +3,7 @@
 //!
 //! The algorithm is [`crate::tiled`]'s; what changes is where the numbers live. One task
 //! takes [`BLOCK_Q`] queries of one head and walks over the keys in blocks of
-//! [`BLOCK_K`]. For each group of `R` query rows (4 with AVX-512) it
+//! [`BLOCK_K`]. For each group of `R` query rows (6 with AVX-512) it
 //!
 //! 1. computes the `R × BLOCK_K` scores `q·kᵀ` in vector registers (`scores_tile`), the
 //!    keys stored transposed so that one vector holds one feature of 16 keys;
@@ -33,7 +33,7 @@ use crate::simd::{Avx2, Avx512};
 use crate::simd::{Portable, Simd, exp_flushed_scalar};
 
 /// Queries per task: one task computes the output rows of this many queries of one head.
-pub const BLOCK_Q: usize = 64;
+pub const BLOCK_Q: usize = 48;
 /// Keys per tile: the scores of a tile row fill 4 AVX-512 registers.
 pub const BLOCK_K: usize = 64;
 /// The values' rows are padded to a multiple of this many floats, the widest vector.
@@ -42,7 +42,7 @@ const PAD: usize = 16;
 /// Which vector instructions the kernel is compiled with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Isa {
-    /// x86-64 with AVX-512F and FMA: 16 lanes, fused multiply-add, 4 rows per group.
+    /// x86-64 with AVX-512F and FMA: 16 lanes, fused multiply-add, 6 rows per group.
     Avx512,
     /// x86-64 with AVX2 and FMA: 8 lanes, fused multiply-add, 2 rows per group.
     Avx2,
@@ -388,12 +388,15 @@ impl Kernel {
     }
 }
 
-/// [`query_block_generic`] compiled for AVX-512: 32 registers of 16 floats, so four
-/// query rows × 64 keys of scores (16 registers) are summed at once.
+/// [`query_block_generic`] compiled for AVX-512: 32 registers of 16 floats, so six
+/// query rows × 64 keys of scores (24 registers, with 4 for the keys and 1 for a query's
+/// feature) are summed at once. Six rows rather than four load each key's feature for
+/// half again as many multiply-adds, which measured 5–7 % faster; a block of 48 queries
+/// is eight groups of six.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
 fn query_block_avx512(simd: Avx512, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
-    query_block_generic::<_, 4, { BLOCK_K / 16 }, 4>(simd, head, qb, causal, out)
+    query_block_generic::<_, 6, { BLOCK_K / 16 }, 4>(simd, head, qb, causal, out)
 }
 
 /// [`query_block_generic`] compiled for AVX2: 16 registers of 8 floats, one query row ×
