@@ -9,7 +9,8 @@
 # writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg}) and ends
 # with the line
 #   flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
-# (below 1: the Rust kernel is faster). Everything runs on one thread except the `threads`
+# (below 1: the Rust kernel is faster; from the rounds in turns, see bench_table.py).
+# Everything runs on one thread except the `threads`
 # group and the memory measurement.
 #
 #   bash scripts/bench-vs-torch.sh                      # everything (about 20 minutes)
