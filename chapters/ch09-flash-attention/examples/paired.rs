@@ -1,14 +1,15 @@
 //! The flash kernel and libtorch's `scaled_dot_product_attention(is_causal=True)` timed in
 //! turns, call by call, on one thread (feature `tch`): the time ratio of the two measured
-//! so that a slow spell of a shared machine hits both sides alike.
+//! so that a slow spell of a shared machine hits both sides alike. The kernel without the
+//! mask takes its turn too, for the ratio of causal to full attention.
 //!
 //! ```text
 //! cargo run --release -p ch09-flash-attention --features tch --example paired -- 1024 4096
 //! ```
 //!
-//! Each round times one call of each, in alternating order, and takes their ratio; prints
-//! one JSON object per length with the medians over the rounds (`CH09_PAIRED_ROUNDS`,
-//! default 15). `scripts/bench-vs-torch.sh` runs it after criterion.
+//! Each round times one call of each, in one order or the reverse, and takes their ratios;
+//! prints one JSON object per length with the medians over the rounds
+//! (`CH09_PAIRED_ROUNDS`, default 15). `scripts/bench-vs-torch.sh` runs it after criterion.
 
 use std::time::Instant;
 
@@ -59,6 +60,7 @@ fn main() {
             to_tch(&v, Device::Cpu),
         );
         let flash = || one.install(|| flash_attention(&q, &k, &v, true));
+        let flash_full = || one.install(|| flash_attention(&q, &k, &v, false));
         let sdpa = || {
             tch::Tensor::scaled_dot_product_attention(
                 &tq,
@@ -74,27 +76,33 @@ fn main() {
         // Warm-up: first calls fault pages in and fill caches.
         seconds(flash);
         seconds(sdpa);
-        let (mut ours, mut theirs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        for round in 0..rounds {
-            let (a, b) = if round % 2 == 0 {
-                let a = seconds(flash);
-                (a, seconds(sdpa))
-            } else {
-                let b = seconds(sdpa);
-                (seconds(flash), b)
-            };
-            ours.push(a);
-            theirs.push(b);
-            ratios.push(a / b);
-        }
-        let fastest = |xs: &[f64]| xs.iter().copied().fold(f64::INFINITY, f64::min);
+        seconds(flash_full);
+        // Per round: [causal flash, SDPA, full flash] in seconds, in one order or the reverse.
+        let times: Vec<[f64; 3]> = (0..rounds)
+            .map(|round| {
+                if round % 2 == 0 {
+                    let a = seconds(flash);
+                    let b = seconds(sdpa);
+                    [a, b, seconds(flash_full)]
+                } else {
+                    let c = seconds(flash_full);
+                    let b = seconds(sdpa);
+                    [seconds(flash), b, c]
+                }
+            })
+            .collect();
+        let column = |i: usize| times.iter().map(|t| t[i]).collect::<Vec<f64>>();
+        let ratio = |i: usize, j: usize| median(times.iter().map(|t| t[i] / t[j]).collect());
+        let fastest = |i: usize| column(i).into_iter().fold(f64::INFINITY, f64::min);
         println!(
-            "{{\"n\": {n}, \"rounds\": {rounds}, \"flash_ms\": {:.3}, \"sdpa_ms\": {:.3}, \"ratio\": {:.3}, \"fastest_flash_ms\": {:.3}, \"fastest_sdpa_ms\": {:.3}}}",
-            median(ours.clone()) * 1e3,
-            median(theirs.clone()) * 1e3,
-            median(ratios),
-            fastest(&ours) * 1e3,
-            fastest(&theirs) * 1e3
+            "{{\"n\": {n}, \"rounds\": {rounds}, \"flash_ms\": {:.3}, \"sdpa_ms\": {:.3}, \"ratio\": {:.3}, \"fastest_flash_ms\": {:.3}, \"fastest_sdpa_ms\": {:.3}, \"full_ms\": {:.3}, \"causal_over_full\": {:.3}}}",
+            median(column(0)) * 1e3,
+            median(column(1)) * 1e3,
+            ratio(0, 1),
+            fastest(0) * 1e3,
+            fastest(1) * 1e3,
+            median(column(2)) * 1e3,
+            ratio(0, 2)
         );
     }
 }
