@@ -140,33 +140,18 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
         d,
         d_v,
     };
-    let out = match (q.as_slice(), k.as_slice(), v.as_slice()) {
-        // Row-major tensors lend their buffers: each head is a stretch of them.
-        (Some(q), Some(k), Some(v)) => run(kernel, shape, causal, |h| {
-            HeadInputs::of_head(h, q, k, v, shape)
-        }),
-        // Other views (heads split out of a projection are a transpose) are copied, one
-        // head at a time by the thread that computes it: O(n·d) memory per thread.
-        _ => {
-            let as_heads = |t: &Tensor, rows: usize, cols: usize| {
-                t.reshape(&[heads as i64, rows as i64, cols as i64])
-            };
-            let (q, k, v) = (
-                as_heads(q, queries, d),
-                as_heads(k, keys, d),
-                as_heads(v, keys, d_v),
-            );
-            run(kernel, shape, causal, |h| {
-                let h = h as i64;
-                HeadInputs::new(
-                    &q.get(h).to_vec(),
-                    &k.get(h).to_vec(),
-                    &v.get(h).to_vec(),
-                    shape,
-                )
-            })
-        }
-    };
+    // The kernel reads each head as a stretch of a row-major buffer. Row-major tensors lend
+    // theirs; other views (heads split out of a projection are a transpose) are copied
+    // into one first, as PyTorch's `.contiguous()` would.
+    let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
+    let (q, k, v) = (
+        q.as_slice().expect("contiguous"),
+        k.as_slice().expect("contiguous"),
+        v.as_slice().expect("contiguous"),
+    );
+    let out = run(kernel, shape, causal, |h| {
+        HeadInputs::of_head(h, q, k, v, shape)
+    });
     Tensor::from_vec(out, &out_shape)
 }
 
