@@ -9,7 +9,8 @@
 //!    keys stored transposed so that one vector holds one feature of 16 keys;
 //! 2. masks them, only on the tiles the diagonal crosses ([`Simd::hide_from`]);
 //! 3. turns each row into weights with the online softmax (`online_update`, the vector
-//!    twin of [`OnlineSoftmax::update`](crate::online::OnlineSoftmax::update)), which also
+//!    twin of [`OnlineSoftmax::update`](crate::online::OnlineSoftmax::update), in base 2:
+//!    the queries carry a factor `log₂ e`, so `e^(s - m)` is `2^(s' - m')`), which also
 //!    says how much to shrink what the row accumulated so far;
 //! 4. shrinks the `R` output rows by that factor and adds `weights · v`
 //!    (`weighted_values`).
@@ -30,7 +31,7 @@ use shared::Tensor;
 use crate::blocks::{key_block_count, tile_needs_mask};
 #[cfg(target_arch = "x86_64")]
 use crate::simd::{Avx2, Avx512};
-use crate::simd::{Portable, Simd, exp_flushed_scalar};
+use crate::simd::{Portable, Simd, exp2_flushed_scalar};
 
 /// Queries per task: one task computes the output rows of this many queries of one head.
 pub const BLOCK_Q: usize = 48;
@@ -251,7 +252,10 @@ fn run(
 
 /// One head's queries, keys and values, copied into the layouts the kernel reads.
 struct HeadInputs {
-    /// `[queries, d]`: the queries times `1/√d` (the scale folded in once, here).
+    /// `[queries, d]`: the queries times `log₂ e / √d`. The scale is folded in once, here,
+    /// and so is the change to base 2: the scores come out as `s · log₂ e`, and the
+    /// weights `e^(s - max)` as `2^(s·log₂ e - max·log₂ e)`, which takes fewer
+    /// instructions (see [`exp2_flushed_scalar`]).
     q: Vec<f32>,
     /// `[key blocks, d, BLOCK_K]`: each block of keys transposed, so that feature `c` of
     /// the block's 64 keys lies in a row; zero columns after the last key.
@@ -300,7 +304,7 @@ impl HeadInputs {
             d_v,
             ..
         } = shape;
-        let scale = 1.0 / (d as f32).sqrt();
+        let scale = std::f32::consts::LOG2_E / (d as f32).sqrt();
         let q = q.iter().map(|&x| x * scale).collect();
         let key_blocks = keys.div_ceil(BLOCK_K);
         let mut kt = vec![0.0f32; key_blocks * d * BLOCK_K];
@@ -393,11 +397,12 @@ fn query_block_avx2(simd: Avx2, head: &HeadInputs, qb: usize, causal: bool, out:
 }
 
 /// The running maximum and sum of one query row (the kernel's own copy of
-/// [`crate::online::OnlineSoftmax`]).
+/// [`crate::online::OnlineSoftmax`]), in base 2. The sum is kept as one vector of partial
+/// sums, lane by lane, and added up once at the end rather than after every tile.
 #[derive(Clone, Copy, Debug)]
-struct RowState {
+struct RowState<V> {
     max: f32,
-    sum: f32,
+    sums: V,
 }
 
 /// The kernel for one block of queries: `R` rows at a time, each tile row `KV` vectors
@@ -424,7 +429,7 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
     let mut state = vec![
         RowState {
             max: f32::NEG_INFINITY,
-            sum: 0.0
+            sums: simd.splat(0.0),
         };
         groups * R
     ];
@@ -468,8 +473,9 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
         .zip(acc.chunks_exact(d_v_pad))
         .zip(&state)
     {
+        let sum = simd.reduce_sum(state.sums);
         for (o, &a) in out_row.iter_mut().zip(acc_row) {
-            *o = a / state.sum;
+            *o = a / sum;
         }
     }
 }
@@ -508,9 +514,9 @@ fn scores_tile<S: Simd, const R: usize, const KV: usize>(
 }
 // ANCHOR_END: scores_tile
 
-/// [`crate::online::OnlineSoftmax::update`] on one row of a tile held in `KV` vectors: the
-/// new maximum, the weights `exp(s - max)` (written to `weights`), the new sum; returns
-/// the factor for what the row accumulated before.
+/// [`crate::online::OnlineSoftmax::update`] on one row of a tile held in `KV` vectors, in
+/// base 2: the new maximum, the weights `2^(s - max)` (written to `weights`), the new
+/// sums; returns the factor for what the row accumulated before.
 ///
 /// # Shapes
 /// `scores`: `KV` vectors, `BLOCK_K` scores. `weights`: `[BLOCK_K]` (overwritten).
@@ -518,7 +524,7 @@ fn scores_tile<S: Simd, const R: usize, const KV: usize>(
 #[inline(always)]
 fn online_update<S: Simd, const KV: usize>(
     simd: S,
-    state: &mut RowState,
+    state: &mut RowState<S::V>,
     scores: [S::V; KV],
     weights: &mut [f32; BLOCK_K],
 ) -> f32 {
@@ -526,23 +532,26 @@ fn online_update<S: Simd, const KV: usize>(
     for &s in &scores[1..] {
         block_max = simd.max(block_max, s);
     }
-    let block_max = simd.reduce_max(block_max);
-    // Once the first blocks have been seen the maximum seldom grows; then the factor is
-    // exp(0) = 1 and needs no computing.
-    let (new_max, rescale) = if block_max > state.max {
-        (block_max, exp_flushed_scalar(state.max - block_max))
+    // Once the first tiles have been seen the maximum seldom grows. One comparison of the
+    // lanes with it tells; only then is the lanes' maximum found, and the factor
+    // 2^(old max - new max) computed (0 on the first tile, where the old max is -∞).
+    let rescale = if simd.any_greater(block_max, state.max) {
+        let new_max = simd.reduce_max(block_max);
+        let rescale = exp2_flushed_scalar(state.max - new_max);
+        state.max = new_max;
+        state.sums = simd.mul(state.sums, simd.splat(rescale));
+        rescale
     } else {
-        (state.max, 1.0)
+        1.0
     };
-    let new_max_v = simd.splat(new_max);
-    let mut sum = simd.splat(0.0);
+    let max = simd.splat(state.max);
+    let mut sums = state.sums;
     for (i, &s) in scores.iter().enumerate() {
-        let w = simd.exp_flushed(simd.sub(s, new_max_v));
-        sum = simd.add(sum, w);
+        let w = simd.exp2_flushed(simd.sub(s, max));
+        sums = simd.add(sums, w);
         simd.store(w, &mut weights[i * S::LANES..]);
     }
-    state.sum = state.sum * rescale + simd.reduce_sum(sum);
-    state.max = new_max;
+    state.sums = sums;
     rescale
 }
 // ANCHOR_END: online_update

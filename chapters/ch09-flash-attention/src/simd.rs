@@ -1,4 +1,4 @@
-//! The dozen vector operations the kernel needs, for three kinds of vector unit.
+//! The thirteen vector operations the kernel needs, for three kinds of vector unit.
 //!
 //! A first version of the kernel was plain Rust loops over fixed-size arrays, compiled
 //! with AVX-512 enabled, hoping LLVM would vectorise them. The matrix products did
@@ -17,11 +17,12 @@
 //! compiled once per instruction set with `#[target_feature]` (see
 //! [`crate::kernel`]), and the methods, all `#[inline(always)]`, melt into it.
 //!
-//! [`Simd::exp`] repeats [`crate::exp::exp`] operation for operation: without fused
-//! multiply-adds for [`Portable`] and [`Avx2`], which give the scalar results bit for bit
-//! (a test checks it); with them, and with AVX-512's `vscalefps` for the `2ⁿ`, for
-//! [`Avx512`] (five instructions fewer per 16 values, 5% of the kernel's time; a test
-//! checks it is within 2 ulp too).
+//! The weights are powers of two, [`Simd::exp2_flushed`]: the kernel scales its queries by
+//! `log₂ e` once, so that `e^(s - m) = 2^(s' - m')` for the scaled scores `s'` (see
+//! [`exp2_flushed_scalar`]). It is [`crate::exp::exp`]'s method without the first step:
+//! without fused multiply-adds for [`Portable`] and [`Avx2`], which give the scalar results
+//! bit for bit (a test checks it); with them, and with AVX-512's `vscalefps` for the `2ⁿ`,
+//! for [`Avx512`] (a test checks it is within 2 ulp too).
 
 /// A vector of `LANES` floats and what the kernel does with it.
 pub trait Simd: Copy + Send + Sync + 'static {
@@ -50,53 +51,72 @@ pub trait Simd: Copy + Send + Sync + 'static {
     fn reduce_max(self, v: Self::V) -> f32;
     /// The sum of the lanes.
     fn reduce_sum(self, v: Self::V) -> f32;
-    /// `exp` of every lane, by [`crate::exp::exp`]'s method: bit for bit its results
-    /// ([`Portable`], [`Avx2`]), or within the same 2 ulp with fused multiply-adds
-    /// ([`Avx512`]).
-    fn exp(self, v: Self::V) -> Self::V;
-    /// [`Simd::exp`], with every result below `f32::MIN_POSITIVE` made exactly 0 (the
-    /// lanes below [`FLUSH_BELOW`]): the softmax weights. See [`exp_flushed_scalar`].
-    fn exp_flushed(self, v: Self::V) -> Self::V;
+    /// Whether some lane is greater than `x`.
+    fn any_greater(self, v: Self::V, x: f32) -> bool;
+    /// `2ˣ` of every lane, exactly 0 below [`FLUSH_BELOW`]: the softmax weights. Bit for
+    /// bit [`exp2_flushed_scalar`] ([`Portable`], [`Avx2`]), or within the same 2 ulp with
+    /// fused multiply-adds ([`Avx512`]).
+    fn exp2_flushed(self, v: Self::V) -> Self::V;
     /// `v` with `-∞` in the lanes `i` where `first + i >= limit`: the keys after the last
     /// visible one, when lane `i` holds the score of key `first + i`.
     fn hide_from(self, v: Self::V, first: usize, limit: usize) -> Self::V;
 }
 
-/// The constants of [`crate::exp::exp`], repeated for the vector versions.
-mod exp_consts {
+/// The constants of [`exp2_flushed_scalar`], shared with the vector versions.
+mod exp2_consts {
+    /// `1.5 · 2²³`: adding it rounds a float `|x| < 2²²` to the nearest integer.
     pub const ROUND: f32 = 12_582_912.0;
-    pub const LOG2E: f32 = std::f32::consts::LOG2_E;
-    pub const LN2_HI: f32 = 355.0 / 512.0; // 0.693359375
-    pub const LN2_LO: f32 = -2.121_944_4e-4;
-    pub const X_MIN: f32 = -104.0;
-    pub const X_MAX: f32 = 88.8;
+    /// From here on `2ˣ` overflows to `+∞`; larger arguments are clamped to it.
+    pub const X_MAX: f32 = 128.0;
+    /// Cephes' polynomial for `2ᶠ` on `|f| ≤ 1/2`: `2ᶠ ≈ 1 + f·P(f)`, highest power first.
     pub const P: [f32; 6] = [
-        1.987_569_1e-4,
-        1.398_199_9e-3,
-        8.333_452e-3,
-        4.166_579_6e-2,
-        1.666_666_5e-1,
-        0.5,
+        1.535_336_2e-4,
+        1.339_887_4e-3,
+        9.618_438e-3,
+        5.550_332_5e-2,
+        2.402_264_8e-1,
+        6.931_472e-1,
     ];
 }
 
-/// Below this, [`Simd::exp_flushed`] gives 0. `exp(-87) ≈ 1.6e-38` is still a normal
-/// `f32`; from about `-87.34` on, `exp` is subnormal, and an Intel core computes a
-/// subnormal result (or rounds one to 0) in a microcode assist that costs over a hundred
-/// cycles. Every masked score is `-∞`, so without the flush each tile on the diagonal paid
-/// that for half its lanes: at `n = 128` the kernel took about twice as long, at `n = 512`
-/// 1.4 times. A weight below `1.6e-38` next to the row's largest weight, `exp(0) = 1`,
-/// changes no sum.
-pub const FLUSH_BELOW: f32 = -87.0;
+/// Below this, [`Simd::exp2_flushed`] gives 0. `2⁻¹²⁶` is the smallest normal `f32`; below
+/// it `2ˣ` is a subnormal number or 0, and an Intel core computes a subnormal result (or
+/// rounds one to 0) in a microcode assist that costs over a hundred cycles. Every masked
+/// score is `-∞`, so without the flush each tile on the diagonal paid that for half its
+/// lanes: at `n = 128` the kernel took about twice as long, at `n = 512` 1.4 times. A
+/// weight below `2⁻¹²⁶ ≈ 1.2e-38` next to the row's largest weight, `2⁰ = 1`, changes no
+/// sum.
+pub const FLUSH_BELOW: f32 = -126.0;
 
-/// [`exp_scalar`] with results below `f32::MIN_POSITIVE` flushed to 0: `0` for
-/// `x < FLUSH_BELOW` (and `-∞`), `exp_scalar(x)` otherwise (NaN stays NaN).
-// ANCHOR: exp_flushed
+/// `2ˣ` (within 2 ulp), but exactly 0 below [`FLUSH_BELOW`] (and for `-∞`), so that the
+/// result is never a subnormal number; `+∞` from 128 on, NaN for NaN.
+///
+/// In base 2 [`crate::exp::exp`]'s method gets shorter: `x = n + f` with `n` the nearest
+/// integer is exact, no `ln 2` in two parts is needed, and `2ˣ = 2ⁿ · 2ᶠ` with `2ⁿ` put
+/// together from its exponent bits and `2ᶠ` a polynomial on `|f| ≤ 1/2`. `2ⁿ` is applied
+/// in two halves so that `n = 128` still overflows to `+∞` rather than wrapping around.
+// ANCHOR: exp2_flushed
 #[inline(always)]
-pub fn exp_flushed_scalar(x: f32) -> f32 {
-    if x < FLUSH_BELOW { 0.0 } else { exp_scalar(x) }
+pub fn exp2_flushed_scalar(x: f32) -> f32 {
+    use exp2_consts::*;
+    if x < FLUSH_BELOW {
+        return 0.0;
+    }
+    let x = if x > X_MAX { X_MAX } else { x };
+    let shifted = x + ROUND;
+    let n = shifted - ROUND; // x rounded to the nearest integer
+    let n_int = shifted.to_bits() as i32 - ROUND.to_bits() as i32;
+    let f = x - n; // exact, |f| ≤ 1/2
+    let mut poly = P[0];
+    for p in &P[1..] {
+        poly = poly * f + p;
+    }
+    let two_f = poly * f + 1.0;
+    let half = n_int >> 1;
+    let two_to = |e: i32| f32::from_bits(((e + 127) << 23) as u32);
+    two_f * two_to(half) * two_to(n_int - half)
 }
-// ANCHOR_END: exp_flushed
+// ANCHOR_END: exp2_flushed
 
 /// Any CPU: 4 lanes as an array; LLVM turns the short loops into SSE or NEON instructions
 /// where it can.
@@ -160,12 +180,12 @@ impl Simd for Portable {
         (v[0] + v[2]) + (v[1] + v[3])
     }
     #[inline(always)]
-    fn exp(self, v: [f32; 4]) -> [f32; 4] {
-        v.map(exp_scalar)
+    fn any_greater(self, v: [f32; 4], x: f32) -> bool {
+        v.iter().any(|&lane| lane > x)
     }
     #[inline(always)]
-    fn exp_flushed(self, v: [f32; 4]) -> [f32; 4] {
-        v.map(exp_flushed_scalar)
+    fn exp2_flushed(self, v: [f32; 4]) -> [f32; 4] {
+        v.map(exp2_flushed_scalar)
     }
     #[inline(always)]
     fn hide_from(self, v: [f32; 4], first: usize, limit: usize) -> [f32; 4] {
@@ -179,24 +199,6 @@ impl Simd for Portable {
     }
 }
 
-/// [`crate::exp::exp`] written out again, for the kernel's scalar steps and [`Portable`]: the
-/// kernel keeps its own copy so that it runs while `exp` is being written as an exercise.
-#[inline(always)]
-pub fn exp_scalar(x: f32) -> f32 {
-    use exp_consts::*;
-    let x = if x < X_MIN { X_MIN } else { x };
-    let x = if x > X_MAX { X_MAX } else { x };
-    let shifted = x * LOG2E + ROUND;
-    let n = shifted - ROUND;
-    let n_int = shifted.to_bits() as i32 - ROUND.to_bits() as i32;
-    let r = x - n * LN2_HI - n * LN2_LO;
-    let poly = ((((P[0] * r + P[1]) * r + P[2]) * r + P[3]) * r + P[4]) * r + P[5];
-    let e_r = poly * (r * r) + r + 1.0;
-    let half = n_int >> 1;
-    let two_to = |e: i32| f32::from_bits(((e + 127) << 23) as u32);
-    e_r * two_to(half) * two_to(n_int - half)
-}
-
 #[cfg(target_arch = "x86_64")]
 pub use x86::{Avx2, Avx512};
 
@@ -204,7 +206,7 @@ pub use x86::{Avx2, Avx512};
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::exp_consts::*;
+    use super::exp2_consts::*;
     use super::{FLUSH_BELOW, Simd};
 
     /// AVX-512F: 16 lanes. Only [`Avx512::detect`] makes one, after checking the CPU.
@@ -270,34 +272,31 @@ mod x86 {
             unsafe { _mm512_reduce_add_ps(v) }
         }
         #[inline(always)]
-        fn exp(self, x: __m512) -> __m512 {
-            unsafe {
-                // The method of `crate::exp::exp` with the multiply-adds fused, the rounding
-                // done by vrndscaleps, and 2ⁿ applied by vscalefps (which also rounds a
-                // tiny result to a subnormal or 0, and a huge one to +∞).
-                let x = _mm512_max_ps(_mm512_set1_ps(X_MIN), x);
-                let x = _mm512_min_ps(_mm512_set1_ps(X_MAX), x);
-                let n = _mm512_roundscale_ps::<0>(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)));
-                let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_HI), x);
-                let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_LO), r);
-                let mut poly = _mm512_set1_ps(P[0]);
-                for &p in &P[1..] {
-                    poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(p));
-                }
-                let e_r = _mm512_fmadd_ps(poly, _mm512_mul_ps(r, r), r);
-                let e_r = _mm512_add_ps(e_r, _mm512_set1_ps(1.0));
-                _mm512_scalef_ps(e_r, n)
-            }
+        fn any_greater(self, v: __m512, x: f32) -> bool {
+            unsafe { _mm512_cmp_ps_mask::<_CMP_GT_OQ>(v, _mm512_set1_ps(x)) != 0 }
         }
         #[inline(always)]
-        fn exp_flushed(self, x: __m512) -> __m512 {
+        fn exp2_flushed(self, x: __m512) -> __m512 {
             unsafe {
+                // Kept: x >= FLUSH_BELOW, or NaN ("not less than", unordered). The rest
+                // of the computation sees no argument below it, so it never makes a
+                // subnormal; maxps and minps return their second operand, x, when x is
+                // NaN.
                 let limit = _mm512_set1_ps(FLUSH_BELOW);
-                // Kept: x >= limit, or NaN ("not less than", unordered). The exp sees no
-                // argument below the limit, so it never makes a subnormal; maxps returns
-                // its second operand, x, when x is NaN.
                 let keep = _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(x, limit);
-                _mm512_maskz_mov_ps(keep, self.exp(_mm512_max_ps(limit, x)))
+                let x = _mm512_max_ps(limit, x);
+                let x = _mm512_min_ps(_mm512_set1_ps(X_MAX), x);
+                // The rounding by vrndscaleps, the multiply-adds fused, and 2ⁿ applied by
+                // vscalefps, which overflows to +∞ by itself and writes 0 in the lanes
+                // not kept.
+                let n = _mm512_roundscale_ps::<0>(x);
+                let f = _mm512_sub_ps(x, n);
+                let mut poly = _mm512_set1_ps(P[0]);
+                for &p in &P[1..] {
+                    poly = _mm512_fmadd_ps(poly, f, _mm512_set1_ps(p));
+                }
+                let two_f = _mm512_fmadd_ps(poly, f, _mm512_set1_ps(1.0));
+                _mm512_maskz_scalef_ps(keep, two_f, n)
             }
         }
         #[inline(always)]
@@ -384,38 +383,36 @@ mod x86 {
             }
         }
         #[inline(always)]
-        fn exp(self, x: __m256) -> __m256 {
+        fn any_greater(self, v: __m256, x: f32) -> bool {
+            unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(v, _mm256_set1_ps(x))) != 0 }
+        }
+        #[inline(always)]
+        fn exp2_flushed(self, x: __m256) -> __m256 {
             unsafe {
-                let x = _mm256_max_ps(_mm256_set1_ps(X_MIN), x);
+                // `exp2_flushed_scalar` lane by lane, unfused, so bit for bit the same.
+                let limit = _mm256_set1_ps(FLUSH_BELOW);
+                let keep = _mm256_cmp_ps::<_CMP_NLT_UQ>(x, limit);
+                let x = _mm256_max_ps(limit, x);
                 let x = _mm256_min_ps(_mm256_set1_ps(X_MAX), x);
                 let round = _mm256_set1_ps(ROUND);
-                let shifted = _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)), round);
+                let shifted = _mm256_add_ps(x, round);
                 let n = _mm256_sub_ps(shifted, round);
                 let n_int =
                     _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_castps_si256(round));
-                let r = _mm256_sub_ps(x, _mm256_mul_ps(n, _mm256_set1_ps(LN2_HI)));
-                let r = _mm256_sub_ps(r, _mm256_mul_ps(n, _mm256_set1_ps(LN2_LO)));
+                let f = _mm256_sub_ps(x, n);
                 let mut poly = _mm256_set1_ps(P[0]);
                 for &p in &P[1..] {
-                    poly = _mm256_add_ps(_mm256_mul_ps(poly, r), _mm256_set1_ps(p));
+                    poly = _mm256_add_ps(_mm256_mul_ps(poly, f), _mm256_set1_ps(p));
                 }
-                let e_r = _mm256_add_ps(_mm256_mul_ps(poly, _mm256_mul_ps(r, r)), r);
-                let e_r = _mm256_add_ps(e_r, _mm256_set1_ps(1.0));
+                let two_f = _mm256_add_ps(_mm256_mul_ps(poly, f), _mm256_set1_ps(1.0));
                 let half = _mm256_srai_epi32::<1>(n_int);
                 let bias = _mm256_set1_epi32(127);
                 let two_to_half = _mm256_slli_epi32::<23>(_mm256_add_epi32(half, bias));
                 let rest = _mm256_sub_epi32(n_int, half);
                 let two_to_rest = _mm256_slli_epi32::<23>(_mm256_add_epi32(rest, bias));
-                let scaled = _mm256_mul_ps(e_r, _mm256_castsi256_ps(two_to_half));
-                _mm256_mul_ps(scaled, _mm256_castsi256_ps(two_to_rest))
-            }
-        }
-        #[inline(always)]
-        fn exp_flushed(self, x: __m256) -> __m256 {
-            unsafe {
-                let limit = _mm256_set1_ps(FLUSH_BELOW);
-                let keep = _mm256_cmp_ps::<_CMP_NLT_UQ>(x, limit);
-                _mm256_and_ps(keep, self.exp(_mm256_max_ps(limit, x)))
+                let scaled = _mm256_mul_ps(two_f, _mm256_castsi256_ps(two_to_half));
+                let scaled = _mm256_mul_ps(scaled, _mm256_castsi256_ps(two_to_rest));
+                _mm256_and_ps(keep, scaled)
             }
         }
         #[inline(always)]
