@@ -441,6 +441,13 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
         let masked =
             tile_needs_mask(q_start, k_start + BLOCK_K, causal) || k_start + BLOCK_K > head.keys;
         for g in 0..groups {
+            // A tile on the diagonal can lie wholly after a group's last query (blocks of
+            // 48 queries and 64 keys do not line up): all its weights would be 0, and
+            // the group skips it.
+            let last_query = q_start + (g * R + R - 1).min(rows - 1);
+            if causal && k_start > last_query {
+                continue;
+            }
             // The group's R queries; a last group short of R rows repeats its last query
             // (the extra rows are computed and never written out).
             let queries: [&[f32]; R] = std::array::from_fn(|r| {
