@@ -396,7 +396,7 @@ fn query_block_avx2(simd: Avx2, head: &HeadInputs, qb: usize, causal: bool, out:
     query_block_generic::<_, 1, { BLOCK_K / 8 }, 8>(simd, head, qb, causal, out)
 }
 
-/// The running maximum and sum of one query row (the kernel's own copy of
+/// The running maximum and sum of one query row (the kernel's own version of
 /// [`crate::online::OnlineSoftmax`]), in base 2. The sum is kept as one vector of partial
 /// sums, lane by lane, and added up once at the end rather than after every tile.
 #[derive(Clone, Copy, Debug)]
