@@ -1,7 +1,8 @@
 //! The flash kernel and libtorch's `scaled_dot_product_attention(is_causal=True)` timed in
 //! turns, call by call, on one thread (feature `tch`): the time ratio of the two measured
 //! so that a slow spell of a shared machine hits both sides alike. The kernel without the
-//! mask takes its turn too, for the ratio of causal to full attention.
+//! mask takes its turn too, for the ratio of causal to full attention, and so does the
+//! kernel on two threads, for the speed-up of the second core.
 //!
 //! ```text
 //! cargo run --release -p ch09-flash-attention --features tch --example paired -- 1024 4096
@@ -46,10 +47,13 @@ fn main() {
         .map_or(15, |s| s.parse().expect("CH09_PAIRED_ROUNDS: a count"));
     shared::set_device(shared::Device::Cpu);
     tch::set_num_threads(1);
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a thread pool");
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+    };
+    let (one, two) = (pool(1), pool(2));
     for n in ns {
         manual_seed(0);
         let shape = [1, 12, n, 64];
@@ -61,6 +65,7 @@ fn main() {
         );
         let flash = || one.install(|| flash_attention(&q, &k, &v, true));
         let flash_full = || one.install(|| flash_attention(&q, &k, &v, false));
+        let flash_two = || two.install(|| flash_attention(&q, &k, &v, true));
         let sdpa = || {
             tch::Tensor::scaled_dot_product_attention(
                 &tq,
@@ -77,17 +82,21 @@ fn main() {
         seconds(flash);
         seconds(sdpa);
         seconds(flash_full);
-        // Per round: [causal flash, SDPA, full flash] in seconds, in one order or the reverse.
-        let times: Vec<[f64; 3]> = (0..rounds)
+        seconds(flash_two);
+        // Per round: [causal flash, SDPA, full flash, causal flash on two threads] in
+        // seconds, in one order or the reverse.
+        let times: Vec<[f64; 4]> = (0..rounds)
             .map(|round| {
                 if round % 2 == 0 {
                     let a = seconds(flash);
                     let b = seconds(sdpa);
-                    [a, b, seconds(flash_full)]
+                    let c = seconds(flash_full);
+                    [a, b, c, seconds(flash_two)]
                 } else {
+                    let d = seconds(flash_two);
                     let c = seconds(flash_full);
                     let b = seconds(sdpa);
-                    [seconds(flash), b, c]
+                    [seconds(flash), b, c, d]
                 }
             })
             .collect();
@@ -95,14 +104,16 @@ fn main() {
         let ratio = |i: usize, j: usize| median(times.iter().map(|t| t[i] / t[j]).collect());
         let fastest = |i: usize| column(i).into_iter().fold(f64::INFINITY, f64::min);
         println!(
-            "{{\"n\": {n}, \"rounds\": {rounds}, \"flash_ms\": {:.3}, \"sdpa_ms\": {:.3}, \"ratio\": {:.3}, \"fastest_flash_ms\": {:.3}, \"fastest_sdpa_ms\": {:.3}, \"full_ms\": {:.3}, \"causal_over_full\": {:.3}}}",
+            "{{\"n\": {n}, \"rounds\": {rounds}, \"flash_ms\": {:.3}, \"sdpa_ms\": {:.3}, \"ratio\": {:.3}, \"fastest_flash_ms\": {:.3}, \"fastest_sdpa_ms\": {:.3}, \"full_ms\": {:.3}, \"causal_over_full\": {:.3}, \"two_threads_ms\": {:.3}, \"speedup\": {:.3}}}",
             median(column(0)) * 1e3,
             median(column(1)) * 1e3,
             ratio(0, 1),
             fastest(0) * 1e3,
             fastest(1) * 1e3,
             median(column(2)) * 1e3,
-            ratio(0, 2)
+            ratio(0, 2),
+            median(column(3)) * 1e3,
+            ratio(0, 3)
         );
     }
 }
