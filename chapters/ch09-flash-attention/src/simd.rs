@@ -95,6 +95,9 @@ pub const FLUSH_BELOW: f32 = -126.0;
 /// integer is exact, no `ln 2` in two parts is needed, and `2ˣ = 2ⁿ · 2ᶠ` with `2ⁿ` put
 /// together from its exponent bits and `2ᶠ` a polynomial on `|f| ≤ 1/2`. `2ⁿ` is applied
 /// in two halves so that `n = 128` still overflows to `+∞` rather than wrapping around.
+///
+/// # Shapes
+/// One `f32` in, one out (the vector versions do the same lane by lane).
 // ANCHOR: exp2_flushed
 #[inline(always)]
 pub fn exp2_flushed_scalar(x: f32) -> f32 {
