@@ -250,7 +250,7 @@ fn exp2_flushed_is_two_to_the_x_or_zero_never_subnormal() {
     // Each lane: NaN for NaN, 0 below the limit; from it on a normal number within 2 ulp
     // of 2ˣ (exactly 2ˣ for a whole x), or +∞; `bit_exact`: the scalar function's bits.
     let check = |lanes: usize, bit_exact: bool, exp2: &dyn Fn(&[f32]) -> Vec<f32>| {
-        for chunk in xs.chunks(lanes).filter(|c| c.len() == lanes) {
+        for chunk in xs.chunks_exact(lanes) {
             for (&x, &y) in chunk.iter().zip(&exp2(chunk)) {
                 if x.is_nan() {
                     assert!(y.is_nan(), "exp2_flushed(NaN) = {y}");
