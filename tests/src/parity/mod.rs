@@ -2,9 +2,11 @@
 //! shows and what the CPU generator draws; these functions run every case through `shared`
 //! and report the ones that differ.
 //!
-//! Two formats (see `tests/fixtures/README.md`), told apart by content: a JSON list is a
-//! print fixture file, an object with `cases` is an rng fixture file.
+//! Three formats (see `tests/fixtures/README.md`), told apart by content: a JSON list is a
+//! print fixture file; an object with `cases` is an operation fixture file when its cases
+//! name an `op`, else an rng fixture file.
 
+mod ops_cases;
 mod print_cases;
 mod rng_cases;
 
@@ -44,7 +46,10 @@ pub fn run_fixture_text(text: &str) -> Result<Report, String> {
     let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     match &json {
         Value::Array(cases) => print_cases::run(cases),
-        Value::Object(map) if map.contains_key("cases") => rng_cases::run(&map["cases"]),
-        _ => Err("neither a print fixture list nor an rng fixture object with `cases`".into()),
+        Value::Object(map) if map.contains_key("cases") => match map["cases"].as_array() {
+            Some(cases) if cases.iter().any(|c| c.get("op").is_some()) => ops_cases::run(cases),
+            _ => rng_cases::run(&map["cases"]),
+        },
+        _ => Err("neither a print fixture list nor an object with `cases`".into()),
     }
 }
