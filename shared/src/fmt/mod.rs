@@ -23,8 +23,6 @@ mod size;
 mod suffix;
 
 #[cfg(test)]
-mod fixture_tests;
-#[cfg(test)]
 mod tests;
 
 pub use size::Size;

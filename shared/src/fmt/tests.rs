@@ -1,5 +1,5 @@
-//! The examples of the print specification (`torch-print.md`), end to end: each one was
-//! checked against real PyTorch output.
+//! Examples of PyTorch's print rules, end to end: each one was checked against real
+//! PyTorch output.
 
 use super::{Size, Suffixes, Values, format_tensor};
 

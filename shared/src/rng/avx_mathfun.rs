@@ -11,7 +11,7 @@
 //! contracted: when both operands of an add are products, just one of them is fused, and a
 //! product that is itself multiplied again stays rounded. Every `mul_add` below is such a
 //! contraction, and every plain `*` next to one is a product GCC left rounded; the sites were
-//! pinned down against real PyTorch (`specs/torch-rng.md` §5.2). Vector lanes are independent,
+//! pinned down against real PyTorch's draws. Vector lanes are independent,
 //! so a scalar copy of one lane gives the same bits.
 
 /// `sqrt(1/2)`: mantissas below it are doubled so the log polynomial sees `t` in about ±0.3.

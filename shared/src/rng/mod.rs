@@ -16,7 +16,7 @@
 //! AVX2 runs (AVX-512 machines included). The code is plain scalar Rust: what matters for the bits
 //! is the order of the operations and their roundings, not the vector width.
 //!
-//! The full specification, with test vectors, is `specs/torch-rng.md`.
+//! The book's appendix "How we match PyTorch exactly" walks through these recipes.
 
 mod avx_mathfun;
 mod dropout;

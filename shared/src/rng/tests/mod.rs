@@ -1,7 +1,7 @@
-//! Tests against real PyTorch 2.13: the vectors of `specs/torch-rng.md` §11 and the public
-//! fixture file, both compared as float32 bit patterns.
+//! Tests against real PyTorch 2.13: vectors recorded from it, compared as float32 bit
+//! patterns. (The fixture files in `tests/fixtures/` are replayed by the `workspace-tests`
+//! package, through the one fixture decoder in `tests/src/parity/`.)
 
-mod fixtures;
 mod spec_vectors;
 
 use super::{Generator, dropout_in_place, linear_bias_bound, linear_weight_bound};

@@ -1,4 +1,6 @@
-//! The test vectors of `specs/torch-rng.md` §11 (real torch 2.13.0), each from a fresh seed.
+//! Test vectors recorded from real torch 2.13.0, each from a fresh seed: the first values of
+//! each recipe, and the rows where a recipe computed another way (libm instead of the
+//! vectorised log, or without the fused multiply-add) gives other bits.
 
 use super::super::{Generator, manual_seed, with_default_generator};
 use super::{bits, dropout_full, linear, normal, randn, uniform};
