@@ -28,4 +28,5 @@ fn print_fixtures_match_pytorch() {
 #[test]
 fn rng_fixtures_match_pytorch() {
     check("rng_fixtures_public.json", 150);
+    check("rng_vectors.json", 29);
 }

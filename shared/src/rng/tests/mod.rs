@@ -1,8 +1,8 @@
-//! Tests against real PyTorch 2.13: vectors recorded from it, compared as float32 bit
-//! patterns. (The fixture files in `tests/fixtures/` are replayed by the `workspace-tests`
-//! package, through the one fixture decoder in `tests/src/parity/`.)
+//! The generator's own tests. Its values are checked against real PyTorch 2.13.0 by the
+//! fixture files in `tests/fixtures/`, which the `workspace-tests` package replays through the
+//! one fixture decoder in `tests/src/parity/`.
 
-mod spec_vectors;
+mod generator;
 
 use super::{Generator, dropout_in_place, linear_bias_bound, linear_weight_bound};
 

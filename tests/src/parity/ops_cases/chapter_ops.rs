@@ -2,7 +2,6 @@
 //! Linear and Embedding, reductions, views, joins, scalar arithmetic.
 
 use shared::nn::{Embedding, Linear};
-use shared::{cat, einsum, stack};
 
 use super::{Case, Got};
 
