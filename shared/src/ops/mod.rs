@@ -1,11 +1,14 @@
 //! Everything a tensor can do, one concept per module.
 
+pub mod activation;
 pub mod broadcast;
 pub mod einsum;
 pub mod elementwise;
 pub mod join;
 pub mod mask;
+pub mod norm;
 pub mod matmul;
 pub mod reduce;
 pub mod softmax;
+pub mod unary;
 pub mod views;
