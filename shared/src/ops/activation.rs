@@ -36,7 +36,7 @@ impl std::str::FromStr for GeluApproximate {
             "tanh" => Ok(GeluApproximate::Tanh),
             _ => Err(Error::InvalidArgument {
                 op: "gelu",
-                detail: format!("approximate argument must be either none or tanh, got {s:?}"),
+                detail: format!("approximate argument must be either none or tanh. (got {s:?})"),
             }),
         }
     }
@@ -83,6 +83,21 @@ pub(crate) fn torch_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// What `torch.backends.cpu.get_cpu_capability()` reports on this CPU, `"AVX2"` or
+/// `"AVX512"`: the vector width GELU's last bits depend on.
+pub fn cpu_capability() -> &'static str {
+    match Isa::detect() {
+        Isa::Avx2 => "AVX2",
+        Isa::Avx512 => "AVX512",
+    }
+}
+
+/// What `torch.get_num_threads()` would be here: long GELU inputs are split into one range
+/// per thread, and each range ends in its own tail.
+pub fn num_threads() -> usize {
+    torch_threads()
+}
+
 /// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
 /// tensors stay in one range unless they exceed ATen's usual grain of 32768).
 fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
@@ -117,7 +132,13 @@ fn blocks_and_tail(
 
 /// ATen's native GELU kernel on values laid out as it walks them (`runs`: the contiguous
 /// runs of memory it hands to its inner loop).
-fn aten_gelu(values: &mut [f32], runs: usize, approximate: GeluApproximate, isa: Isa, threads: usize) {
+fn aten_gelu(
+    values: &mut [f32],
+    runs: usize,
+    approximate: GeluApproximate,
+    isa: Isa,
+    threads: usize,
+) {
     let block = 2 * isa.lanes();
     let run_len = values.len() / runs.max(1);
     let ranges = if runs == 1 {
@@ -165,7 +186,12 @@ impl Tensor {
 
     /// [`Tensor::gelu`] as PyTorch computes it on a CPU with instruction set `isa` and
     /// `threads` threads.
-    pub(crate) fn gelu_with(&self, approximate: GeluApproximate, isa: Isa, threads: usize) -> Tensor {
+    pub(crate) fn gelu_with(
+        &self,
+        approximate: GeluApproximate,
+        isa: Isa,
+        threads: usize,
+    ) -> Tensor {
         if approximate == GeluApproximate::None && self.is_contiguous() && self.numel() > 1 {
             // oneDNN: every element on its own, the formula chosen by the CPU.
             let f = match isa {

@@ -115,7 +115,8 @@ pub(crate) fn cascade_sum_threaded(xs: &[f32], threads: usize) -> f32 {
     }
     let chunks = threads.min(xs.len().div_ceil(GRAIN));
     let size = xs.len().div_ceil(chunks);
-    xs.chunks(size).fold(0.0, |acc, chunk| acc + cascade_sum(chunk))
+    xs.chunks(size)
+        .fold(0.0, |acc, chunk| acc + cascade_sum(chunk))
 }
 
 /// Welford's running mean and sum of squared deviations, on 8 lanes that each saw `count`
@@ -292,13 +293,15 @@ impl Tensor {
             let rstd = 1.0 / (var + eps).sqrt();
             for (j, x) in row.iter_mut().enumerate() {
                 let d = *x - mean;
-                // PyTorch's kernel fuses the scale and shift into one multiply-add; with a
-                // bias but no weight it even skips rounding `d · rstd`.
+                // PyTorch's kernel computes `d · rstd · weight + bias` with a missing weight
+                // taken as 1 and a missing bias as 0, and the compiler fused the last
+                // product with the addition; with no weight the `· 1` is gone, so `d · rstd`
+                // is not even rounded. Adding the 0 turns a `-0.0` into `0.0`.
                 *x = match (&w, &b) {
                     (Some(w), Some(b)) => (d * rstd).mul_add(w[j], b[j]),
                     (Some(w), None) => (d * rstd).mul_add(w[j], 0.0),
                     (None, Some(b)) => d.mul_add(rstd, b[j]),
-                    (None, None) => d * rstd,
+                    (None, None) => d.mul_add(rstd, 0.0),
                 };
             }
         }
@@ -380,7 +383,10 @@ mod tests {
     fn cascade_sum_of_small_runs_adds_four_accumulators() {
         // n = 6: ((x0 + x4 + x5) + x1) + x2) + x3, in float32.
         let xs = [1e8, 1.0, -1e8, 1.0, 1.0, 1.0];
-        assert_eq!(cascade_sum(&xs), ((((1e8f32 + 1.0) + 1.0) + 1.0) + -1e8) + 1.0);
+        assert_eq!(
+            cascade_sum(&xs),
+            ((((1e8f32 + 1.0) + 1.0) + 1.0) + -1e8) + 1.0
+        );
         assert_eq!(cascade_sum(&[-0.0]).to_bits(), 0);
         assert_eq!(cascade_sum(&[0.5; 1000]), 500.0);
     }
@@ -393,9 +399,14 @@ mod tests {
         for (g, w) in y[..4].iter().zip(want) {
             assert!((g - w).abs() < 1e-6);
         }
-        assert!(y[4..].iter().all(|v| v.is_nan()), "0 / 0 for a constant row and eps = 0");
+        assert!(
+            y[4..].iter().all(|v| v.is_nan()),
+            "0 / 0 for a constant row and eps = 0"
+        );
         assert_eq!(
-            x.f_layer_norm(&[3], None, None, 1e-5).unwrap_err().to_string(),
+            x.f_layer_norm(&[3], None, None, 1e-5)
+                .unwrap_err()
+                .to_string(),
             "layer_norm: Given normalized_shape=[3], expected input with shape [*, 3], but got \
              input of size[2, 4]"
         );
