@@ -158,10 +158,10 @@ impl LaneMoments {
         let mut m = LaneMoments::ZERO;
         for (j, v) in vectors.chunks_exact(LANES).enumerate() {
             let r = 1.0 / (j + 1) as f32;
-            for l in 0..LANES {
-                let d = v[l] - m.mean[l];
-                m.mean[l] = r.mul_add(d, m.mean[l]);
-                m.m2[l] = d.mul_add(v[l] - m.mean[l], m.m2[l]);
+            for ((&x, mean), m2) in v.iter().zip(&mut m.mean).zip(&mut m.m2) {
+                let d = x - *mean;
+                *mean = r.mul_add(d, *mean);
+                *m2 = d.mul_add(x - *mean, *m2);
             }
         }
         m.count = vectors.len() / LANES;

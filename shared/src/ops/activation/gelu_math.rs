@@ -7,6 +7,11 @@
 //! * oneDNN's two `erf`-based GELU kernels, one for CPUs with AVX-512 (24 polynomial pieces)
 //!   and one for the others (Abramowitz and Stegun's formula 7.1.26 with oneDNN's `exp`);
 //! * ATen's vectorised `erf` (the same Abramowitz–Stegun formula around SLEEF's `expf`).
+//!
+//! The constants are written digit for digit as SLEEF and ATen write them (more digits than
+//! an `f32` holds, and `1.442695` rather than `LOG2_E`), so they can be checked against
+//! those sources; each rounds to the very float the kernels use.
+#![allow(clippy::excessive_precision, clippy::approx_constant)]
 
 /// `2^q` for `q` in the normal exponent range, built from the exponent bits.
 fn pow2i(q: i32) -> f32 {
@@ -236,7 +241,7 @@ fn onednn_exp(v: f32) -> f32 {
     const LO: f32 = -87.33655;
     const HI: f32 = 88.72284;
     let under = v < LO;
-    let v = v.min(HI).max(LO);
+    let v = v.clamp(LO, HI);
     let f = (v * LOG2_E + 0.5).floor();
     let r = (-f).mul_add(0.6931472, v);
     let s = if under { 0.0 } else { pow2i(f as i32 - 1) };
