@@ -140,9 +140,14 @@ for approximate in ["none", "tanh"]:
          lambda: F.gelu(torch.tensor(-0.75), approximate=approximate), approximate=approximate)
     case(f"gelu {approximate} of an empty tensor", "gelu", [torch.ones(2, 0)],
          lambda: F.gelu(torch.ones(2, 0), approximate=approximate), approximate=approximate)
-    x = torch.randn(40, 100) * 3
-    case(f"gelu {approximate} of a transposed 40x100", "gelu_t", [x],
+    x = torch.randn(24, 100) * 3
+    case(f"gelu {approximate} of a transposed 24x100", "gelu_t", [x],
          lambda: F.gelu(x.T, approximate=approximate), cpu=True, approximate=approximate)
+    # A view with gaps: ATen's loop runs row by row, each row with its own tail.
+    x = torch.randn(24, 100) * 3
+    case(f"gelu {approximate} of a 24x100 narrowed to 24x50", "gelu_narrow", [x],
+         lambda: F.gelu(x.narrow(1, 0, 50), approximate=approximate), cpu=True,
+         approximate=approximate, dim=1, start=0, length=50)
     # One-element tensors take ATen's scalar path (the C library's erff or tanhf).
     x = torch.cat([torch.randn(300) * 3, specials])
     case(f"gelu {approximate} one element at a time", "gelu_each", [x],

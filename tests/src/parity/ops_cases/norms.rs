@@ -21,8 +21,8 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
         "relu" => x(c).relu().into(),
         "tanh" => x(c).tanh().into(),
         "log" => x(c).log().into(),
-        "gelu" | "gelu_t" | "gelu_each" => match c.arg_str("approximate").parse() {
-            Ok(approximate) => gelu(op, &x(c), approximate).into(),
+        "gelu" | "gelu_t" | "gelu_narrow" | "gelu_each" => match c.arg_str("approximate").parse() {
+            Ok(approximate) => gelu(op, c, approximate).into(),
             Err(e) => Got::Error(e.to_string()),
         },
         "var" => x(c)
@@ -67,11 +67,19 @@ fn x(c: &Case) -> Tensor {
     Tensor::from_vec(values, &[n])
 }
 
-/// `gelu` on the input, on its transpose (`gelu_t`), or on each element as a tensor of
-/// its own (`gelu_each`, the one-element path).
-fn gelu(op: &str, x: &Tensor, approximate: GeluApproximate) -> Tensor {
+/// `gelu` on the input, on its transpose (`gelu_t`), on a view with gaps (`gelu_narrow`),
+/// or on each element as a tensor of its own (`gelu_each`, the one-element path).
+fn gelu(op: &str, c: &Case, approximate: GeluApproximate) -> Tensor {
+    let x = &x(c);
     match op {
         "gelu_t" => x.t().gelu(approximate),
+        "gelu_narrow" => x
+            .narrow(
+                c.arg_i64("dim"),
+                c.arg_i64("start") as usize,
+                c.arg_i64("length") as usize,
+            )
+            .gelu(approximate),
         "gelu_each" => {
             let values = x
                 .to_vec()
