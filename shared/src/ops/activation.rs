@@ -49,6 +49,7 @@ pub(crate) enum Isa {
     Avx2,
     /// 512-bit vectors, 16 floats: AVX-512 with the F, BW, VL and DQ extensions, the set
     /// both ATen and oneDNN ask for.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Avx512,
 }
 
