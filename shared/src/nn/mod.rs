@@ -4,7 +4,9 @@
 mod dropout;
 mod embedding;
 mod linear;
+mod norm;
 
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use linear::Linear;
+pub use norm::{LayerNorm, RMSNorm};

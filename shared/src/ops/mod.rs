@@ -1,11 +1,15 @@
 //! Everything a tensor can do, one concept per module.
 
+pub mod activation;
 pub mod broadcast;
 pub mod einsum;
 pub mod elementwise;
 pub mod join;
 pub mod mask;
 pub mod matmul;
+pub mod norm;
 pub mod reduce;
 pub mod softmax;
+pub mod stats;
+pub mod unary;
 pub mod views;

@@ -1,0 +1,424 @@
+//! Normalisation over the last dims: `layer_norm` and `rms_norm`.
+//!
+//! A transformer normalises every token's vector before (or after) attention and the
+//! feed-forward block, so that no layer sees inputs whose scale drifts during training.
+//! `layer_norm` subtracts the vector's mean and divides by its standard deviation,
+//! `y = (x − mean) / √(var + eps) · weight + bias`; `rms_norm` only divides by the root of the
+//! mean square, `y = x / √(mean(x²) + eps) · weight`, which is cheaper and works as well.
+//!
+//! Both reproduce PyTorch's CPU kernels bit for bit. The order of the additions matters
+//! for the last bit, so the sums here follow PyTorch's: `layer_norm` computes the mean and
+//! variance in one pass with Welford's update on 8 lanes at a time, merged pairwise;
+//! `rms_norm` takes the mean of `x²` with PyTorch's "cascade" sum, which keeps partial sums
+//! of similar size apart so that rounding errors grow slowly.
+
+use crate::error::{Error, Result, or_panic, shape_list};
+use crate::tensor::Tensor;
+
+/// Floats in one AVX2 vector: PyTorch runs its sum and layer_norm kernels at this width
+/// even on AVX-512 CPUs.
+const LANES: usize = 8;
+
+/// `ceil(log2(x))`, with 1 for `x <= 2`, as ATen's reductions compute it.
+fn ceil_log2(x: usize) -> u32 {
+    if x <= 2 {
+        1
+    } else {
+        usize::BITS - (x - 1).leading_zeros()
+    }
+}
+
+/// `acc += item`, lane by lane.
+fn add_into(acc: &mut [f32], item: &[f32]) {
+    acc.iter_mut().zip(item).for_each(|(a, x)| *a += x);
+}
+
+/// The cascade sum of `count` items of `width` lanes each (`item(i)` gives item `i`): items
+/// go into level 0 in blocks of 16, and each full block moves up a level, so every level
+/// adds numbers of about the same size.
+fn cascade(width: usize, count: usize, item: impl Fn(usize) -> [usize; 2], xs: &[f32]) -> Vec<f32> {
+    let lp = 4.max(ceil_log2(count) / 4);
+    let step = 1usize << lp;
+    let mask = step - 1;
+    let mut levels = vec![vec![0.0f32; width]; 4];
+    let mut i = 0;
+    while i + step <= count {
+        for _ in 0..step {
+            let [start, end] = item(i);
+            add_into(&mut levels[0], &xs[start..end]);
+            i += 1;
+        }
+        for j in 1..4 {
+            let lower = std::mem::replace(&mut levels[j - 1], vec![0.0; width]);
+            add_into(&mut levels[j], &lower);
+            if i & (mask << (j as u32 * lp)) != 0 {
+                break;
+            }
+        }
+    }
+    while i < count {
+        let [start, end] = item(i);
+        add_into(&mut levels[0], &xs[start..end]);
+        i += 1;
+    }
+    let mut total = levels[0].clone();
+    for level in &levels[1..] {
+        add_into(&mut total, level);
+    }
+    total
+}
+
+/// Four interleaved accumulators of `lanes` floats each over the items `xs` (a whole number
+/// of items of `lanes` floats): the cascade over groups of four items, the leftover items
+/// into the first accumulator, then the four added in order.
+fn interleaved_sum(xs: &[f32], lanes: usize) -> Vec<f32> {
+    let items = xs.len() / lanes;
+    let groups = items / 4;
+    let group = 4 * lanes;
+    let mut acc = cascade(group, groups, |g| [g * group, (g + 1) * group], xs);
+    for leftover in xs[groups * group..].chunks_exact(lanes) {
+        add_into(&mut acc[..lanes], leftover);
+    }
+    let mut total = acc[..lanes].to_vec();
+    for k in 1..4 {
+        add_into(&mut total, &acc[k * lanes..(k + 1) * lanes]);
+    }
+    total
+}
+
+/// PyTorch's sum of a contiguous run of floats (one range, one thread): fewer than 8 go
+/// through four scalar accumulators; otherwise whole vectors of 8 through four vector
+/// accumulators, then the tail elements, then the 8 lanes, into one scalar.
+pub(crate) fn cascade_sum(xs: &[f32]) -> f32 {
+    if xs.len() < LANES {
+        return 0.0 + interleaved_sum(xs, 1)[0];
+    }
+    let whole = xs.len() / LANES * LANES;
+    let lanes = interleaved_sum(&xs[..whole], LANES);
+    let mut acc = 0.0f32;
+    for &x in &xs[whole..] {
+        acc += x;
+    }
+    for lane in lanes {
+        acc += lane;
+    }
+    0.0 + acc
+}
+
+/// PyTorch's sum of a whole contiguous tensor: from 32768 elements on, one range per thread
+/// (`threads` of them at most), each summed with [`cascade_sum`], then the partial sums in
+/// order.
+pub(crate) fn cascade_sum_threaded(xs: &[f32], threads: usize) -> f32 {
+    const GRAIN: usize = 32768;
+    if xs.len() < GRAIN || threads < 2 {
+        return cascade_sum(xs);
+    }
+    let chunks = threads.min(xs.len().div_ceil(GRAIN));
+    let size = xs.len().div_ceil(chunks);
+    xs.chunks(size)
+        .fold(0.0, |acc, chunk| acc + cascade_sum(chunk))
+}
+
+/// Welford's running mean and sum of squared deviations, on 8 lanes that each saw `count`
+/// elements.
+#[derive(Clone, Copy)]
+struct LaneMoments {
+    count: usize,
+    mean: [f32; LANES],
+    m2: [f32; LANES],
+}
+
+impl LaneMoments {
+    const ZERO: LaneMoments = LaneMoments {
+        count: 0,
+        mean: [0.0; LANES],
+        m2: [0.0; LANES],
+    };
+
+    /// Folds `other` into `self` (Chan's parallel formula): the means move towards each
+    /// other by the share of `other`'s elements, and `m2` gains the spread between them.
+    fn merge(&mut self, other: &LaneMoments) {
+        let total = self.count + other.count;
+        let share = if total == 0 {
+            0.0
+        } else {
+            other.count as f32 / total as f32
+        };
+        for l in 0..LANES {
+            let delta = other.mean[l] - self.mean[l];
+            let moved = share * delta;
+            self.m2[l] = (delta * self.count as f32).mul_add(moved, self.m2[l] + other.m2[l]);
+            self.mean[l] += moved;
+        }
+        self.count = total;
+    }
+
+    /// Welford's update over up to 16 vectors, one after another.
+    fn of_chunk(vectors: &[f32]) -> LaneMoments {
+        let mut m = LaneMoments::ZERO;
+        for (j, v) in vectors.chunks_exact(LANES).enumerate() {
+            let r = 1.0 / (j + 1) as f32;
+            for ((&x, mean), m2) in v.iter().zip(&mut m.mean).zip(&mut m.m2) {
+                let d = x - *mean;
+                *mean = r.mul_add(d, *mean);
+                *m2 = d.mul_add(x - *mean, *m2);
+            }
+        }
+        m.count = vectors.len() / LANES;
+        m
+    }
+}
+
+/// The mean and biased variance of one row as PyTorch's layer_norm computes them: whole
+/// vectors in chunks of 16, chunks merged pairwise through a stack (like a binary counter),
+/// the tail elements one by one, then the 8 lanes folded into the tail's moments.
+fn row_moments(row: &[f32]) -> (f32, f32) {
+    const CHUNK: usize = 16 * LANES;
+    let whole = row.len() / LANES * LANES;
+    let vectors = whole / LANES;
+    let chunks = vectors.div_ceil(16);
+    let depth = ceil_log2(chunks) as usize;
+    let mut stack = vec![LaneMoments::ZERO; depth];
+    for (i, chunk) in row[..whole].chunks(CHUNK).enumerate() {
+        stack[0].merge(&LaneMoments::of_chunk(chunk));
+        let (mut t, mut level) = (i + 1, 1);
+        while level < depth && t % 2 == 0 {
+            let lower = std::mem::replace(&mut stack[level - 1], LaneMoments::ZERO);
+            stack[level].merge(&lower);
+            t /= 2;
+            level += 1;
+        }
+    }
+    for level in 1..depth {
+        let upper = stack[level];
+        stack[0].merge(&upper);
+    }
+    let lanes = stack[0];
+    // The tail, one element at a time (not fused).
+    let (mut count, mut mean, mut m2) = (0usize, 0.0f32, 0.0f32);
+    for &x in &row[whole..] {
+        let d = x - mean;
+        count += 1;
+        mean += d / count as f32;
+        m2 += d * (x - mean);
+    }
+    // Each lane stands for `vectors` elements.
+    for l in 0..LANES {
+        let total = count + vectors;
+        let share = if total == 0 {
+            0.0
+        } else {
+            vectors as f32 / total as f32
+        };
+        let delta = lanes.mean[l] - mean;
+        mean = share.mul_add(delta, mean);
+        m2 += ((delta * delta) * share).mul_add(count as f32, lanes.m2[l]);
+        count = total;
+    }
+    (mean, m2 / row.len() as f32)
+}
+
+/// Checks `normalized_shape` against the input's trailing dims and the parameters' shapes,
+/// with PyTorch's messages; returns the number of values normalised together.
+fn f_check_normalized(
+    op: &'static str,
+    input: &[usize],
+    normalized_shape: &[usize],
+    params: [(&str, Option<&Tensor>); 2],
+) -> Result<usize> {
+    let fail = |detail: String| Err(Error::Shape { op, detail });
+    if normalized_shape.is_empty() {
+        return fail(format!(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least \
+             one element, but got normalized_shape = {}",
+            shape_list(normalized_shape)
+        ));
+    }
+    for (name, param) in params {
+        if let Some(p) = param
+            && p.dims() != normalized_shape
+        {
+            return fail(format!(
+                "Expected {name} to be of same shape as normalized_shape, but got {name} of shape \
+                 {} and normalized_shape = {}",
+                shape_list(p.dims()),
+                shape_list(normalized_shape)
+            ));
+        }
+    }
+    if !input.ends_with(normalized_shape) {
+        let trailing = shape_list(normalized_shape);
+        return fail(format!(
+            "Given normalized_shape={trailing}, expected input with shape [*, {}], but got input \
+             of size{}",
+            &trailing[1..trailing.len() - 1],
+            shape_list(input)
+        ));
+    }
+    Ok(normalized_shape.iter().product())
+}
+
+/// The values of an optional parameter in row-major order.
+fn values_of(param: Option<&Tensor>) -> Option<Vec<f32>> {
+    param.map(Tensor::to_vec)
+}
+
+impl Tensor {
+    /// `F.layer_norm(t, normalized_shape, weight, bias, eps)`: every vector over the last
+    /// dims (`normalized_shape`) gets mean 0 and variance 1, then is scaled by `weight` and
+    /// shifted by `bias`: `y = (x − mean) / √(var + eps) · weight + bias`, with the biased
+    /// variance (divided by the count, not the count − 1).
+    ///
+    /// # Shapes
+    /// `self`: `[*, normalized_shape]`; `weight`, `bias`: `normalized_shape`. Returns the
+    /// shape of `self`.
+    pub fn f_layer_norm(
+        &self,
+        normalized_shape: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Result<Tensor> {
+        let n = f_check_normalized(
+            "layer_norm",
+            self.dims(),
+            normalized_shape,
+            [("weight", weight), ("bias", bias)],
+        )?;
+        let eps = eps as f32;
+        let (w, b) = (values_of(weight), values_of(bias));
+        let mut values = self.to_vec();
+        for row in values.chunks_exact_mut(n.max(1)).filter(|_| n > 0) {
+            let (mean, var) = row_moments(row);
+            let rstd = 1.0 / (var + eps).sqrt();
+            for (j, x) in row.iter_mut().enumerate() {
+                let d = *x - mean;
+                // PyTorch's kernel computes `d · rstd · weight + bias` with a missing weight
+                // taken as 1 and a missing bias as 0, and the compiler fused the last
+                // product with the addition; with no weight the `· 1` is gone, so `d · rstd`
+                // is not even rounded. Adding the 0 turns a `-0.0` into `0.0`.
+                *x = match (&w, &b) {
+                    (Some(w), Some(b)) => (d * rstd).mul_add(w[j], b[j]),
+                    (Some(w), None) => (d * rstd).mul_add(w[j], 0.0),
+                    (None, Some(b)) => d.mul_add(rstd, b[j]),
+                    (None, None) => d.mul_add(rstd, 0.0),
+                };
+            }
+        }
+        Tensor::f_from_vec(values, self.dims())
+    }
+
+    /// Plain form of [`Tensor::f_layer_norm`].
+    #[track_caller]
+    pub fn layer_norm(
+        &self,
+        normalized_shape: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Tensor {
+        or_panic(self.f_layer_norm(normalized_shape, weight, bias, eps))
+    }
+
+    /// `F.rms_norm(t, normalized_shape, weight, eps)`: every vector over the last dims is
+    /// divided by its root mean square, `y = x / √(mean(x²) + eps) · weight`. With
+    /// `eps = None` the epsilon is `f32::EPSILON`, as in PyTorch.
+    ///
+    /// # Shapes
+    /// `self`: `[*, normalized_shape]`; `weight`: `normalized_shape`. Returns the shape of
+    /// `self`.
+    pub fn f_rms_norm(
+        &self,
+        normalized_shape: &[usize],
+        weight: Option<&Tensor>,
+        eps: Option<f64>,
+    ) -> Result<Tensor> {
+        let n = f_check_normalized(
+            "rms_norm",
+            self.dims(),
+            normalized_shape,
+            [("weight", weight), ("bias", None)],
+        )?;
+        let eps = eps.map_or(f32::EPSILON, |e| e as f32);
+        let w = values_of(weight);
+        let mut values = self.to_vec();
+        let rows = values.len() / n.max(1);
+        for row in values.chunks_exact_mut(n.max(1)).filter(|_| n > 0) {
+            let squares: Vec<f32> = row.iter().map(|x| x * x).collect();
+            // A single row is a whole-tensor mean in PyTorch, split between threads.
+            let sum = if rows == 1 {
+                cascade_sum_threaded(&squares, crate::ops::activation::torch_threads())
+            } else {
+                cascade_sum(&squares)
+            };
+            let r = 1.0 / (sum / n as f32 + eps).sqrt();
+            for (j, x) in row.iter_mut().enumerate() {
+                *x *= r;
+                if let Some(w) = &w {
+                    *x *= w[j];
+                }
+            }
+        }
+        Tensor::f_from_vec(values, self.dims())
+    }
+
+    /// Plain form of [`Tensor::f_rms_norm`].
+    #[track_caller]
+    pub fn rms_norm(
+        &self,
+        normalized_shape: &[usize],
+        weight: Option<&Tensor>,
+        eps: Option<f64>,
+    ) -> Tensor {
+        or_panic(self.f_rms_norm(normalized_shape, weight, eps))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor;
+
+    #[test]
+    fn cascade_sum_of_small_runs_adds_four_accumulators() {
+        // n = 6: ((x0 + x4 + x5) + x1) + x2) + x3, in float32.
+        let xs = [1e8, 1.0, -1e8, 1.0, 1.0, 1.0];
+        assert_eq!(
+            cascade_sum(&xs),
+            ((((1e8f32 + 1.0) + 1.0) + 1.0) + -1e8) + 1.0
+        );
+        assert_eq!(cascade_sum(&[-0.0]).to_bits(), 0);
+        assert_eq!(cascade_sum(&[0.5; 1000]), 500.0);
+    }
+
+    #[test]
+    fn layer_norm_gives_zero_mean_and_unit_variance() {
+        let x = tensor!([[1.0, 2.0, 3.0, 4.0], [5.0, 5.0, 5.0, 5.0]]);
+        let y = x.layer_norm(&[4], None, None, 0.0).to_vec();
+        let want = [-1.3416408, -0.4472136, 0.4472136, 1.3416408];
+        for (g, w) in y[..4].iter().zip(want) {
+            assert!((g - w).abs() < 1e-6);
+        }
+        assert!(
+            y[4..].iter().all(|v| v.is_nan()),
+            "0 / 0 for a constant row and eps = 0"
+        );
+        assert_eq!(
+            x.f_layer_norm(&[3], None, None, 1e-5)
+                .unwrap_err()
+                .to_string(),
+            "layer_norm: Given normalized_shape=[3], expected input with shape [*, 3], but got \
+             input of size[2, 4]"
+        );
+    }
+
+    #[test]
+    fn rms_norm_divides_by_the_root_mean_square() {
+        let x = tensor!([[3.0, 4.0]]);
+        let y = x.rms_norm(&[2], None, Some(0.0)).to_vec();
+        let rms = 12.5f32.sqrt();
+        assert_eq!(y, vec![3.0 * (1.0 / rms), 4.0 * (1.0 / rms)]);
+        let w = tensor!([1.0]);
+        assert!(x.f_rms_norm(&[2], Some(&w), None).is_err());
+    }
+}
