@@ -1,11 +1,16 @@
 //! Everything a tensor can do, one concept per module.
 
 pub mod broadcast;
+pub mod compare;
 pub mod einsum;
 pub mod elementwise;
+pub mod extrema;
+pub mod index;
 pub mod join;
 pub mod mask;
 pub mod matmul;
 pub mod reduce;
+pub mod shape;
 pub mod softmax;
+pub mod split;
 pub mod views;
