@@ -40,7 +40,7 @@ pub use fmt::Size;
 pub use identity::{eye, eye_m};
 pub use narrative::{Narrative, Step};
 pub use ops::compare::{f_where_, where_};
-pub use ops::einsum::{einsum, f_einsum};
+pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};
 pub use ops::join::{cat, f_cat, f_stack, stack};
 pub use rng::{f_randint, manual_seed, randint};
 /// The `tch` crate the libtorch back-end is built on, for code that calls libtorch itself
