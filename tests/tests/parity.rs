@@ -29,3 +29,8 @@ fn print_fixtures_match_pytorch() {
 fn rng_fixtures_match_pytorch() {
     check("rng_fixtures_public.json", 150);
 }
+
+#[test]
+fn new_ops_fixtures_match_pytorch() {
+    check("new_ops_fixtures.json", 370);
+}

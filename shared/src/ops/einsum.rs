@@ -298,26 +298,60 @@ fn name(dim: Dim) -> String {
     }
 }
 
-/// One operand on the shared list of dims, as a contiguous tensor: every dim of the list is
-/// there, of size 1 where the operand does not have it, and a letter repeated in the
-/// operand reads its diagonal.
-fn align(t: &Tensor, place: &[usize], layout: &Layout) -> Tensor {
-    let mut shape = vec![1; layout.sizes.len()];
-    for (&p, &n) in place.iter().zip(t.dims()) {
-        shape[p] = n;
+/// One operand on the shared list of dims: every dim of the list is there, of size 1
+/// where the operand does not have it. Like PyTorch's, it is a view of the operand
+/// (unsqueezed and permuted), so the sums that follow walk its memory as PyTorch's do.
+fn align(t: &Tensor, place: &[usize], layout: &Layout) -> Result<Tensor> {
+    let (t, place) = take_diagonals(t, place);
+    let mut order = vec![None; layout.sizes.len()];
+    for (axis, &p) in place.iter().enumerate() {
+        order[p] = Some(axis as i64);
     }
-    let numel: usize = shape.iter().product();
-    let mut at = vec![0; shape.len()];
-    let mut index = vec![0; place.len()];
-    let mut values = Vec::with_capacity(numel);
-    for flat in 0..numel {
-        unflatten(flat, &shape, &mut at);
-        for (slot, &p) in index.iter_mut().zip(place) {
-            *slot = at[p];
+    let mut t = t;
+    let mut next = place.len() as i64;
+    let order: Vec<i64> = order
+        .into_iter()
+        .map(|axis| {
+            axis.unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    for _ in place.len()..layout.sizes.len() {
+        t = t.f_unsqueeze(-1)?;
+    }
+    t.f_permute(&order)
+}
+
+/// A letter repeated in one operand reads its diagonal: the result has that dim once. The
+/// values are copied (PyTorch makes a strided view; the numbers are the same).
+fn take_diagonals(t: &Tensor, place: &[usize]) -> (Tensor, Vec<usize>) {
+    let mut unique: Vec<usize> = Vec::new();
+    for &p in place {
+        if !unique.contains(&p) {
+            unique.push(p);
         }
-        values.push(t.data[index.as_slice()]);
     }
-    Tensor::from_vec(values, &shape)
+    if unique.len() == place.len() {
+        return (t.clone(), place.to_vec());
+    }
+    let shape: Vec<usize> = unique
+        .iter()
+        .map(|p| t.dims()[place.iter().position(|q| q == p).expect("listed")])
+        .collect();
+    let numel: usize = shape.iter().product();
+    let (mut at, mut index) = (vec![0; shape.len()], vec![0; place.len()]);
+    let values = (0..numel)
+        .map(|flat| {
+            unflatten(flat, &shape, &mut at);
+            for (slot, p) in index.iter_mut().zip(place) {
+                *slot = at[unique.iter().position(|q| q == p).expect("listed")];
+            }
+            t.data[index.as_slice()]
+        })
+        .collect();
+    (Tensor::from_vec(values, &shape), unique)
 }
 
 /// Writes the row-major multi-index of `flat` within `shape` into `index`.
@@ -404,8 +438,12 @@ fn contract(operands: Vec<Tensor>, layout: &Layout) -> Result<Tensor> {
         return Ok(crate::zeros(&layout.sizes[..kept]));
     }
     if operands.len() == 1 {
-        let summed: Vec<usize> = (kept..all).collect();
         let only = operands.into_iter().next().expect("one operand");
+        if kept == 0 {
+            // Everything summed: one reduction over all values, as PyTorch's `sum()`.
+            return Ok(only.sum());
+        }
+        let summed: Vec<usize> = (kept..all).collect();
         return sum_keep(only, &summed)?.f_reshape(&out_shape);
     }
     // How many operands (still to be contracted) have each dim larger than 1.
@@ -417,20 +455,21 @@ fn contract(operands: Vec<Tensor>, layout: &Layout) -> Result<Tensor> {
         let a = operands.pop_front().expect("two operands");
         let b = operands.pop_front().expect("two operands");
         let (mut sum_dims, mut a_only, mut b_only) = (Vec::new(), Vec::new(), Vec::new());
-        for d in kept..all {
+        for (d, count) in counts.iter_mut().enumerate().skip(kept) {
             let (in_a, in_b) = (a.dims()[d] != 1, b.dims()[d] != 1);
             if in_a && in_b {
-                counts[d] -= 1;
-                if counts[d] == 1 {
+                // The pair becomes one operand: summed now if no later operand has `d`.
+                *count -= 1;
+                if *count == 1 {
                     sum_dims.push(d);
-                    counts[d] = 0;
+                    *count = 0;
                 }
-            } else if counts[d] == 1 && in_a {
+            } else if *count == 1 && in_a {
                 a_only.push(d);
-                counts[d] = 0;
-            } else if counts[d] == 1 && in_b {
+                *count = 0;
+            } else if *count == 1 && in_b {
                 b_only.push(d);
-                counts[d] = 0;
+                *count = 0;
             }
         }
         let (a, b) = (sum_keep(a, &a_only)?, sum_keep(b, &b_only)?);
@@ -478,7 +517,7 @@ fn compute(layout: &Layout, operands: &[&Tensor]) -> Result<Tensor> {
         .iter()
         .zip(&layout.places)
         .map(|(t, place)| align(t, place, layout))
-        .collect();
+        .collect::<Result<_>>()?;
     contract(aligned, layout)
 }
 

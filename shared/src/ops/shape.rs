@@ -94,8 +94,9 @@ impl<E: Element> Tensor<E> {
             )));
         }
         let new_dims = sizes.len() - dims.len();
-        let mut shape = Vec::with_capacity(sizes.len());
-        for (i, &size) in sizes.iter().enumerate() {
+        let mut shape = vec![0; sizes.len()];
+        // From the last dim backwards, as PyTorch checks (its message names the last clash).
+        for (i, &size) in sizes.iter().enumerate().rev() {
             let target = match i.checked_sub(new_dims).map(|j| dims[j]) {
                 // A new leading dim: its size must be given.
                 None if size < 0 => {
@@ -116,7 +117,7 @@ impl<E: Element> Tensor<E> {
                     )));
                 }
             };
-            shape.push(target);
+            shape[i] = target;
         }
         Ok(shape)
     }
