@@ -167,6 +167,12 @@ error("max(dim=2) of a matrix", "max_dim", [torch.zeros(2, 3)], lambda: torch.ze
       "out of range", dim=2, keepdim=False)
 error("argmax(dim=1) of 0-d", "argmax_dim", [s], lambda: s.argmax(1), "out of range", dim=1, keepdim=False)
 
+a, b = torch.tensor([[1.0, nan, -inf, 2.0], [0.0, 3.0, inf, -0.0]]), torch.tensor([2.0, 1.0, 0.0, 0.0])
+for op in ["maximum", "minimum"]:
+    case(f"{op} with NaN, ±inf, broadcast row", op, [a, b], getattr(torch, op)(a, b))
+    error(f"{op} shapes do not broadcast", op, [torch.zeros(2), torch.zeros(3)],
+          lambda: getattr(torch, op)(torch.zeros(2), torch.zeros(3)), "must match the size of tensor b (3)")
+
 # --- flatten, expand ---------------------------------------------------------------------
 x = torch.randn(2, 3, 4)
 for start, end in [(0, -1), (1, 2), (0, 1), (-2, -1), (1, 1), (2, 2)]:

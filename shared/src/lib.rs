@@ -32,6 +32,7 @@ pub mod nn;
 pub mod ops;
 pub mod rng;
 pub mod tensor;
+pub mod testing;
 
 pub use backend::{Device, device, set_device};
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};

@@ -1,5 +1,6 @@
 //! Extrema: the largest and smallest values (`max`, `min`) and where they are (`argmax`,
-//! `argmin`), over everything or along one dim.
+//! `argmin`), over everything or along one dim, and of two tensors position by position
+//! (`maximum`, `minimum`).
 //!
 //! Two rules decide the answers, as in PyTorch: NaN wins (a row with a NaN has NaN as its
 //! maximum and minimum, and the index of its first NaN), and on ties the first index wins.
@@ -8,6 +9,7 @@
 use ndarray::{ArrayD, Axis};
 
 use crate::error::{Error, Result, or_panic, shape_list};
+use crate::ops::elementwise::f_zip_with;
 use crate::tensor::{Element, Tensor, normalize_dim};
 
 /// Which end of the order an extremum looks for.
@@ -40,6 +42,18 @@ impl Extreme {
             }
         }
         best
+    }
+
+    /// The extremum of two values, as `torch.maximum`/`torch.minimum` take it: NaN wins,
+    /// and of two equal values the first (so `maximum(-0., 0.)` is `-0.`).
+    fn of_pair(self, a: f32, b: f32) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else if self.beats(b, a) {
+            b
+        } else {
+            a
+        }
     }
 
     /// The extremum of all values, as PyTorch's whole-tensor `max()` folds them: NaN wins,
@@ -242,6 +256,36 @@ impl Tensor {
         or_panic(self.f_argmin())
     }
 
+    /// `torch.maximum(self, other)`: the larger value at every position, with broadcasting
+    /// (NaN if either is NaN).
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_maximum(&self, other: &Tensor) -> Result<Tensor> {
+        f_zip_with("maximum", self, other, |a, b| Extreme::Max.of_pair(a, b))
+    }
+
+    /// Plain form of [`Tensor::f_maximum`].
+    #[track_caller]
+    pub fn maximum(&self, other: &Tensor) -> Tensor {
+        or_panic(self.f_maximum(other))
+    }
+
+    /// `torch.minimum(self, other)`: the smaller value at every position, with broadcasting
+    /// (NaN if either is NaN).
+    ///
+    /// # Shapes
+    /// `self`, `other`: broadcastable. Returns the broadcast shape.
+    pub fn f_minimum(&self, other: &Tensor) -> Result<Tensor> {
+        f_zip_with("minimum", self, other, |a, b| Extreme::Min.of_pair(a, b))
+    }
+
+    /// Plain form of [`Tensor::f_minimum`].
+    #[track_caller]
+    pub fn minimum(&self, other: &Tensor) -> Tensor {
+        or_panic(self.f_minimum(other))
+    }
+
     fn f_arg_all(&self, op: &'static str, extreme: Extreme) -> Result<Tensor<i64>> {
         if self.numel() == 0 {
             return Err(empty_error(op, self));
@@ -268,6 +312,14 @@ mod tests {
             tensor!([4.0, 3.0, 3.0]).argmin_dim(-1, true).to_vec(),
             vec![1]
         );
+    }
+
+    #[test]
+    fn maximum_keeps_the_first_of_equal_values() {
+        let (a, b) = (tensor!([-0.0, 1.0, f32::NAN]), tensor!([0.0, 2.0, 0.0]));
+        let max = a.maximum(&b).to_vec();
+        assert!(max[0].is_sign_negative() && max[1] == 2.0 && max[2].is_nan());
+        assert!(a.minimum(&b).to_vec()[0].is_sign_negative());
     }
 
     #[test]

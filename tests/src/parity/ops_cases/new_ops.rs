@@ -66,6 +66,8 @@ fn extremum(op: &str, c: &Case) -> Option<Got> {
         "min_dim" => many(t.f_min_dim(along().0, along().1).map(pair)),
         "argmax_dim" => t.f_argmax_dim(along().0, along().1).into(),
         "argmin_dim" => t.f_argmin_dim(along().0, along().1).into(),
+        "maximum" => t.f_maximum(&c.f32(1)).into(),
+        "minimum" => t.f_minimum(&c.f32(1)).into(),
         _ => return None,
     };
     Some(got)
