@@ -298,6 +298,8 @@ def ein_error(name, equation, operands, fragment):
 r = torch.randn
 ein("matmul", "ij,jk->ik", r(5, 16), r(16, 4))
 ein("implicit output", "ij,jk", r(3, 4), r(4, 2))
+ein("one-column matmul (a bmm, not mm, in PyTorch)", "ij,jk->ik", r(5, 5), r(5, 1))
+ein("batched one-column matmul", "bij,bjk->bik", r(3, 4, 5), r(3, 5, 1))
 ein("per-head projection", "sd,hde->hse", r(5, 16), r(4, 16, 4))
 ein("batched scores", "bhqd,bhkd->bhqk", r(2, 3, 5, 8), r(2, 3, 6, 8))
 ein("transpose", "ij->ji", r(3, 4))

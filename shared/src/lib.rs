@@ -38,7 +38,7 @@ pub use backend::{Device, device, set_device};
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
 pub use error::{Error, Result};
 pub use fmt::Size;
-pub use identity::{eye, eye_m};
+pub use identity::{eye, eye_m, f_eye_m};
 pub use narrative::{Narrative, Step};
 pub use ops::compare::{f_where_, where_};
 pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};

@@ -56,7 +56,14 @@ pub fn f_randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor<i64>> {
             ),
         });
     }
-    let mut values = vec![0; shape.iter().product()];
+    let numel = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| Error::Shape {
+            op: "randint",
+            detail: format!("shape {shape:?} has more elements than usize can count"),
+        })?;
+    let mut values = vec![0; numel];
     with_default_generator(|g| g.fill_randint(&mut values, low, high));
     Tensor::f_from_vec(values, shape)
 }
