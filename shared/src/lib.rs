@@ -26,21 +26,25 @@ pub mod cli;
 pub mod creation;
 pub mod error;
 pub mod fmt;
+pub mod identity;
 pub mod narrative;
 pub mod nn;
 pub mod ops;
 pub mod rng;
 pub mod tensor;
+pub mod testing;
 
 pub use backend::{Device, device, set_device};
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
 pub use error::{Error, Result};
 pub use fmt::Size;
+pub use identity::{eye, eye_m, f_eye_m};
 pub use narrative::{Narrative, Step};
 pub use ops::activation::GeluApproximate;
-pub use ops::einsum::{einsum, f_einsum};
+pub use ops::compare::{f_where_, where_};
+pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};
 pub use ops::join::{cat, f_cat, f_stack, stack};
-pub use rng::manual_seed;
+pub use rng::{f_randint, manual_seed, randint};
 /// The `tch` crate the libtorch back-end is built on, for code that calls libtorch itself
 /// (chapter 9's benchmarks time PyTorch's own kernels through it), at the same version.
 #[cfg(feature = "tch")]

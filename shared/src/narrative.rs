@@ -16,6 +16,8 @@
 
 use std::fmt::{self, Display};
 
+use crate::tensor::{Element, Tensor};
+
 /// One step: a heading and the lines printed under it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
@@ -30,6 +32,11 @@ impl Step {
     pub fn print(&mut self, value: impl Display) -> &mut Self {
         self.lines.push(value.to_string());
         self
+    }
+
+    /// Prints `label: torch.Size([..])`, like Python's `print("label:", t.shape)`.
+    pub fn print_shape<E: Element>(&mut self, label: &str, t: &Tensor<E>) -> &mut Self {
+        self.print(format!("{label}: {}", t.shape()))
     }
 
     /// The lines of this step as one text (each line ends with a newline).
@@ -92,6 +99,29 @@ impl Display for Narrative {
         }
         Ok(())
     }
+}
+
+/// How Python prints a `bool`: `True` or `False`.
+pub fn python_bool(value: bool) -> &'static str {
+    if value { "True" } else { "False" }
+}
+
+/// How Python prints a dict with string keys: `{'Life': 0, 'is': 1}`, in the order given.
+/// A key with a `'` in it is quoted with `"`, as Python's `repr` does.
+pub fn python_dict<K: AsRef<str>, V: Display>(entries: impl IntoIterator<Item = (K, V)>) -> String {
+    let entries: Vec<String> = entries
+        .into_iter()
+        .map(|(key, value)| {
+            let key = key.as_ref();
+            let quote = if key.contains('\'') && !key.contains('"') {
+                '"'
+            } else {
+                '\''
+            };
+            format!("{quote}{key}{quote}: {value}")
+        })
+        .collect();
+    format!("{{{}}}", entries.join(", "))
 }
 
 /// The text printed under the heading `## title` in a chapter's output (for example the
@@ -158,5 +188,18 @@ mod tests {
         let text = story.to_string();
         assert_eq!(step_text(&text, "Two lines"), Some("a\nb: 1"));
         assert_eq!(step_text(&text, "Missing"), None);
+    }
+
+    #[test]
+    fn python_texts() {
+        let mut step = Step {
+            title: "Shapes".into(),
+            lines: Vec::new(),
+        };
+        step.print_shape("x.shape", &crate::zeros(&[2, 3]));
+        assert_eq!(step.text(), "x.shape: torch.Size([2, 3])\n");
+        assert_eq!(python_bool(true), "True");
+        let vocab = [("Life", 0), ("it's", 1)];
+        assert_eq!(python_dict(vocab), "{'Life': 0, \"it's\": 1}");
     }
 }

@@ -113,7 +113,7 @@ fn shape_errors_name_the_operation_and_the_shapes() {
         ),
         (
             message(f_einsum("sd,hde->hse", &ones(&[5, 16]), &ones(&[4, 8, 4]))),
-            "einsum: letter 'd' has size 16 in one place and 8 in another (shapes [5, 16] and [4, 8, 4])",
+            "einsum: subscript d has size 8 for operand 1 which does not broadcast with previously seen size 16 (operand shapes [5, 16], [4, 8, 4])",
         ),
         (
             message(Tensor::f_from_vec(vec![1.0, 2.0, 3.0], &[2, 2])),

@@ -66,3 +66,8 @@ fn norm_fixtures_match_pytorch() {
     assert_eq!(report.passed, expected_cases);
     assert!(expected_cases > 400, "the file holds {all} cases");
 }
+
+#[test]
+fn new_ops_fixtures_match_pytorch() {
+    check("new_ops_fixtures.json", 376);
+}

@@ -1,20 +1,13 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch01_embeddings.py`.
 
-use std::collections::BTreeMap;
-
+use shared::narrative::python_dict;
 use shared::nn::Embedding;
 use shared::{Narrative, Result, manual_seed};
 
 use crate::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
 use crate::lookup::lookup;
 use crate::vocabulary::{token_ids, vocabulary};
-
-/// Writes a vocabulary as Python prints a dict: `{'Life': 0, 'dessert': 1}`.
-fn python_dict(vocab: &BTreeMap<String, i64>) -> String {
-    let entries: Vec<String> = vocab.iter().map(|(w, id)| format!("'{w}': {id}")).collect();
-    format!("{{{}}}", entries.join(", "))
-}
 
 /// Runs the chapter and returns what it prints.
 pub fn narrative() -> Result<Narrative> {

@@ -8,16 +8,8 @@ use ch02_dot_product::all_at_once::{all_attention_scores, all_context_vectors};
 use ch02_dot_product::context::context_vector;
 use ch02_dot_product::scores::attention_scores;
 use proptest::prelude::*;
+use shared::testing::assert_close;
 use shared::{Tensor, stack, tensor};
-
-/// Same shape and every value within `1e-5` (the loops and the matrix products may add in
-/// different orders, so the last bits can differ).
-fn assert_close(got: &Tensor, want: &Tensor) {
-    assert_eq!(got.shape(), want.shape());
-    for (g, w) in got.to_vec().into_iter().zip(want.to_vec()) {
-        assert!((g - w).abs() <= 1e-5, "got {got}\nwant {want}");
-    }
-}
 
 /// A random `[n, d]` matrix with entries in `-2..2`.
 fn matrix(n: usize, d: usize) -> impl Strategy<Value = Tensor> {
@@ -57,6 +49,8 @@ fn exercise_attention_scores() {
     assert_close(
         &attention_scores(&inputs.get(0), &inputs),
         &tensor!([0.9995, 0.9544, 0.9422, 0.4753, 0.4576, 0.6310]),
+        0.0,
+        1e-5,
     );
 }
 
@@ -108,14 +102,14 @@ proptest! {
     fn exercise_attention_scores_are_dot_products((inputs, query) in inputs_and_query()) {
         let scores = attention_scores(&query, &inputs);
         let want: Vec<Tensor> = inputs.iter().map(|x_i| x_i.dot(&query)).collect();
-        assert_close(&scores, &stack(&want, 0));
+        assert_close(&scores, &stack(&want, 0), 0.0, 1e-5);
     }
 
     /// The context vector is `Σ_i weights[i] · inputs[i]`, for any weights.
     #[test]
     fn exercise_context_vector_is_the_weighted_sum((inputs, weights) in inputs_and_weights()) {
         let want = weights.unsqueeze(0).matmul(&inputs).get(0);
-        assert_close(&context_vector(&weights, &inputs), &want);
+        assert_close(&context_vector(&weights, &inputs), &want, 0.0, 1e-5);
     }
 
     /// Entry `(i, j)` of the score matrix is `inputs[i] · inputs[j]`, so it is symmetric.
@@ -146,7 +140,7 @@ proptest! {
             for (j, x_j) in inputs.iter().enumerate() {
                 want += &weights.get(i).get(j as i64) * &x_j;
             }
-            assert_close(&context.get(i), &want);
+            assert_close(&context.get(i), &want, 0.0, 1e-5);
         }
         let mut reverse = shared::zeros(&[n, n]);
         for i in 0..n {

@@ -4,24 +4,11 @@
 use ch01_embeddings::inputs::your_journey;
 use ch02_dot_product::narrative::two_decimals;
 use ch02_dot_product::scores::attention_scores;
-use shared::{Narrative, Result, Tensor, tensor};
+use shared::narrative::python_bool;
+use shared::{Narrative, Result, tensor};
 
 use crate::naive::softmax_naive;
 use crate::stable::softmax_stable;
-
-/// `torch.isinf(t)`: which elements are `inf` or `-inf`.
-///
-/// # Shapes
-/// `t`: any shape. Returns the same shape.
-fn isinf(t: &Tensor) -> Tensor<bool> {
-    let flags = t.to_vec().iter().map(|x| x.is_infinite()).collect();
-    Tensor::from_vec(flags, t.dims())
-}
-
-/// How Python prints a `bool`: `True` or `False`.
-fn python_bool(value: bool) -> &'static str {
-    if value { "True" } else { "False" }
-}
 
 /// Runs the chapter and returns what it prints.
 pub fn narrative() -> Result<Narrative> {
@@ -60,7 +47,7 @@ pub fn narrative() -> Result<Narrative> {
     story
         .step("Large scores: the naive softmax overflows")
         .print(format!("scores: {big_scores}"))
-        .print(format!("exp(scores) is inf: {}", isinf(&big_scores.exp())))
+        .print(format!("exp(scores) is inf: {}", big_scores.exp().isinf()))
         .print(format!("naive softmax: {}", softmax_naive(&big_scores)));
 
     story

@@ -8,15 +8,8 @@ use ch01_embeddings::inputs::your_journey;
 use ch03_softmax::naive::softmax_naive;
 use ch03_softmax::stable::softmax_stable;
 use proptest::prelude::*;
+use shared::testing::assert_close;
 use shared::{Tensor, tensor};
-
-/// Same shape and every value within `tol`.
-fn assert_close(got: &Tensor, want: &Tensor, tol: f32) {
-    assert_eq!(got.shape(), want.shape());
-    for (g, w) in got.to_vec().into_iter().zip(want.to_vec()) {
-        assert!((g - w).abs() <= tol, "got {got}\nwant {want}");
-    }
-}
 
 /// The scores of x(2) ("journey" against every word), as chapter 2 computes them.
 fn scores_of_x2() -> Tensor {
@@ -86,7 +79,7 @@ proptest! {
     /// On small scores (no overflow) the formula is exactly what `torch.softmax` computes.
     #[test]
     fn exercise_softmax_naive_equals_softmax_on_small_scores(x in vector(5.0)) {
-        assert_close(&softmax_naive(&x), &x.softmax(0), 1e-6);
+        assert_close(&softmax_naive(&x), &x.softmax(0), 0.0, 1e-6);
     }
 
     /// The naive weights are positive and add up to 1.
@@ -101,7 +94,7 @@ proptest! {
     /// scores far beyond exp's range.
     #[test]
     fn exercise_softmax_stable_equals_softmax((x, dim) in tensor_and_dim(1000.0)) {
-        assert_close(&softmax_stable(&x, dim), &x.softmax(dim), 1e-6);
+        assert_close(&softmax_stable(&x, dim), &x.softmax(dim), 0.0, 1e-6);
     }
 
     /// Every lane along `dim` sums to 1 (for a matrix and dim -1: every row).
@@ -123,7 +116,7 @@ proptest! {
         let x = x.reshape(&[-1, x.size(-1) as i64]);
         let rows = x.size(0);
         let shift = Tensor::from_vec(shifts[..rows].to_vec(), &[rows, 1]);
-        assert_close(&softmax_stable(&(&x + &shift), -1), &softmax_stable(&x, -1), 1e-5);
+        assert_close(&softmax_stable(&(&x + &shift), -1), &softmax_stable(&x, -1), 0.0, 1e-5);
     }
 }
 
@@ -134,6 +127,6 @@ proptest! {
     /// an exercise's test: it needs both exercises solved.)
     #[test]
     fn naive_equals_stable_on_small_scores(x in vector(5.0)) {
-        assert_close(&softmax_naive(&x), &softmax_stable(&x, 0), 1e-6);
+        assert_close(&softmax_naive(&x), &softmax_stable(&x, 0), 0.0, 1e-6);
     }
 }

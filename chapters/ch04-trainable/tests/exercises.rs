@@ -7,6 +7,7 @@ use ch01_embeddings::inputs::your_journey;
 use ch04_trainable::scaled::scaled_attention_weights;
 use ch04_trainable::{SelfAttentionV1, SelfAttentionV2};
 use proptest::prelude::*;
+use shared::testing::assert_close;
 use shared::{Tensor, manual_seed, randn, stack};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.txt");
@@ -14,14 +15,6 @@ const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.t
 /// The text PyTorch printed under `## title` in this chapter's reference output.
 fn pytorch_step(title: &str) -> &'static str {
     shared::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
-}
-
-/// Same shape and every value within `tol`.
-fn assert_close(got: &Tensor, want: &Tensor, tol: f32) {
-    assert_eq!(got.shape(), want.shape());
-    for (g, w) in got.to_vec().into_iter().zip(want.to_vec()) {
-        assert!((g - w).abs() <= tol, "got {got}\nwant {want}");
-    }
 }
 
 /// Seed 000's three `randn(3, 2)` matrices after `manual_seed(123)`: query, key, value.
@@ -44,7 +37,7 @@ fn exercise_scaled_attention_weights() {
     // All queries at once: one row of weights per query, and row 1 is the one above.
     let all = scaled_attention_weights(&inputs.matmul(&w_query).matmul(&keys.t()), 2);
     assert_eq!(all.shape(), [6, 6]);
-    assert_close(&all.get(1), &weights, 1e-6);
+    assert_close(&all.get(1), &weights, 0.0, 1e-6);
 }
 
 proptest! {

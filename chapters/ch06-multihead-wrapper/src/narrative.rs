@@ -5,15 +5,10 @@ use ch01_embeddings::inputs::{LIFE_IS_SHORT, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use shared::nn::Embedding;
-use shared::{Narrative, Result, Step, Tensor, manual_seed, rand, stack};
+use shared::{Narrative, Result, manual_seed, rand, stack};
 
 use crate::stacked::{head_contexts, project_heads};
 use crate::wrapper::MultiHeadAttentionWrapper;
-
-/// Prints `label: torch.Size([..])`, Python's `print("label:", t.shape)`.
-fn print_shape(step: &mut Step, label: &str, t: &Tensor) {
-    step.print(format!("{label}: {}", t.shape()));
-}
 
 /// Runs the chapter and returns what it prints.
 pub fn narrative() -> Result<Narrative> {
@@ -29,7 +24,7 @@ pub fn narrative() -> Result<Narrative> {
     let context_vecs = mha.forward(&batch);
     let step = story.step("Seed 000: MultiHeadAttentionWrapper, two heads (manual_seed(123))");
     step.print(&context_vecs);
-    print_shape(step, "context_vecs.shape", &context_vecs);
+    step.print_shape("context_vecs.shape", &context_vecs);
     // ANCHOR_END: wrapper_print
 
     // Seed 004's sentence, embedded as in chapter 1.
@@ -57,9 +52,9 @@ pub fn narrative() -> Result<Narrative> {
     let multihead_w_value = rand(&[h, d_v, d]);
     // ANCHOR_END: stacked_weights
     let step = story.step("Seed 004: three heads of weights (rand, the generator continues)");
-    print_shape(step, "multihead_W_query.shape", &multihead_w_query);
-    print_shape(step, "multihead_W_key.shape", &multihead_w_key);
-    print_shape(step, "multihead_W_value.shape", &multihead_w_value);
+    step.print_shape("multihead_W_query.shape", &multihead_w_query);
+    step.print_shape("multihead_W_key.shape", &multihead_w_key);
+    step.print_shape("multihead_W_value.shape", &multihead_w_value);
 
     // [heads, d_q, d] · [d]: one query of x(2) per head.
     let multihead_query_2 = multihead_w_query.matmul(&x_2);
@@ -70,8 +65,8 @@ pub fn narrative() -> Result<Narrative> {
     let multihead_key_2 = multihead_w_key.matmul(&x_2);
     let multihead_value_2 = multihead_w_value.matmul(&x_2);
     let step = story.step("Seed 004: the key and value of x(2) in every head");
-    print_shape(step, "multihead_key_2.shape", &multihead_key_2);
-    print_shape(step, "multihead_value_2.shape", &multihead_value_2);
+    step.print_shape("multihead_key_2.shape", &multihead_key_2);
+    step.print_shape("multihead_value_2.shape", &multihead_value_2);
 
     // The three steps inside `project_heads`, one at a time, to show the shapes.
     // ANCHOR: stacked_steps
@@ -81,13 +76,11 @@ pub fn narrative() -> Result<Narrative> {
         .print(stacked_inputs.shape());
 
     let step = story.step("Seed 004: keys and values of all inputs with bmm");
-    print_shape(
-        step,
+    step.print_shape(
         "multihead_keys.shape",
         &multihead_w_key.bmm(&stacked_inputs),
     );
-    print_shape(
-        step,
+    step.print_shape(
         "multihead_values.shape",
         &multihead_w_value.bmm(&stacked_inputs),
     );
@@ -95,8 +88,8 @@ pub fn narrative() -> Result<Narrative> {
     let multihead_keys = project_heads(&multihead_w_key, &embedded_sentence);
     let multihead_values = project_heads(&multihead_w_value, &embedded_sentence);
     let step = story.step("Seed 004: permuted to (heads, tokens, dims)");
-    print_shape(step, "multihead_keys.shape", &multihead_keys);
-    print_shape(step, "multihead_values.shape", &multihead_values);
+    step.print_shape("multihead_keys.shape", &multihead_keys);
+    step.print_shape("multihead_values.shape", &multihead_values);
     // ANCHOR_END: stacked_steps
 
     // ANCHOR: head_contexts_print
@@ -104,12 +97,11 @@ pub fn narrative() -> Result<Narrative> {
         head_contexts(&multihead_query_2, &multihead_keys, &multihead_values);
     for (i, context_vector_2) in multihead_context_vector_2.iter().enumerate() {
         let step = story.step(format!("Seed 004: head {i}: context vector z(2)"));
-        print_shape(step, "context_vector_2.shape", &context_vector_2);
+        step.print_shape("context_vector_2.shape", &context_vector_2);
         step.print(format!("context_vector_2: {context_vector_2}"));
     }
     let step = story.step("Seed 004: the h x d_v context of x(2)");
-    print_shape(
-        step,
+    step.print_shape(
         "multihead_context_vector_2.shape",
         &multihead_context_vector_2,
     );

@@ -11,16 +11,13 @@ use ch06_multihead_wrapper::stacked::{head_contexts, project_heads};
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use proptest::prelude::*;
 use shared::nn::Embedding;
+use shared::testing::close;
 use shared::{Tensor, manual_seed, rand, stack};
 
-/// Equal up to float32 rounding: `|a - b| <= 1e-5 + 1e-4·|b|` everywhere.
-fn close(a: &Tensor, b: &Tensor) -> bool {
-    a.dims() == b.dims()
-        && a.to_vec()
-            .iter()
-            .zip(b.to_vec())
-            .all(|(&x, y)| (x - y).abs() <= 1e-5 + 1e-4 * y.abs())
-}
+/// Equal up to float32 rounding (the two sides add in different orders):
+/// `|got - want| <= ATOL + RTOL·|want|` everywhere.
+const RTOL: f64 = 1e-4;
+const ATOL: f64 = 1e-5;
 
 /// A permutation of `0..n` for a random `n` in `1..5`.
 fn permutation() -> impl Strategy<Value = Vec<usize>> {
@@ -103,7 +100,7 @@ fn exercise_project_heads() {
     assert_eq!(keys.shape(), [3, 6, 4]);
     // Head i's keys are x·w[i]ᵀ: one row per token.
     for i in 0..3 {
-        assert!(close(&keys.get(i), &x.matmul(&w.get(i).t())));
+        assert!(close(&keys.get(i), &x.matmul(&w.get(i).t()), RTOL, ATOL));
     }
 }
 
@@ -118,7 +115,7 @@ proptest! {
         let projected = project_heads(&w, &x);
         prop_assert_eq!(projected.shape(), [heads, tokens, 3]);
         for i in 0..heads as i64 {
-            prop_assert!(close(&projected.get(i), &x.matmul(&w.get(i).t())));
+            prop_assert!(close(&projected.get(i), &x.matmul(&w.get(i).t()), RTOL, ATOL));
         }
     }
 }
@@ -166,15 +163,15 @@ proptest! {
             &reorder(&keys, &order),
             &reorder(&values, &order),
         );
-        prop_assert!(close(&reordered, &reorder(&contexts, &order)));
+        prop_assert!(close(&reordered, &reorder(&contexts, &order), RTOL, ATOL));
 
         let same_values = values.narrow(1, 0, 1).repeat(&[1, tokens, 1]);
         let constant = head_contexts(&queries, &keys, &same_values);
-        prop_assert!(close(&constant, &values.narrow(1, 0, 1).squeeze_dim(1)));
+        prop_assert!(close(&constant, &values.narrow(1, 0, 1).squeeze_dim(1), RTOL, ATOL));
 
         let shuffle = [2usize, 0, 3, 1];
         let by_token = |t: &Tensor| reorder(&t.transpose(0, 1), &shuffle).transpose(0, 1);
         let shuffled = head_contexts(&queries, &by_token(&keys), &by_token(&values));
-        prop_assert!(close(&shuffled, &contexts));
+        prop_assert!(close(&shuffled, &contexts, RTOL, ATOL));
     }
 }

@@ -18,7 +18,6 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
-pub mod compare;
 pub mod einsum_heads;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;

@@ -4,24 +4,14 @@
 use ch01_embeddings::inputs::{my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
+use shared::narrative::python_bool;
 use shared::nn::{Embedding, Linear};
-use shared::{Narrative, Result, Step, Tensor, cat, manual_seed, ones, rand, stack, zeros};
+use shared::{Narrative, Result, Tensor, cat, eye, manual_seed, ones, rand, stack, zeros};
 
-use crate::compare::{allclose, python_bool};
 use crate::einsum_heads::{concat_heads, einsum_head_outputs, einsum_project, einsum_scores};
 use crate::multihead::MultiHeadAttention;
 use crate::qkv::MultiHeadAttentionQkv;
 use crate::scaled_dot_product::scaled_dot_product_attention;
-
-/// Prints `label: torch.Size([..])`, Python's `print("label:", t.shape)`.
-fn print_shape(step: &mut Step, label: &str, t: &Tensor) {
-    step.print(format!("{label}: {}", t.shape()));
-}
-
-/// The `n × n` identity matrix, `torch.eye(n)`.
-fn eye(n: usize) -> Tensor {
-    ones(&[n, n]).triu(0).tril(0)
-}
 
 /// Runs the chapter and returns what it prints.
 pub fn narrative() -> Result<Narrative> {
@@ -43,26 +33,26 @@ pub fn narrative() -> Result<Narrative> {
     let queries = mha.w_query.forward(&batch);
     let values = mha.w_value.forward(&batch);
     let step = story.step("Seed 000: projections, (b, num_tokens, d_out)");
-    print_shape(step, "keys.shape", &keys);
-    print_shape(step, "queries.shape", &queries);
-    print_shape(step, "values.shape", &values);
+    step.print_shape("keys.shape", &keys);
+    step.print_shape("queries.shape", &queries);
+    step.print_shape("values.shape", &values);
 
     let split = [b, num_tokens, mha.num_heads, mha.head_dim].map(|n| n as i64);
     let keys = keys.view(&split);
     let values = values.view(&split);
     let queries = queries.view(&split);
     let step = story.step("Seed 000: view as (b, num_tokens, num_heads, head_dim)");
-    print_shape(step, "keys.shape", &keys);
-    print_shape(step, "queries.shape", &queries);
-    print_shape(step, "values.shape", &values);
+    step.print_shape("keys.shape", &keys);
+    step.print_shape("queries.shape", &queries);
+    step.print_shape("values.shape", &values);
 
     let keys = keys.transpose(1, 2);
     let queries = queries.transpose(1, 2);
     let values = values.transpose(1, 2);
     let step = story.step("Seed 000: transpose to (b, num_heads, num_tokens, head_dim)");
-    print_shape(step, "keys.shape", &keys);
-    print_shape(step, "queries.shape", &queries);
-    print_shape(step, "values.shape", &values);
+    step.print_shape("keys.shape", &keys);
+    step.print_shape("queries.shape", &queries);
+    step.print_shape("values.shape", &values);
 
     let mut attn_scores = queries.matmul(&keys.transpose(2, 3));
     let mask_bool = mha.mask.slice(0, ..num_tokens).slice(1, ..num_tokens);
@@ -70,29 +60,28 @@ pub fn narrative() -> Result<Narrative> {
     let attn_weights = (&attn_scores / (keys.size(-1) as f32).sqrt()).softmax(-1);
     let step = story
         .step("Seed 000: causal attention in every head, (b, num_heads, num_tokens, num_tokens)");
-    print_shape(step, "attn_scores.shape", &attn_scores);
-    print_shape(step, "attn_weights.shape", &attn_weights);
+    step.print_shape("attn_scores.shape", &attn_scores);
+    step.print_shape("attn_weights.shape", &attn_weights);
 
     let step = story.step("Seed 000: heads back together, (b, num_tokens, d_out)");
     let context_vec = attn_weights.matmul(&values).transpose(1, 2);
-    print_shape(
-        step,
+    step.print_shape(
         "(attn_weights @ values).transpose(1, 2).shape",
         &context_vec,
     );
     let context_vec = context_vec
         .contiguous()
         .view(&[b as i64, num_tokens as i64, -1]);
-    print_shape(step, "context_vec.shape", &context_vec);
+    step.print_shape("context_vec.shape", &context_vec);
     let context_vec = mha.out_proj.forward(&context_vec);
-    print_shape(step, "out_proj(context_vec).shape", &context_vec);
+    step.print_shape("out_proj(context_vec).shape", &context_vec);
     // ANCHOR_END: split_steps
 
     // ANCHOR: multihead_print
     let context_vecs = mha.forward(&batch);
     let step = story.step("Seed 000: MultiHeadAttention (manual_seed(123), d_out = 2, two heads)");
     step.print(&context_vecs);
-    print_shape(step, "context_vecs.shape", &context_vecs);
+    step.print_shape("context_vecs.shape", &context_vecs);
     step.print(format!(
         "same as the step-by-step result: {}",
         python_bool(context_vecs == context_vec)
@@ -125,7 +114,7 @@ pub fn narrative() -> Result<Narrative> {
     step.print(&split_out);
     step.print(format!(
         "allclose(split, wrapper): {}",
-        python_bool(allclose(&split_out, &wrapper_out))
+        python_bool(split_out.allclose_default(&wrapper_out))
     ));
     // ANCHOR_END: equivalence
 
@@ -147,15 +136,15 @@ pub fn narrative() -> Result<Narrative> {
     let keys = einsum_project(&sentence_embed, &w_key);
     let values = einsum_project(&sentence_embed, &w_value);
     let step = story.step("Seed 001: queries, keys and values of every head with einsum");
-    print_shape(step, "queries.shape", &queries);
-    print_shape(step, "keys.shape", &keys);
-    print_shape(step, "values.shape", &values);
+    step.print_shape("queries.shape", &queries);
+    step.print_shape("keys.shape", &keys);
+    step.print_shape("values.shape", &values);
 
     let scores = einsum_scores(&queries, &keys); // [h, seq, seq]
     let attention_weights = scores.softmax(-1);
     let step = story.step("Seed 001: attention scores and weights of every head");
-    print_shape(step, "scores.shape", &scores);
-    print_shape(step, "attention_weights.shape", &attention_weights);
+    step.print_shape("scores.shape", &scores);
+    step.print_shape("attention_weights.shape", &attention_weights);
 
     let head_outputs = einsum_head_outputs(&attention_weights, &values); // [h, seq, d_k]
     story
@@ -182,8 +171,8 @@ pub fn narrative() -> Result<Narrative> {
     let x = inputs.view(&[1, 1, 6, 3]);
     let (output, weights) = scaled_dot_product_attention(&x, &x, &x, None);
     let step = story.step("Seed 003: scaled_dot_product_attention without a mask");
-    print_shape(step, "output.shape", &output);
-    print_shape(step, "weights.shape", &weights);
+    step.print_shape("output.shape", &output);
+    step.print_shape("weights.shape", &weights);
     step.print(format!("weights: {weights}"));
     step.print(format!("output: {output}"));
 
@@ -205,7 +194,7 @@ pub fn narrative() -> Result<Narrative> {
         "Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed(123))",
     );
     step.print(format!("x: {x}"));
-    print_shape(step, "out.shape", &out);
+    step.print_shape("out.shape", &out);
     step.print(format!("out: {out}"));
 
     let out = mha_qkv.forward(&x, &x, &x, Some(&ones(&[3, 3]).tril(0).bool()));

@@ -8,17 +8,15 @@ use ch07_multihead_split::heads::{merge_heads, split_heads};
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use proptest::prelude::*;
+use shared::eye;
 use shared::nn::Linear;
+use shared::testing::close;
 use shared::{Tensor, arange, cat, manual_seed, ones, rand, stack, zeros};
 
-/// Equal up to float32 rounding: `|a - b| <= 1e-5 + 1e-4·|b|` everywhere.
-fn close(a: &Tensor, b: &Tensor) -> bool {
-    a.dims() == b.dims()
-        && a.to_vec()
-            .iter()
-            .zip(b.to_vec())
-            .all(|(&x, y)| (x - y).abs() <= 1e-5 + 1e-4 * y.abs())
-}
+/// Equal up to float32 rounding (the two sides add in different orders):
+/// `|got - want| <= ATOL + RTOL·|want|` everywhere.
+const RTOL: f64 = 1e-4;
+const ATOL: f64 = 1e-5;
 
 /// The element of `t` at a full index.
 fn at(t: &Tensor, index: &[usize]) -> f32 {
@@ -144,8 +142,8 @@ proptest! {
         let changed = |t: &Tensor| t.masked_fill(&from_later, 9.0);
         let (output2, _) =
             scaled_dot_product_attention(&changed(&q), &changed(&k), &changed(&v), Some(&causal));
-        prop_assert!(close(&output2.narrow(2, 0, later), &output.narrow(2, 0, later)));
-        prop_assert!(!close(&output2, &output));
+        prop_assert!(close(&output2.narrow(2, 0, later), &output.narrow(2, 0, later), RTOL, ATOL));
+        prop_assert!(!close(&output2, &output, RTOL, ATOL));
     }
 }
 
@@ -166,11 +164,6 @@ fn exercise_multihead_forward() {
         context_vecs.get(1).get(5).to_string(),
         "tensor([0.2575, 0.4028])"
     );
-}
-
-/// The `n × n` identity matrix.
-fn eye(n: usize) -> Tensor {
-    ones(&[n, n]).triu(0).tril(0)
 }
 
 /// The rows of a `[heads · head_dim, ..]` weight (or bias) in blocks of `head_dim`, the
@@ -215,7 +208,7 @@ proptest! {
         mha.w_value = stacked(|h| &h.w_value);
         mha.out_proj = Linear::from_parameters(eye(heads * head_dim), Some(zeros(&[heads * head_dim])));
         let x = rand(&[2, n, d_in]);
-        prop_assert!(close(&mha.forward(&x), &wrapper.forward(&x)));
+        prop_assert!(close(&mha.forward(&x), &wrapper.forward(&x), RTOL, ATOL));
     }
 
     /// With out_proj the identity, reordering the heads (their blocks of rows in the three
@@ -235,10 +228,7 @@ proptest! {
         mha.w_value = linear_with(&mha.w_value, blocks);
         let permuted = mha.forward(&x);
         for (i, &from) in order.iter().enumerate() {
-            prop_assert!(close(
-                &permuted.narrow(-1, i * head_dim, head_dim),
-                &out.narrow(-1, from * head_dim, head_dim)
-            ));
+            prop_assert!(close(&permuted.narrow(-1, i * head_dim, head_dim), &out.narrow(-1, from * head_dim, head_dim), RTOL, ATOL));
         }
     }
 

@@ -4,20 +4,15 @@
 use ch01_embeddings::inputs::LIFE_IS_SHORT;
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
-use ch07_multihead_split::compare::{allclose, python_bool};
 use ch07_multihead_split::heads::split_heads;
 use ch07_multihead_split::qkv::MultiHeadAttentionQkv;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
+use shared::narrative::python_bool;
 use shared::nn::Embedding;
-use shared::{Element, Narrative, Result, Step, Tensor, manual_seed, rand};
+use shared::{Narrative, Result, manual_seed, rand};
 
 use crate::cross::cross_attention;
 use crate::padding::{key_padding, padding_mask};
-
-/// Prints `label: torch.Size([..])`, Python's `print("label:", t.shape)`.
-fn print_shape<E: Element>(step: &mut Step, label: &str, t: &Tensor<E>) {
-    step.print(format!("{label}: {}", t.shape()));
-}
 
 /// Runs the chapter and returns what it prints.
 pub fn narrative() -> Result<Narrative> {
@@ -42,11 +37,11 @@ pub fn narrative() -> Result<Narrative> {
     let keys = w_key.matmul(&embedded_sentence.t()).t(); // [6, 24]
     let values = w_value.matmul(&embedded_sentence.t()).t(); // [6, 28]
     let step = story.step("Seed 004: self-attention recap (manual_seed(123), rand weights)");
-    print_shape(step, "embedded_sentence.shape", &embedded_sentence);
+    step.print_shape("embedded_sentence.shape", &embedded_sentence);
     // The article's own label, without a colon.
     step.print(format!("query.shape {}", query_2.shape()));
-    print_shape(step, "keys.shape", &keys);
-    print_shape(step, "values.shape", &values);
+    step.print_shape("keys.shape", &keys);
+    step.print_shape("values.shape", &values);
     // ANCHOR_END: recap
 
     // ANCHOR: second_sequence
@@ -58,8 +53,8 @@ pub fn narrative() -> Result<Narrative> {
     let keys = w_key.matmul(&embedded_sentence_2.t()).t(); // [8, 24]
     let values = w_value.matmul(&embedded_sentence_2.t()).t(); // [8, 28]
     let step = story.step("Seed 004: keys and values from the second sequence");
-    print_shape(step, "keys.shape", &keys);
-    print_shape(step, "values.shape", &values);
+    step.print_shape("keys.shape", &keys);
+    step.print_shape("values.shape", &values);
 
     let (attention_weights_2, context_vector_2) =
         cross_attention(&query_2, &embedded_sentence_2, &w_key, &w_value);
@@ -85,8 +80,8 @@ pub fn narrative() -> Result<Narrative> {
     let padded_rows = key_padding.eq_scalar(0).unsqueeze(-1);
     x_enc.masked_fill_(&padded_rows, 0.0); // the padding is zeros
     let step = story.step("Two sequences of different lengths (manual_seed(123))");
-    print_shape(step, "x_dec.shape", &x_dec);
-    print_shape(step, "x_enc.shape", &x_enc);
+    step.print_shape("x_dec.shape", &x_dec);
+    step.print_shape("x_enc.shape", &x_enc);
     step.print(format!("x_dec: {x_dec}"));
     step.print(format!("x_enc: {x_enc}"));
     // ANCHOR_END: padded_batch
@@ -95,7 +90,7 @@ pub fn narrative() -> Result<Narrative> {
     let mask = padding_mask(&key_padding); // [batch, 1, 1, 5]
     let step = story.step("The padding mask over the keys");
     step.print(format!("key_padding: {key_padding}"));
-    print_shape(step, "mask.shape", &mask);
+    step.print_shape("mask.shape", &mask);
     // ANCHOR_END: padding_mask_print
 
     // What happens inside cross_attn.forward, up to the weights.
@@ -105,12 +100,12 @@ pub fn narrative() -> Result<Narrative> {
     let v = split_heads(&cross_attn.w_v.forward(&x_enc), cross_attn.n_heads);
     let (_, weights) = scaled_dot_product_attention(&q, &k, &v, Some(&mask));
     let step = story.step("Cross-attention weights per head, (batch, heads, queries, keys)");
-    print_shape(step, "weights.shape", &weights);
+    step.print_shape("weights.shape", &weights);
     step.print(format!("weights: {weights}"));
 
     let out = cross_attn.forward(&x_dec, &x_enc, &x_enc, Some(&mask));
     let step = story.step("Cross-attention output, (batch, queries, d_model)");
-    print_shape(step, "out.shape", &out);
+    step.print_shape("out.shape", &out);
     step.print(format!("out: {out}"));
     // ANCHOR_END: cross_weights
 
@@ -125,11 +120,11 @@ pub fn narrative() -> Result<Narrative> {
         .step("Padding cannot leak through the mask")
         .print(format!(
             "with mask, same output: {}",
-            python_bool(allclose(&out, &out_junk))
+            python_bool(out.allclose_default(&out_junk))
         ))
         .print(format!(
             "without mask, same output: {}",
-            python_bool(allclose(&out_nomask, &out_nomask_junk))
+            python_bool(out_nomask.allclose_default(&out_nomask_junk))
         ));
     // ANCHOR_END: no_leak
 

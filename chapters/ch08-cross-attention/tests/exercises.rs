@@ -12,16 +12,13 @@ use ch08_cross_attention::cross::cross_attention;
 use ch08_cross_attention::padding::{key_padding, padding_mask};
 use proptest::prelude::*;
 use shared::nn::Embedding;
+use shared::testing::close;
 use shared::{Tensor, manual_seed, rand, stack};
 
-/// Equal up to float32 rounding: `|a - b| <= 1e-5 + 1e-4·|b|` everywhere.
-fn close(a: &Tensor, b: &Tensor) -> bool {
-    a.dims() == b.dims()
-        && a.to_vec()
-            .iter()
-            .zip(b.to_vec())
-            .all(|(&x, y)| (x - y).abs() <= 1e-5 + 1e-4 * y.abs())
-}
+/// Equal up to float32 rounding (the two sides add in different orders):
+/// `|got - want| <= ATOL + RTOL·|want|` everywhere.
+const RTOL: f64 = 1e-4;
+const ATOL: f64 = 1e-5;
 
 #[test]
 fn exercise_cross_attention() {
@@ -75,8 +72,8 @@ proptest! {
         prop_assert!((weights.sum().item() - 1.0).abs() < 1e-5);
         let (shuffled_weights, shuffled_context) =
             cross_attention(&query, &rows(&other, &order), &w_key, &w_value);
-        prop_assert!(close(&shuffled_weights, &rows(&weights, &order)));
-        prop_assert!(close(&shuffled_context, &context));
+        prop_assert!(close(&shuffled_weights, &rows(&weights, &order), RTOL, ATOL));
+        prop_assert!(close(&shuffled_context, &context, RTOL, ATOL));
     }
 }
 
@@ -152,6 +149,6 @@ proptest! {
         let x_enc_junk = x_enc.masked_fill(&padded_rows, junk);
         let out = cross_attn.forward(&x_dec, &x_enc, &x_enc, Some(&mask));
         let out_junk = cross_attn.forward(&x_dec, &x_enc_junk, &x_enc_junk, Some(&mask));
-        prop_assert!(close(&out, &out_junk));
+        prop_assert!(close(&out, &out_junk, RTOL, ATOL));
     }
 }

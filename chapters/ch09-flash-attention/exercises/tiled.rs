@@ -1,15 +1,7 @@
 //! Exercise: FlashAttention's algorithm with tensor operations. Replace the `todo!()`;
 //! test with `cargo test -p ch09-flash-attention --features exercise tiled_attention`.
 
-use shared::{Tensor, stack};
-
-/// The larger of `a` and `b` at every position, `torch.maximum(a, b)`.
-///
-/// # Shapes
-/// `a`, `b`: the same shape. Returns that shape.
-pub fn maximum(a: &Tensor, b: &Tensor) -> Tensor {
-    stack(&[a, b], 0).max_dim(0, false).0
-}
+use shared::Tensor;
 
 /// `softmax(q·kᵀ/√d)·v` (with the causal mask if `causal`), computed in tiles of `block`
 /// queries by `block` keys with the online softmax, skipping the tiles above the diagonal.
@@ -22,7 +14,7 @@ pub fn tiled_attention(q: &Tensor, k: &Tensor, v: &Tensor, block: usize, causal:
     // sum (0), both [.., rows, 1], and an output [.., rows, d_v] of zeros. For every block
     // of keys up to `crate::blocks::key_block_count(..)`: scores = q_block·k_blockᵀ / √d;
     // if `crate::blocks::tile_needs_mask(..)`, set the scores of later keys to -inf; the new
-    // max is `maximum(max, scores.max_dim(-1, true).0)`; weights = exp(scores - new max);
+    // max is `max.maximum(&scores.max_dim(-1, true).0)`; weights = exp(scores - new max);
     // rescale = exp(max - new max); sum = rescale·sum + weights summed over the keys;
     // out = rescale·out + weights·v_block. Each query block's result is out / sum; `cat`
     // them along dim -2.

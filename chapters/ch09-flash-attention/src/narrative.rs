@@ -6,21 +6,16 @@
 //! `allclose`, as PyTorch's own fused kernel is on the other side.
 
 use ch01_embeddings::inputs::your_journey;
-use ch07_multihead_split::compare::{allclose, python_bool};
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
-use shared::{Narrative, Result, Step, Tensor, manual_seed, ones, rand, stack, zeros};
+use shared::narrative::python_bool;
+use shared::{Narrative, Result, Tensor, manual_seed, ones, rand, stack, zeros};
 
 use crate::blocks::key_block_count;
 use crate::core::{Flash, forward_with_core};
 use crate::kernel::flash_attention;
 use crate::online::OnlineSoftmax;
 use crate::tiled::tiled_attention;
-
-/// Prints `label: torch.Size([..])`, Python's `print("label:", t.shape)`.
-fn print_shape(step: &mut Step, label: &str, t: &Tensor) {
-    step.print(format!("{label}: {}", t.shape()));
-}
 
 /// Runs the chapter and returns what it prints.
 pub fn narrative() -> Result<Narrative> {
@@ -56,7 +51,7 @@ pub fn narrative() -> Result<Narrative> {
     step.print(format!("weights: {online_weights}"));
     step.print(format!(
         "same as the softmax: {}",
-        python_bool(allclose(&online_weights, &weights))
+        python_bool(online_weights.allclose_default(&weights))
     ));
     // ANCHOR_END: online_steps
 
@@ -79,7 +74,7 @@ pub fn narrative() -> Result<Narrative> {
     step.print(format!("context: {online_context}"));
     step.print(format!(
         "same as all at once: {}",
-        python_bool(allclose(&online_context, &context))
+        python_bool(online_context.allclose_default(&context))
     ));
     // ANCHOR_END: online_context
 
@@ -106,23 +101,23 @@ pub fn narrative() -> Result<Narrative> {
     step.print(format!("tiled[0, 0]: {}", tiled.get(0).get(0)));
     step.print(format!(
         "same as chapter 7's materialised attention: {}",
-        python_bool(allclose(&tiled, &materialised))
+        python_bool(tiled.allclose_default(&materialised))
     ));
     // ANCHOR_END: tiles
 
     // ANCHOR: kernel
     let flash = flash_attention(&q, &k, &v, true);
     let step = story.step("The fast kernel next to PyTorch's fused scaled_dot_product_attention");
-    print_shape(step, "flash.shape", &flash);
+    step.print_shape("flash.shape", &flash);
     step.print(format!(
         "causal, same as the tiles: {}",
-        python_bool(allclose(&flash, &tiled))
+        python_bool(flash.allclose_default(&tiled))
     ));
     let full = flash_attention(&q, &k, &v, false);
     let (full_materialised, _) = scaled_dot_product_attention(&q, &k, &v, None);
     step.print(format!(
         "without the mask, same as chapter 7: {}",
-        python_bool(allclose(&full, &full_materialised))
+        python_bool(full.allclose_default(&full_materialised))
     ));
     // ANCHOR_END: kernel
 
@@ -152,7 +147,7 @@ pub fn narrative() -> Result<Narrative> {
     step.print(&context_vecs);
     step.print(format!(
         "same as MultiHeadAttention.forward: {}",
-        python_bool(allclose(&context_vecs, &mha.forward(&batch)))
+        python_bool(context_vecs.allclose_default(&mha.forward(&batch)))
     ));
     // ANCHOR_END: drop_in
 

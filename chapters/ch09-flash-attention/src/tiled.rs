@@ -12,17 +12,9 @@
 //! This version uses the same tensor operations as the reference script, so it prints
 //! PyTorch's digits; [`crate::kernel`] computes the same thing fast.
 
-use shared::{Tensor, cat, stack, zeros};
+use shared::{Tensor, cat, zeros};
 
 use crate::blocks::{key_block_count, tile_needs_mask};
-
-/// The larger of `a` and `b` at every position, `torch.maximum(a, b)`.
-///
-/// # Shapes
-/// `a`, `b`: the same shape. Returns that shape.
-pub fn maximum(a: &Tensor, b: &Tensor) -> Tensor {
-    stack(&[a, b], 0).max_dim(0, false).0
-}
 
 /// `softmax(q·kᵀ/√d)·v` (with the causal mask if `causal`), computed in tiles of `block`
 /// queries by `block` keys with the online softmax, skipping the tiles above the diagonal.
@@ -61,7 +53,7 @@ pub fn tiled_attention(q: &Tensor, k: &Tensor, v: &Tensor, block: usize, causal:
                 );
                 scores.masked_fill_(&future, f32::NEG_INFINITY);
             }
-            let new_max = maximum(&max, &scores.max_dim(-1, true).0);
+            let new_max = max.maximum(&scores.max_dim(-1, true).0);
             let weights = (&scores - &new_max).exp(); // this tile's unnormalised weights
             let rescale = (&max - &new_max).exp(); // exp(old max - new max)
             sum = &(&rescale * &sum) + &weights.sum_dim(-1, true);

@@ -9,7 +9,13 @@ use ch09_flash_attention::exp::exp;
 use ch09_flash_attention::online::OnlineSoftmax;
 use ch09_flash_attention::tiled::tiled_attention;
 use proptest::prelude::*;
+use shared::testing::close;
 use shared::{Tensor, manual_seed, ones, rand, randn};
+
+/// Equal up to float32 rounding (the two sides add in different orders):
+/// `|got - want| <= ATOL + RTOL·|want|` everywhere.
+const RTOL: f64 = 1e-5;
+const ATOL: f64 = 1e-6;
 
 /// How far `got` is from the true `eˣ`, in units of the `f32` spacing at `eˣ` (for results
 /// below the smallest normal float, the spacing there).
@@ -151,15 +157,6 @@ proptest! {
     }
 }
 
-/// Equal up to float32 rounding: `|a - b| <= 1e-6 + 1e-5·|b|` everywhere.
-fn close(a: &Tensor, b: &Tensor) -> bool {
-    a.dims() == b.dims()
-        && a.to_vec()
-            .iter()
-            .zip(b.to_vec())
-            .all(|(&x, y)| (x - y).abs() <= 1e-6 + 1e-5 * y.abs())
-}
-
 /// Chapter 7's attention, with the causal mask of PyTorch's `is_causal` if `causal`.
 fn materialised(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
     let visible = ones(&[q.size(-2), k.size(-2)]).tril(0).bool();
@@ -186,7 +183,7 @@ fn exercise_tiled_attention() {
         text.ends_with("[0.3796, 0.4289, 0.3898, 0.4495, 0.6433]])"),
         "{text}"
     );
-    assert!(close(&tiled, &materialised(&q, &k, &v, true)));
+    assert!(close(&tiled, &materialised(&q, &k, &v, true), RTOL, ATOL));
 }
 
 proptest! {
@@ -204,7 +201,7 @@ proptest! {
         let k = randn(&[2, keys, d]);
         let v = rand(&[2, keys, d_v]);
         let tiled = tiled_attention(&q, &k, &v, block, causal);
-        prop_assert!(close(&tiled, &materialised(&q, &k, &v, causal)));
+        prop_assert!(close(&tiled, &materialised(&q, &k, &v, causal), RTOL, ATOL));
     }
 
     /// Under the causal mask, changing a later token leaves the earlier outputs exactly as

@@ -2,14 +2,19 @@
 
 pub mod activation;
 pub mod broadcast;
+pub mod compare;
 pub mod einsum;
 pub mod elementwise;
+pub mod extrema;
+pub mod index;
 pub mod join;
 pub mod mask;
 pub mod matmul;
 pub mod norm;
 pub mod reduce;
+pub mod shape;
 pub mod softmax;
+pub mod split;
 pub mod stats;
 pub mod unary;
 pub mod views;

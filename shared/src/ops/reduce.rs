@@ -8,7 +8,7 @@ use ndarray::Axis;
 use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
 use crate::backend::torch;
-use crate::error::{Error, Result, or_panic, shape_list};
+use crate::error::{Result, or_panic};
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -61,81 +61,6 @@ impl Tensor {
     #[track_caller]
     pub fn mean_dim(&self, dim: i64, keepdim: bool) -> Tensor {
         or_panic(self.f_mean_dim(dim, keepdim))
-    }
-
-    /// `t.max()`: the largest element, as a 0-d tensor (NaN if any element is NaN).
-    ///
-    /// # Shapes
-    /// Any non-empty shape. Returns `[]`.
-    pub fn f_max(&self) -> Result<Tensor> {
-        if self.numel() == 0 {
-            return Err(Error::Shape {
-                op: "max",
-                detail: format!(
-                    "expected a non-empty tensor, got shape {}",
-                    shape_list(self.dims())
-                ),
-            });
-        }
-        Ok(Tensor::scalar(
-            self.data.iter().copied().fold(f32::NEG_INFINITY, max_nan),
-        ))
-    }
-
-    /// Plain form of [`Tensor::f_max`].
-    #[track_caller]
-    pub fn max(&self) -> Tensor {
-        or_panic(self.f_max())
-    }
-
-    /// `t.max(dim, keepdim)`: the largest values along `dim` and their indices (the first
-    /// one on ties).
-    ///
-    /// # Shapes
-    /// `[.., n, ..]` becomes `[.., ..]` (or `[.., 1, ..]` with `keepdim`) for both results;
-    /// `n` must not be 0.
-    pub fn f_max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor<i64>)> {
-        let d = self.f_dim_index("max", dim)?;
-        if self.dims()[d] == 0 {
-            return Err(Error::Shape {
-                op: "max",
-                detail: format!(
-                    "cannot reduce over the empty dim {d} of a tensor of shape {}",
-                    shape_list(self.dims())
-                ),
-            });
-        }
-        let values = self
-            .data
-            .fold_axis(Axis(d), f32::NEG_INFINITY, |&acc, &x| max_nan(acc, x));
-        let indices = self.data.map_axis(Axis(d), |lane| {
-            let mut best = 0;
-            for (i, &x) in lane.iter().enumerate() {
-                if x > lane[best] || (x.is_nan() && !lane[best].is_nan()) {
-                    best = i;
-                }
-            }
-            best as i64
-        });
-        Ok((
-            keep(values.into_shared(), d, keepdim),
-            keep(indices.into_shared(), d, keepdim),
-        ))
-    }
-
-    /// Plain form of [`Tensor::f_max_dim`].
-    #[track_caller]
-    pub fn max_dim(&self, dim: i64, keepdim: bool) -> (Tensor, Tensor<i64>) {
-        or_panic(self.f_max_dim(dim, keepdim))
-    }
-}
-
-/// `max` that lets NaN win, as PyTorch's `max` propagates NaN.
-fn max_nan(acc: f32, x: f32) -> f32 {
-    if acc.is_nan() || x.is_nan() {
-        f32::NAN
-    } else {
-        acc.max(x)
     }
 }
 

@@ -19,8 +19,10 @@
 //! The book's appendix "How we match PyTorch exactly" walks through these recipes.
 
 mod avx_mathfun;
+mod bernoulli;
 mod dropout;
 mod init;
+mod integers;
 mod mt19937;
 mod normal;
 mod uniform;
@@ -33,6 +35,7 @@ use std::fmt;
 
 pub use dropout::dropout_in_place;
 pub use init::{linear_bias_bound, linear_weight_bound};
+pub use integers::{f_randint, randint};
 
 use mt19937::Mt19937;
 

@@ -1,0 +1,88 @@
+//! Tolerances for tests: whether two tensors hold the same numbers up to float32 rounding,
+//! and an assertion that says where they differ.
+//!
+//! Two computations of the same formula in a different order (a loop and a matrix
+//! product, a tiled softmax and a plain one) agree to a few roundings, not bit for bit, so
+//! a test compares them with PyTorch's `allclose` rule, `|got - want| <= atol + rtol·|want|`,
+//! rather than with `==`. Unlike `allclose`, the shapes must be equal: in a test, a shape
+//! that merely broadcasts is a bug.
+
+use crate::tensor::Tensor;
+
+/// Where `got` and `want` differ beyond the tolerance: `None` if they are close, else a
+/// message naming the shapes, or the first index that differs and both values there.
+///
+/// # Shapes
+/// `got`, `want`: any shapes (different shapes are never close).
+pub fn difference(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) -> Option<String> {
+    if got.dims() != want.dims() {
+        return Some(format!(
+            "shapes differ: got {:?}, want {:?}",
+            got.dims(),
+            want.dims()
+        ));
+    }
+    let mut index = vec![0; got.dim()];
+    for (g, w) in got.to_vec().into_iter().zip(want.to_vec()) {
+        if !Tensor::scalar(g).allclose(&Tensor::scalar(w), rtol, atol, false) {
+            return Some(format!(
+                "first difference at index {index:?}: got {g:e}, want {w:e} \
+                 (|got - want| = {:e} > atol {atol:e} + rtol {rtol:e} * |want|)",
+                (g - w).abs()
+            ));
+        }
+        // The next row-major index.
+        for (i, n) in index.iter_mut().zip(got.dims()).rev() {
+            *i += 1;
+            if *i < *n {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    None
+}
+
+/// Whether `got` and `want` have the same shape and every pair of values satisfies
+/// `|got - want| <= atol + rtol·|want|` (equal infinities agree, NaN never does).
+///
+/// # Shapes
+/// `got`, `want`: any shapes (different shapes are never close).
+pub fn close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) -> bool {
+    difference(got, want, rtol, atol).is_none()
+}
+
+/// Panics unless [`close`]`(got, want, rtol, atol)`, with a message that names the first
+/// index where they differ and both values, then prints both tensors.
+///
+/// # Shapes
+/// `got`, `want`: the same shape.
+#[track_caller]
+pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) {
+    if let Some(difference) = difference(got, want, rtol, atol) {
+        panic!("tensors are not close: {difference}\ngot  {got}\nwant {want}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor;
+
+    #[test]
+    fn names_the_first_difference() {
+        let want = tensor!([[1.0, 2.0], [3.0, 4.0]]);
+        let got = tensor!([[1.0, 2.0], [3.1, 4.0]]);
+        assert!(close(&want, &want, 0.0, 0.0));
+        assert!(close(&got, &want, 0.05, 0.0));
+        let message = difference(&got, &want, 1e-5, 1e-8).expect("they differ");
+        assert!(message.starts_with("first difference at index [1, 0]: got 3.1e0, want 3e0"));
+        assert!(!close(&tensor!([1.0, 2.0]), &want, 1.0, 1.0));
+    }
+
+    #[test]
+    #[should_panic(expected = "tensors are not close: first difference at index [1]")]
+    fn assert_close_panics_with_the_index() {
+        assert_close(&tensor!([1.0, 2.5]), &tensor!([1.0, 2.0]), 1e-5, 1e-8);
+    }
+}
