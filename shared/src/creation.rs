@@ -308,8 +308,9 @@ impl Arange for i64 {
         self as f64
     }
     fn count(start: Self, end: Self, step: Self) -> f64 {
-        // In i128: `end - start` of two i64 can overflow i64.
-        ((end as i128 - start as i128) as f64 / step as f64).ceil()
+        // PyTorch subtracts in i64; a difference beyond i64 wraps around to a negative count,
+        // which the caller then refuses ("invalid size"), as PyTorch does.
+        (end.wrapping_sub(start) as f64 / step as f64).ceil()
     }
     fn values(start: Self, step: Self, n: usize) -> Vec<i64> {
         // Every value lies between `start` and `end`; wrapping only guards against a count
@@ -350,24 +351,27 @@ impl Arange for f32 {
 /// rounded to `f32` once, so `arange(0., 1., 0.1)` ends in `0.9000` (`0.9` rounded), not in
 /// `0.90000004` (nine `f32` steps of `0.1f32` added up).
 ///
-/// PyTorch's CPU kernel fills 16 values at a time with two vectors of 8: each vector starts
-/// from `base = f32(start + step·i)` and its lanes are `f32(base + j·step)`, `j = 0..8`, in
-/// `f64` again from the rounded `base`; the last `n mod 16` values are `f32(start + step·i)`.
-/// The two roundings of a vector lane can differ from the tail's one rounding in the last
-/// bit, so both are reproduced. (Above 32768 values PyTorch splits the range between its
-/// threads, each piece with its own 16-value blocks; this is the one-thread layout.)
+/// The exact bits follow PyTorch's CPU kernel, whose `start + step·i` is compiled to one
+/// fused multiply-add (`step.mul_add(i, start)`: a single rounding, which matters where the
+/// values cross 0). It fills 16 values at a time with two vectors of 8: each vector starts
+/// from `base = f32(start + step·i)` and its lanes are `f32(base + j·step)`, `j = 0..8`, again
+/// fused, from the rounded `base`; the last `n mod 16` values are `f32(start + step·i)`. A
+/// lane's two roundings can differ from the tail's one in the last bit, so both are
+/// reproduced. (Above 32768 values PyTorch splits the range between its threads, each piece
+/// with its own 16-value blocks; this is the one-thread layout.)
 fn float_range(start: f64, step: f64, n: usize) -> Vec<f32> {
     const LANES: usize = 8;
+    let at = |i: usize| step.mul_add(i as f64, start) as f32;
     let mut values = Vec::with_capacity(n);
     let mut i = 0;
     while i + 2 * LANES <= n {
         for _ in 0..2 {
-            let base = (start + step * i as f64) as f32;
-            values.extend((0..LANES).map(|j| (base as f64 + j as f64 * step) as f32));
+            let base = at(i) as f64;
+            values.extend((0..LANES).map(|j| (j as f64).mul_add(step, base) as f32));
             i += LANES;
         }
     }
-    values.extend((i..n).map(|i| (start + step * i as f64) as f32));
+    values.extend((i..n).map(at));
     values
 }
 
@@ -391,7 +395,7 @@ pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output
     }
     if !((s > 0.0 && b >= a) || (s < 0.0 && b <= a)) {
         return Err(invalid(format!(
-            "upper bound and larger bound inconsistent with step sign (start {start}, end \
+            "upper bound and lower bound inconsistent with step sign (start {start}, end \
              {end}, step {step})"
         )));
     }

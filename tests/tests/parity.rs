@@ -29,3 +29,8 @@ fn print_fixtures_match_pytorch() {
 fn rng_fixtures_match_pytorch() {
     check("rng_fixtures_public.json", 150);
 }
+
+#[test]
+fn edge_fixtures_match_pytorch() {
+    check("edge_fixtures.json", 466);
+}

@@ -64,7 +64,8 @@ impl<E: Element> Tensor<E> {
     /// `mask` must broadcast to `self`'s shape, which is unchanged (an in-place op cannot
     /// grow `self`: a `[2, 3]` mask on a `[3]` tensor is an error here, see `masked_fill`).
     pub fn f_masked_fill_(&mut self, mask: &Tensor<bool>, value: E) -> Result<&mut Self> {
-        let shape = f_broadcast_shapes("masked_fill_", self.dims(), mask.dims())?;
+        // The mask comes first, as in PyTorch's message ("tensor a" is the mask).
+        let shape = f_broadcast_shapes("masked_fill_", mask.dims(), self.dims())?;
         if shape != self.dims() {
             return Err(Error::Shape {
                 op: "masked_fill_",
@@ -101,7 +102,7 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `self` and `mask` must broadcast together; returns the broadcast shape.
     pub fn f_masked_fill(&self, mask: &Tensor<bool>, value: E) -> Result<Tensor<E>> {
-        let shape = f_broadcast_shapes("masked_fill", self.dims(), mask.dims())?;
+        let shape = f_broadcast_shapes("masked_fill", mask.dims(), self.dims())?;
         crate::error::f_checked_numel("masked_fill", &shape, std::mem::size_of::<E>())?;
         let mut out = Tensor::from_array(
             self.data

@@ -124,16 +124,11 @@ impl<E: Element> Tensor<E> {
             )));
         }
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
-        // The sizes alone must fit (a `[2^62, 2^62, 0]` of 0 elements would wrap to 0).
-        crate::error::f_checked_numel(op, &out, std::mem::size_of::<E>()).map_err(|_| {
-            error(format!(
-                "shape {shape:?} is too large: numel: integer multiplication overflow"
-            ))
-        })?;
-        let known: usize = (0..out.len())
+        // As in PyTorch, the sizes are first multiplied as they come (wrapping around), and
+        // a product that is too large only counts once the shape otherwise fits.
+        let known = (0..out.len())
             .filter(|&i| shape[i] != -1)
-            .map(|i| out[i])
-            .product();
+            .fold(1usize, |p, i| p.wrapping_mul(out[i]));
         match inferred.first() {
             Some(_) if known == 0 => {
                 return Err(error(format!(
@@ -149,6 +144,12 @@ impl<E: Element> Tensor<E> {
                 )));
             }
         }
+        // `[2^62, 2^62, 0]` for 0 elements gets here: its sizes alone do not fit.
+        crate::error::f_checked_numel(op, &out, std::mem::size_of::<E>()).map_err(|_| {
+            error(format!(
+                "shape {shape:?} is too large: numel: integer multiplication overflow"
+            ))
+        })?;
         Ok(out)
     }
 

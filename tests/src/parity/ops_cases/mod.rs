@@ -9,6 +9,7 @@
 //! `op` runs it.
 
 mod chapter_ops;
+mod edges;
 
 use serde_json::Value;
 use shared::{Element, Tensor};
@@ -155,7 +156,7 @@ pub(crate) fn decode_i64(t: &Value) -> Tensor<i64> {
 
 /// Runs one case through the family that knows its op.
 fn dispatch(op: &str, case: &Case) -> Option<Got> {
-    chapter_ops::run(op, case)
+    chapter_ops::run(op, case).or_else(|| edges::run(op, case))
 }
 
 /// The distance between two floats in units in the last place (0 for equal bits, and for
