@@ -104,11 +104,11 @@ impl<E: Element> Tensor<E> {
     }
 }
 
-/// A tensor of `shape` with every element `value`; `op` names the caller in errors.
-fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
+/// An empty `Vec` with room for the elements of `shape`, or an error: when the size does not
+/// fit the arithmetic, and when it fits but not the machine (PyTorch's allocator says the
+/// same), rather than an abort of the whole program.
+fn f_reserve<E: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<E>> {
     let numel = f_checked_numel(op, shape, std::mem::size_of::<E>())?;
-    // Ask for the memory first, so a size that fits the arithmetic but not the machine is an
-    // error too (PyTorch's allocator says the same), not an abort of the whole program.
     let mut values = Vec::new();
     values
         .try_reserve_exact(numel)
@@ -120,7 +120,13 @@ fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<T
                 shape_list(shape)
             ),
         })?;
-    values.resize(numel, value);
+    Ok(values)
+}
+
+/// A tensor of `shape` with every element `value`; `op` names the caller in errors.
+fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
+    let mut values = f_reserve(op, shape)?;
+    values.resize(shape.iter().product(), value);
     Ok(Tensor::from_array(
         ArcArray::from_shape_vec(IxDyn(shape), values).expect("the size was checked above"),
     ))
@@ -298,8 +304,8 @@ pub trait Arange: Copy + std::fmt::Display {
     /// does: `ceil((end - start) / step)` in `f64` (the difference taken in the argument type).
     fn count(start: Self, end: Self, step: Self) -> f64;
 
-    /// The `n` values.
-    fn values(start: Self, step: Self, n: usize) -> Vec<Self::Output>;
+    /// Appends the `n` values to `out` (whose memory is already reserved).
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<Self::Output>);
 }
 
 impl Arange for i64 {
@@ -312,12 +318,10 @@ impl Arange for i64 {
         // which the caller then refuses ("invalid size"), as PyTorch does.
         (end.wrapping_sub(start) as f64 / step as f64).ceil()
     }
-    fn values(start: Self, step: Self, n: usize) -> Vec<i64> {
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
         // Every value lies between `start` and `end`; wrapping only guards against a count
         // that `f64` rounded up at the very ends of the i64 range (PyTorch wraps there too).
-        (0..n as i64)
-            .map(|i| start.wrapping_add(step.wrapping_mul(i)))
-            .collect()
+        out.extend((0..n as i64).map(|i| start.wrapping_add(step.wrapping_mul(i))));
     }
 }
 
@@ -329,8 +333,8 @@ impl Arange for f64 {
     fn count(start: Self, end: Self, step: Self) -> f64 {
         ((end - start) / step).ceil()
     }
-    fn values(start: Self, step: Self, n: usize) -> Vec<f32> {
-        float_range(start, step, n)
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<f32>) {
+        float_range(start, step, n, out);
     }
 }
 
@@ -342,8 +346,8 @@ impl Arange for f32 {
     fn count(start: Self, end: Self, step: Self) -> f64 {
         f64::count(start as f64, end as f64, step as f64)
     }
-    fn values(start: Self, step: Self, n: usize) -> Vec<f32> {
-        float_range(start as f64, step as f64, n)
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<f32>) {
+        float_range(start as f64, step as f64, n, out);
     }
 }
 
@@ -359,10 +363,9 @@ impl Arange for f32 {
 /// lane's two roundings can differ from the tail's one in the last bit, so both are
 /// reproduced. (Above 32768 values PyTorch splits the range between its threads, each piece
 /// with its own 16-value blocks; this is the one-thread layout.)
-fn float_range(start: f64, step: f64, n: usize) -> Vec<f32> {
+fn float_range(start: f64, step: f64, n: usize, values: &mut Vec<f32>) {
     const LANES: usize = 8;
     let at = |i: usize| step.mul_add(i as f64, start) as f32;
-    let mut values = Vec::with_capacity(n);
     let mut i = 0;
     while i + 2 * LANES <= n {
         for _ in 0..2 {
@@ -372,7 +375,6 @@ fn float_range(start: f64, step: f64, n: usize) -> Vec<f32> {
         }
     }
     values.extend((i..n).map(at));
-    values
 }
 
 /// `torch.arange(start, end, step)`: `start, start + step, ...` while short of `end`.
@@ -387,7 +389,7 @@ pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output
         op: "arange",
         detail,
     };
-    if !(s > 0.0 || s < 0.0) {
+    if s == 0.0 || s.is_nan() {
         return Err(invalid(format!("step must be nonzero (got {step})")));
     }
     if !a.is_finite() || !b.is_finite() {
@@ -406,8 +408,9 @@ pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output
         )));
     }
     let n = count as usize;
-    f_checked_numel("arange", &[n], std::mem::size_of::<A::Output>())?;
-    Ok(Tensor::from_vec(A::values(start, step, n), &[n]))
+    let mut values = f_reserve("arange", &[n])?;
+    A::push_values(start, step, n, &mut values);
+    Ok(Tensor::from_vec(values, &[n]))
 }
 
 /// Plain form of [`f_arange`].
