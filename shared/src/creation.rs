@@ -3,7 +3,7 @@
 
 use ndarray::{ArcArray, IxDyn};
 
-use crate::error::{Error, Result, or_panic};
+use crate::error::{Error, Result, f_checked_numel, or_panic, shape_list};
 use crate::rng::with_default_generator;
 use crate::tensor::{Element, Tensor};
 
@@ -81,9 +81,18 @@ impl<E: Element> Tensor<E> {
     /// `torch.full(shape, value)`.
     ///
     /// # Shapes
+    /// Returns `shape`; its product must fit in memory (else an error, never a wrap-around).
+    pub fn f_full(shape: &[usize], value: E) -> Result<Self> {
+        f_filled("full", shape, value)
+    }
+
+    /// Plain form of [`Tensor::f_full`].
+    ///
+    /// # Shapes
     /// Returns `shape`.
+    #[track_caller]
     pub fn full(shape: &[usize], value: E) -> Self {
-        Tensor::from_array(ArcArray::from_elem(IxDyn(shape), value))
+        or_panic(Tensor::f_full(shape, value))
     }
 
     /// `torch.full_like(t, value)`: the shape of `self`, every element `value`.
@@ -95,29 +104,84 @@ impl<E: Element> Tensor<E> {
     }
 }
 
+/// An empty `Vec` with room for the elements of `shape`, or an error: when the size does not
+/// fit the arithmetic, and when it fits but not the machine (PyTorch's allocator says the
+/// same), rather than an abort of the whole program.
+fn f_reserve<E: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<E>> {
+    let numel = f_checked_numel(op, shape, std::mem::size_of::<E>())?;
+    let mut values = Vec::new();
+    values
+        .try_reserve_exact(numel)
+        .map_err(|_| Error::InvalidArgument {
+            op,
+            detail: format!(
+                "not enough memory: you tried to allocate {} bytes (shape {})",
+                numel * std::mem::size_of::<E>(),
+                shape_list(shape)
+            ),
+        })?;
+    Ok(values)
+}
+
+/// A tensor of `shape` with every element `value`; `op` names the caller in errors.
+fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
+    let mut values = f_reserve(op, shape)?;
+    values.resize(shape.iter().product(), value);
+    Ok(Tensor::from_array(
+        ArcArray::from_shape_vec(IxDyn(shape), values).expect("the size was checked above"),
+    ))
+}
+
 /// `torch.zeros(shape)`.
 ///
 /// # Shapes
+/// Returns `shape`; its product must fit in memory.
+pub fn f_zeros(shape: &[usize]) -> Result<Tensor> {
+    f_filled("zeros", shape, 0.0)
+}
+
+/// Plain form of [`f_zeros`].
+///
+/// # Shapes
 /// Returns `shape`.
+#[track_caller]
 pub fn zeros(shape: &[usize]) -> Tensor {
-    Tensor::full(shape, 0.0)
+    or_panic(f_zeros(shape))
 }
 
 /// `torch.ones(shape)`.
 ///
 /// # Shapes
+/// Returns `shape`; its product must fit in memory.
+pub fn f_ones(shape: &[usize]) -> Result<Tensor> {
+    f_filled("ones", shape, 1.0)
+}
+
+/// Plain form of [`f_ones`].
+///
+/// # Shapes
 /// Returns `shape`.
+#[track_caller]
 pub fn ones(shape: &[usize]) -> Tensor {
-    Tensor::full(shape, 1.0)
+    or_panic(f_ones(shape))
 }
 
 /// `torch.empty(shape)`. PyTorch leaves the memory uninitialised; we fill it with zeros,
 /// since Rust does not let safe code read uninitialised memory and nothing may depend on it.
 ///
 /// # Shapes
+/// Returns `shape`; its product must fit in memory.
+pub fn f_empty(shape: &[usize]) -> Result<Tensor> {
+    f_filled("empty", shape, 0.0)
+}
+
+/// Plain form of [`f_empty`].
+///
+/// # Shapes
 /// Returns `shape`.
+#[track_caller]
 pub fn empty(shape: &[usize]) -> Tensor {
-    zeros(shape)
+    or_panic(f_empty(shape))
 }
 
 impl Tensor {
@@ -191,68 +255,169 @@ impl Tensor {
 /// `torch.rand(shape)`: uniform in `[0, 1)` from the default generator.
 ///
 /// # Shapes
-/// Returns `shape`.
-pub fn rand(shape: &[usize]) -> Tensor {
-    let mut t = zeros(shape);
+/// Returns `shape`; its product must fit in memory.
+pub fn f_rand(shape: &[usize]) -> Result<Tensor> {
+    let mut t = f_filled("rand", shape, 0.0)?;
     t.uniform_(0.0, 1.0);
-    t
+    Ok(t)
+}
+
+/// Plain form of [`f_rand`].
+///
+/// # Shapes
+/// Returns `shape`.
+#[track_caller]
+pub fn rand(shape: &[usize]) -> Tensor {
+    or_panic(f_rand(shape))
 }
 
 /// `torch.randn(shape)`: standard normal from the default generator.
 ///
 /// # Shapes
-/// Returns `shape`.
-pub fn randn(shape: &[usize]) -> Tensor {
-    let mut t = zeros(shape);
+/// Returns `shape`; its product must fit in memory.
+pub fn f_randn(shape: &[usize]) -> Result<Tensor> {
+    let mut t = f_filled("randn", shape, 0.0)?;
     t.normal_(0.0, 1.0);
-    t
+    Ok(t)
 }
 
-/// Element types `arange` can count in: `i64` (what `torch.arange(5)` makes) and `f32`.
-pub trait Arange: Element {
-    /// The value widened to `f64`, where PyTorch does the counting for floats.
+/// Plain form of [`f_randn`].
+///
+/// # Shapes
+/// Returns `shape`.
+#[track_caller]
+pub fn randn(shape: &[usize]) -> Tensor {
+    or_panic(f_randn(shape))
+}
+
+/// What `arange` can count with, as in Python: integers (`arange(0, 5, 1)` makes `i64`
+/// values, like `torch.arange(5)`) or floats (`f64` like Python's floats, or `f32`; both make
+/// `f32` values, PyTorch's default float dtype).
+pub trait Arange: Copy + std::fmt::Display {
+    /// The element type of the result.
+    type Output: Element;
+
+    /// The value in `f64`, where PyTorch checks the bounds.
     fn to_f64(self) -> f64;
-    /// `start + step * i`, computed as PyTorch computes it (in `f64` for floats).
-    fn nth(start: Self, step: Self, i: usize) -> Self;
+
+    /// How many values `start, start + step, ...` stay short of `end`, computed as PyTorch
+    /// does: `ceil((end - start) / step)` in `f64` (the difference taken in the argument type).
+    fn count(start: Self, end: Self, step: Self) -> f64;
+
+    /// Appends the `n` values to `out` (whose memory is already reserved).
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<Self::Output>);
 }
 
 impl Arange for i64 {
+    type Output = i64;
     fn to_f64(self) -> f64 {
         self as f64
     }
-    fn nth(start: Self, step: Self, i: usize) -> Self {
-        start + step * i as i64
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        // PyTorch subtracts in i64; a difference beyond i64 wraps around to a negative count,
+        // which the caller then refuses ("invalid size"), as PyTorch does.
+        (end.wrapping_sub(start) as f64 / step as f64).ceil()
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
+        // Every value lies between `start` and `end`; wrapping only guards against a count
+        // that `f64` rounded up at the very ends of the i64 range (PyTorch wraps there too).
+        out.extend((0..n as i64).map(|i| start.wrapping_add(step.wrapping_mul(i))));
+    }
+}
+
+impl Arange for f64 {
+    type Output = f32;
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        ((end - start) / step).ceil()
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<f32>) {
+        float_range(start, step, n, out);
     }
 }
 
 impl Arange for f32 {
+    type Output = f32;
     fn to_f64(self) -> f64 {
         self as f64
     }
-    fn nth(start: Self, step: Self, i: usize) -> Self {
-        (start as f64 + step as f64 * i as f64) as f32
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        f64::count(start as f64, end as f64, step as f64)
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<f32>) {
+        float_range(start as f64, step as f64, n, out);
     }
 }
 
+/// PyTorch's float `arange` values: `start` and `step` stay in `f64` and each value is
+/// rounded to `f32` once, so `arange(0., 1., 0.1)` ends in `0.9000` (`0.9` rounded), not in
+/// `0.90000004` (nine `f32` steps of `0.1f32` added up).
+///
+/// The exact bits follow PyTorch's CPU kernel, whose `start + step·i` is compiled to one
+/// fused multiply-add (`step.mul_add(i, start)`: a single rounding, which matters where the
+/// values cross 0). It fills 16 values at a time with two vectors of 8: each vector starts
+/// from `base = f32(start + step·i)` and its lanes are `f32(base + j·step)`, `j = 0..8`, again
+/// fused, from the rounded `base`; the last `n mod 16` values are `f32(start + step·i)`. A
+/// lane's two roundings can differ from the tail's one in the last bit, so both are
+/// reproduced. (Above 32768 values PyTorch splits the range between its threads, each piece
+/// with its own 16-value blocks; this is the one-thread layout.)
+fn float_range(start: f64, step: f64, n: usize, values: &mut Vec<f32>) {
+    const LANES: usize = 8;
+    let at = |i: usize| step.mul_add(i as f64, start) as f32;
+    let mut i = 0;
+    while i + 2 * LANES <= n {
+        for _ in 0..2 {
+            let base = at(i) as f64;
+            values.extend((0..LANES).map(|j| (j as f64).mul_add(step, base) as f32));
+            i += LANES;
+        }
+    }
+    values.extend((i..n).map(at));
+}
+
 /// `torch.arange(start, end, step)`: `start, start + step, ...` while short of `end`.
+/// With PyTorch's checks and messages: a zero step, infinite bounds, or a step that points
+/// away from `end` are errors.
 ///
 /// # Shapes
-/// Returns `[ceil((end - start) / step)]` (`[0]` when `step` points away from `end`).
-pub fn f_arange<E: Arange>(start: E, end: E, step: E) -> Result<Tensor<E>> {
+/// Returns `[ceil((end - start) / step)]`.
+pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output>> {
     let (a, b, s) = (start.to_f64(), end.to_f64(), step.to_f64());
-    if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
-        return Err(Error::InvalidArgument {
-            op: "arange",
-            detail: format!("step must be nonzero and the bounds finite (got {a}, {b}, {s})"),
-        });
+    let invalid = |detail: String| Error::InvalidArgument {
+        op: "arange",
+        detail,
+    };
+    if s == 0.0 || s.is_nan() {
+        return Err(invalid(format!("step must be nonzero (got {step})")));
     }
-    let n = ((b - a) / s).ceil().max(0.0) as usize;
-    let values = (0..n).map(|i| E::nth(start, step, i)).collect();
+    if !a.is_finite() || !b.is_finite() {
+        return Err(invalid(format!("unsupported range: {start} -> {end}")));
+    }
+    if !((s > 0.0 && b >= a) || (s < 0.0 && b <= a)) {
+        return Err(invalid(format!(
+            "upper bound and lower bound inconsistent with step sign (start {start}, end \
+             {end}, step {step})"
+        )));
+    }
+    let count = A::count(start, end, step);
+    if !(count >= 0.0 && count <= i64::MAX as f64) {
+        return Err(invalid(format!(
+            "invalid size, possible overflow? ({start} to {end} by {step})"
+        )));
+    }
+    let n = count as usize;
+    let mut values = f_reserve("arange", &[n])?;
+    A::push_values(start, step, n, &mut values);
     Ok(Tensor::from_vec(values, &[n]))
 }
 
 /// Plain form of [`f_arange`].
+///
+/// # Shapes
+/// Returns `[ceil((end - start) / step)]`.
 #[track_caller]
-pub fn arange<E: Arange>(start: E, end: E, step: E) -> Tensor<E> {
+pub fn arange<A: Arange>(start: A, end: A, step: A) -> Tensor<A::Output> {
     or_panic(f_arange(start, end, step))
 }

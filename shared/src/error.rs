@@ -15,8 +15,15 @@ pub enum Error {
         /// What is wrong, naming the shapes involved.
         detail: String,
     },
-    /// A dimension argument outside `[-ndim, ndim)`.
-    #[error("{op}: dim {dim} is out of range for a tensor of {ndim} dimensions")]
+    /// A dimension argument outside `[-ndim, ndim)` (a 0-d tensor accepts `0` and `-1`, as in
+    /// PyTorch, where a scalar counts as one dim for dim arguments).
+    #[error(
+        "{op}: dim {dim} is out of range for a tensor of {} (expected to be in range of \
+         [{}, {}], but got {dim})",
+        rank(*ndim),
+        -(*ndim.max(&1) as i64),
+        *ndim.max(&1) as i64 - 1
+    )]
     DimOutOfRange {
         /// The operation.
         op: &'static str,
@@ -63,6 +70,56 @@ pub(crate) fn or_panic<T>(result: Result<T>) -> T {
     match result {
         Ok(value) => value,
         Err(error) => panic!("{error}"),
+    }
+}
+
+/// The rank in words, with the right number: `0 dimensions`, `1 dimension`, `2 dimensions`.
+pub(crate) fn rank(ndim: usize) -> String {
+    if ndim == 1 {
+        "1 dimension".to_string()
+    } else {
+        format!("{ndim} dimensions")
+    }
+}
+
+/// The number of elements of `shape`, or PyTorch's error when the product, or the bytes it
+/// takes, does not fit in memory addresses (`[2^62, 4]` floats would wrap around to a small
+/// number in unchecked arithmetic, and a tensor would silently come out empty).
+///
+/// # Shapes
+/// `shape`: any list of sizes; `elem_bytes`: the size of one element.
+pub(crate) fn f_checked_numel(
+    op: &'static str,
+    shape: &[usize],
+    elem_bytes: usize,
+) -> Result<usize> {
+    // The product of the non-zero sizes must fit, even when a zero makes the tensor empty:
+    // strides are computed from them (PyTorch checks the same: "Stride calculation overflowed").
+    let mut product: usize = 1;
+    for &d in shape {
+        product = match product.checked_mul(d.max(1)) {
+            Some(p) if p <= isize::MAX as usize => p,
+            _ => return Err(overflow(op, shape)),
+        };
+    }
+    if product
+        .checked_mul(elem_bytes.max(1))
+        .is_none_or(|bytes| bytes > isize::MAX as usize)
+    {
+        return Err(overflow(op, shape));
+    }
+    Ok(if shape.contains(&0) { 0 } else { product })
+}
+
+/// PyTorch's message for sizes whose product does not fit: `Storage size calculation
+/// overflowed with sizes=[4611686018427387904, 4]`.
+fn overflow(op: &'static str, shape: &[usize]) -> Error {
+    Error::Shape {
+        op,
+        detail: format!(
+            "Storage size calculation overflowed with sizes={}",
+            shape_list(shape)
+        ),
     }
 }
 

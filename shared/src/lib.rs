@@ -35,7 +35,9 @@ pub mod tensor;
 pub mod testing;
 
 pub use backend::{Device, device, set_device};
-pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
+pub use creation::{
+    arange, empty, f_arange, f_empty, f_ones, f_rand, f_randn, f_zeros, ones, rand, randn, zeros,
+};
 pub use error::{Error, Result};
 pub use fmt::Size;
 pub use identity::{eye, eye_m, f_eye_m};

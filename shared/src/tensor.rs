@@ -64,7 +64,7 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `values.len()` must be the product of `shape` (1 for a 0-d `shape == []`).
     pub fn f_from_vec(values: Vec<E>, shape: &[usize]) -> Result<Self> {
-        let numel: usize = shape.iter().product();
+        let numel = crate::error::f_checked_numel("from_vec", shape, std::mem::size_of::<E>())?;
         if values.len() != numel {
             return Err(Error::Shape {
                 op: "from_vec",
@@ -104,8 +104,16 @@ impl<E: Element> Tensor<E> {
     /// `t.size(dim)`: the length of one dim; negative dims count from the end.
     ///
     /// # Shapes
-    /// `dim` in `[-ndim, ndim)`.
+    /// `dim` in `[-ndim, ndim)`; a 0-d tensor has no size to ask for.
     pub fn f_size(&self, dim: i64) -> Result<usize> {
+        if self.dim() == 0 {
+            return Err(Error::Shape {
+                op: "size",
+                detail: format!(
+                    "Dimension specified as {dim} but tensor has no dimensions (shape [])"
+                ),
+            });
+        }
         let d = self.f_dim_index("size", dim)?;
         Ok(self.data.shape()[d])
     }
@@ -213,6 +221,21 @@ impl<E: Element> Tensor<E> {
     /// Normalises a dim that may be negative (`-1` is the last dim), as PyTorch does.
     pub(crate) fn f_dim_index(&self, op: &'static str, dim: i64) -> Result<usize> {
         normalize_dim(op, dim, self.dim())
+    }
+
+    /// Like [`Tensor::f_dim_index`], but a 0-d tensor accepts `0` and `-1` and gets `None`:
+    /// PyTorch lets ops such as `transpose`, `squeeze` or `sum` treat a scalar as if it had
+    /// one dim, and they then return the scalar unchanged.
+    pub(crate) fn f_dim_index_or_scalar(
+        &self,
+        op: &'static str,
+        dim: i64,
+    ) -> Result<Option<usize>> {
+        if self.dim() == 0 {
+            normalize_dim(op, dim, 1).map_err(|_| Error::DimOutOfRange { op, dim, ndim: 0 })?;
+            return Ok(None);
+        }
+        normalize_dim(op, dim, self.dim()).map(Some)
     }
 
     /// `t[index] = value` for a full index (one entry per dim).

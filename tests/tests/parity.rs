@@ -71,3 +71,8 @@ fn norm_fixtures_match_pytorch() {
 fn new_ops_fixtures_match_pytorch() {
     check("new_ops_fixtures.json", 376);
 }
+
+#[test]
+fn edge_fixtures_match_pytorch() {
+    check("edge_fixtures.json", 466);
+}

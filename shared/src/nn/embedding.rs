@@ -18,13 +18,24 @@ impl Embedding {
     /// thread's default generator, exactly as PyTorch's `normal_` fills it.
     ///
     /// # Shapes
-    /// `weight`: `[num_embeddings, embedding_dim]`.
+    /// `weight`: `[num_embeddings, embedding_dim]`. Panics with a message if that does not
+    /// fit in memory.
+    #[track_caller]
     pub fn new(num_embeddings: usize, embedding_dim: usize) -> Embedding {
-        let mut values = vec![0.0; num_embeddings * embedding_dim];
-        with_default_generator(|g| g.fill_normal(&mut values, 0.0, 1.0, true));
-        Embedding {
-            weight: Tensor::from_vec(values, &[num_embeddings, embedding_dim]),
-        }
+        or_panic(Embedding::f_new(num_embeddings, embedding_dim))
+    }
+
+    /// The `f_` form of [`Embedding::new`]: an error for sizes that do not fit in memory.
+    ///
+    /// # Shapes
+    /// `weight`: `[num_embeddings, embedding_dim]`.
+    pub fn f_new(num_embeddings: usize, embedding_dim: usize) -> Result<Embedding> {
+        let mut weight = Tensor::f_full(&[num_embeddings, embedding_dim], 0.0)?;
+        // Always the contiguous path of `normal_`, as PyTorch fills a fresh table.
+        weight.fill_in_memory_order(|values, _| {
+            with_default_generator(|g| g.fill_normal(values, 0.0, 1.0, true))
+        });
+        Ok(Embedding { weight })
     }
 
     /// `embed(ids)`: the row of the table for every id.
@@ -32,6 +43,16 @@ impl Embedding {
     /// # Shapes
     /// `ids`: any shape `[..]` of ids in `0..num_embeddings`. Returns `[.., embedding_dim]`.
     pub fn f_forward(&self, ids: &Tensor<i64>) -> Result<Tensor> {
+        if self.weight.dim() != 2 {
+            return Err(Error::Shape {
+                op: "embedding",
+                detail: format!(
+                    "the weight must be a table [num_embeddings, embedding_dim] (2 \
+                     dimensions), got shape {:?}",
+                    self.weight.dims()
+                ),
+            });
+        }
         let rows = self.weight.dims()[0];
         let mut index = Vec::with_capacity(ids.numel());
         for id in ids.to_vec() {

@@ -20,24 +20,45 @@ impl Linear {
     /// `bound = gain·√(3/in)` for `kaiming_uniform_(a = √5)` (which works out to `1/√in`),
     /// row by row; then, only with `bias`, the bias, uniform in `±1/√in`.
     ///
+    /// With `in_features = 0` the weight has no elements and PyTorch skips its
+    /// initialisation (no draws); the bias bound is then `0`, so the bias is `out_features`
+    /// draws that all come out `+0.0` (the draws still advance the generator).
+    ///
+    /// # Shapes
+    /// `weight`: `[out_features, in_features]`, `bias`: `[out_features]`. Panics with a
+    /// message if their sizes do not fit in memory.
+    #[track_caller]
+    pub fn new(in_features: usize, out_features: usize, bias: bool) -> Linear {
+        or_panic(Linear::f_new(in_features, out_features, bias))
+    }
+
+    /// The `f_` form of [`Linear::new`]: an error instead of a panic for sizes that do not fit
+    /// in memory.
+    ///
     /// # Shapes
     /// `weight`: `[out_features, in_features]`, `bias`: `[out_features]`.
-    pub fn new(in_features: usize, out_features: usize, bias: bool) -> Linear {
-        let weight = with_default_generator(|g| {
+    pub fn f_new(in_features: usize, out_features: usize, bias: bool) -> Result<Linear> {
+        let mut weight = Tensor::f_full(&[out_features, in_features], 0.0)?;
+        if weight.numel() > 0 {
             let bound = linear_weight_bound(in_features);
-            let mut values = vec![0.0; out_features * in_features];
-            g.fill_uniform(&mut values, -bound, bound);
-            Tensor::from_vec(values, &[out_features, in_features])
-        });
-        let bias = bias.then(|| {
-            with_default_generator(|g| {
-                let bound = linear_bias_bound(in_features);
-                let mut values = vec![0.0; out_features];
-                g.fill_uniform(&mut values, -bound, bound);
-                Tensor::from_vec(values, &[out_features])
-            })
-        });
-        Linear { weight, bias }
+            weight.fill_in_memory_order(|values, _| {
+                with_default_generator(|g| g.fill_uniform(values, -bound, bound))
+            });
+        }
+        let bias = if bias {
+            let mut b = Tensor::f_full(&[out_features], 0.0)?;
+            let bound = linear_bias_bound(in_features);
+            // PyTorch's lower bound is `-bound`, the Python integer `-0 = 0` when `in` is 0:
+            // `+0.0`, or every draw `-0.0 + 0·u` would come out as `-0.0`.
+            let low = if bound == 0.0 { 0.0 } else { -bound };
+            b.fill_in_memory_order(|values, _| {
+                with_default_generator(|g| g.fill_uniform(values, low, bound))
+            });
+            Some(b)
+        } else {
+            None
+        };
+        Ok(Linear { weight, bias })
     }
 
     /// A layer with given parameters (to load weights, or to share them between modules).
@@ -49,8 +70,9 @@ impl Linear {
             return Err(Error::Shape {
                 op: "linear",
                 detail: format!(
-                    "weight must be [out, in], got {}",
-                    shape_list(weight.dims())
+                    "weight must be [out, in] (2 dimensions), got {} ({})",
+                    shape_list(weight.dims()),
+                    crate::error::rank(weight.dim())
                 ),
             });
         }
@@ -122,6 +144,19 @@ impl Linear {
 mod tests {
     use super::*;
     use crate::ones;
+
+    #[test]
+    fn no_inputs_gives_the_bias() {
+        crate::manual_seed(0);
+        let layer = Linear::new(0, 3, true);
+        assert_eq!(layer.weight.shape(), [3, 0]);
+        let bias = layer.bias.as_ref().expect("a bias");
+        assert!(
+            bias.to_vec().iter().all(|b| b.to_bits() == 0),
+            "+0.0, not -0.0"
+        );
+        assert_eq!(layer.forward(&ones(&[4, 0])).to_vec(), vec![0.0; 12]);
+    }
 
     #[test]
     fn forward_over_leading_dims() {

@@ -98,15 +98,35 @@ impl Tensor {
         self.map(f32::sqrt)
     }
 
-    /// `t ** exponent`. Squaring is an exact multiply, as in PyTorch.
+    /// `t ** exponent`, with PyTorch's recipe for each exponent, so the last bit agrees:
+    ///
+    /// | exponent | computed as | so that |
+    /// |---|---|---|
+    /// | `0` | `1` | even `nan ** 0` is `1` |
+    /// | `1` | `x` | a copy |
+    /// | `2`, `3` | `x·x`, `(x·x)·x` | exact multiplies, no `powf` rounding |
+    /// | `-1`, `-2` | `1/x`, `1/(x·x)` | |
+    /// | `0.5` | `sqrt(x)` | `(-0.) ** 0.5` is `-0.`, `(-inf) ** 0.5` is `nan` |
+    /// | `-0.5` | `1/sqrt(x)` | `(-0.) ** -0.5` is `-inf` |
+    /// | other | `powf` in `f64`, rounded to `f32` | |
+    ///
+    /// (For the last row PyTorch uses a vectorised `powf` on blocks of 8 elements, which
+    /// can differ from the correctly rounded value in the last bit; `0.5` takes PyTorch's
+    /// `sqrt`, which may also differ by one unit in the last place on this CPU.)
     ///
     /// # Shapes
     /// Any shape; unchanged.
     pub fn pow(&self, exponent: f32) -> Tensor {
-        if exponent == 2.0 {
-            self.map(|x| x * x)
-        } else {
-            self.map(|x| x.powf(exponent))
+        match exponent {
+            0.0 => self.map(|_| 1.0),
+            1.0 => self.map(|x| x),
+            2.0 => self.map(|x| x * x),
+            3.0 => self.map(|x| x * x * x),
+            -1.0 => self.map(|x| 1.0 / x),
+            -2.0 => self.map(|x| 1.0 / (x * x)),
+            0.5 => self.map(f32::sqrt),
+            -0.5 => self.map(|x| 1.0 / x.sqrt()),
+            _ => self.map(|x| (x as f64).powf(exponent as f64) as f32),
         }
     }
 

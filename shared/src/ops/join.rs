@@ -5,40 +5,96 @@ use std::borrow::Borrow;
 use ndarray::{ArcArray, Axis, Dimension, IxDyn};
 
 use crate::error::{Error, Result, or_panic, shape_list};
+use crate::ops::views::out_of_range_with_new_dim;
 use crate::tensor::{Element, Tensor, normalize_dim};
 
 /// `torch.cat(tensors, dim)`: joins tensors end to end along `dim`.
 ///
+/// Like PyTorch, a 1-D tensor with no elements (shape `[0]`) is skipped whatever the other
+/// shapes are: code that grows a result from `empty(&[0])` works for any rank.
+///
 /// # Shapes
-/// All shapes equal except along `dim`; the result's `dim` is the sum of theirs.
+/// All shapes equal except along `dim`; the result's `dim` is the sum of theirs. No 0-d
+/// tensors.
 pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Result<Tensor<E>> {
-    let first = tensors.first().ok_or(Error::InvalidArgument {
-        op: "cat",
-        detail: "expected a non-empty list of tensors".into(),
-    })?;
-    let first = first.borrow();
+    let tensors: Vec<&Tensor<E>> = tensors.iter().map(Borrow::borrow).collect();
+    if tensors.is_empty() {
+        return Err(Error::InvalidArgument {
+            op: "cat",
+            detail: "expected a non-empty list of tensors".into(),
+        });
+    }
+    if let Some(i) = tensors.iter().position(|t| t.dim() == 0) {
+        return Err(Error::Shape {
+            op: "cat",
+            detail: format!("zero-dimensional tensor (at position {i}) cannot be concatenated"),
+        });
+    }
+    let skipped = |t: &Tensor<E>| t.dims() == [0];
+    // The shapes are checked against the first tensor that is not skipped.
+    let Some(first) = tensors.iter().copied().find(|t| !skipped(t)) else {
+        normalize_dim("cat", dim, 1)?;
+        return Ok(tensors[0].clone());
+    };
     let d = normalize_dim("cat", dim, first.dim())?;
-    for t in tensors {
-        let t = t.borrow();
-        let fits = t.dim() == first.dim()
-            && (0..t.dim()).all(|i| i == d || t.dims()[i] == first.dims()[i]);
-        if !fits {
+    for (i, t) in tensors.iter().enumerate().filter(|(_, t)| !skipped(t)) {
+        let shapes = format!(
+            "shapes {} and {}",
+            shape_list(first.dims()),
+            shape_list(t.dims())
+        );
+        if t.dim() != first.dim() {
             return Err(Error::Shape {
                 op: "cat",
                 detail: format!(
-                    "sizes of tensors must match except in dimension {d} (shapes {} and {})",
-                    shape_list(first.dims()),
-                    shape_list(t.dims())
+                    "Tensors must have same number of dimensions: got {} and {} ({shapes})",
+                    first.dim(),
+                    t.dim()
+                ),
+            });
+        }
+        if let Some(j) = (0..t.dim()).find(|&j| j != d && t.dims()[j] != first.dims()[j]) {
+            return Err(Error::Shape {
+                op: "cat",
+                detail: format!(
+                    "Sizes of tensors must match except in dimension {d}. Expected size {} but \
+                     got size {} for tensor number {i} in the list ({shapes})",
+                    first.dims()[j],
+                    t.dims()[j]
                 ),
             });
         }
     }
-    let views: Vec<_> = tensors.iter().map(|t| t.borrow().data.view()).collect();
+    let views: Vec<_> = tensors
+        .iter()
+        .filter(|t| !skipped(t))
+        .map(|t| t.data.view())
+        .collect();
+    let mut out_shape = first.dims().to_vec();
+    out_shape[d] = 0;
+    for v in &views {
+        out_shape[d] = out_shape[d]
+            .checked_add(v.shape()[d])
+            .ok_or_else(|| storage_overflow("cat", &out_shape))?;
+    }
+    crate::error::f_checked_numel("cat", &out_shape, std::mem::size_of::<E>())?;
     let data = ndarray::concatenate(Axis(d), &views).expect("shapes checked above");
     // Like PyTorch's, the result is a fresh row-major tensor, whatever the inputs' layouts.
     Ok(Tensor::from_array(
         data.as_standard_layout().into_owned().into_shared(),
     ))
+}
+
+/// The overflow error of [`crate::error::f_checked_numel`] for a size that does not even
+/// fit in one `usize`.
+fn storage_overflow(op: &'static str, shape: &[usize]) -> Error {
+    Error::Shape {
+        op,
+        detail: format!(
+            "Storage size calculation overflowed with sizes={} and more",
+            shape_list(shape)
+        ),
+    }
 }
 
 /// Plain form of [`f_cat`].
@@ -54,23 +110,28 @@ pub fn cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Tensor<
 pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Result<Tensor<E>> {
     let first = tensors.first().ok_or(Error::InvalidArgument {
         op: "stack",
-        detail: "expected a non-empty list of tensors".into(),
+        detail: "stack expects a non-empty TensorList".into(),
     })?;
     let first = first.borrow();
-    let d = normalize_dim("stack", dim, first.dim() + 1)?;
-    for t in tensors {
+    let d = normalize_dim("stack", dim, first.dim() + 1)
+        .map_err(|_| out_of_range_with_new_dim("stack", dim, first.dims()))?;
+    for (i, t) in tensors.iter().enumerate() {
         let t = t.borrow();
         if t.dims() != first.dims() {
             return Err(Error::Shape {
                 op: "stack",
                 detail: format!(
-                    "expects each tensor to be equal size, but got {} and {}",
+                    "stack expects each tensor to be equal size, but got {} at entry 0 and {} \
+                     at entry {i}",
                     shape_list(first.dims()),
                     shape_list(t.dims())
                 ),
             });
         }
     }
+    let mut out_shape = first.dims().to_vec();
+    out_shape.insert(d, tensors.len());
+    crate::error::f_checked_numel("stack", &out_shape, std::mem::size_of::<E>())?;
     let views: Vec<_> = tensors.iter().map(|t| t.borrow().data.view()).collect();
     let data = ndarray::stack(Axis(d), &views).expect("shapes checked above");
     Ok(Tensor::from_array(
@@ -96,10 +157,8 @@ impl<E: Element> Tensor<E> {
             return Err(Error::Shape {
                 op: "repeat",
                 detail: format!(
-                    "number of repeat dims ({}) can not be smaller than number of tensor dims \
-                     ({}, shape {})",
-                    repeats.len(),
-                    self.dim(),
+                    "Number of dimensions of repeat dims can not be smaller than number of \
+                     dimensions of tensor (repeats {repeats:?} for shape {})",
                     shape_list(self.dims())
                 ),
             });
@@ -117,7 +176,19 @@ impl<E: Element> Tensor<E> {
                     .into_shape_with_order(IxDyn(&padded))
                     .expect("contiguous")
             });
-        let out_shape: Vec<usize> = padded.iter().zip(repeats).map(|(n, r)| n * r).collect();
+        let mut out_shape = Vec::with_capacity(padded.len());
+        for (n, r) in padded.iter().zip(repeats) {
+            // Checked: `[2, 3].repeat([2^62, 2^62])` must not wrap around to a small tensor.
+            let size = n.checked_mul(*r).ok_or_else(|| Error::Shape {
+                op: "repeat",
+                detail: format!(
+                    "Storage size calculation overflowed: repeats {repeats:?} of shape {}",
+                    shape_list(self.dims())
+                ),
+            })?;
+            out_shape.push(size);
+        }
+        crate::error::f_checked_numel("repeat", &out_shape, std::mem::size_of::<E>())?;
         // Each output element reads the source element at its index modulo the source shape.
         let data = ArcArray::from_shape_fn(IxDyn(&out_shape), |index| {
             let src: Vec<usize> = (0..index.ndim()).map(|i| index[i] % padded[i]).collect();
@@ -148,8 +219,10 @@ mod tests {
         let err = f_cat(&[&a, &tensor!([1.0])], 0).unwrap_err().to_string();
         assert_eq!(
             err,
-            "cat: sizes of tensors must match except in dimension 0 (shapes [1, 2] and [1])"
+            "cat: Tensors must have same number of dimensions: got 2 and 1 (shapes [1, 2] and [1])"
         );
+        // A 1-D tensor of no elements is skipped, as in PyTorch.
+        assert_eq!(cat(&[&a, &crate::zeros(&[0])], 1).shape(), [1, 2]);
     }
 
     #[test]

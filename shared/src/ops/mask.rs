@@ -61,16 +61,19 @@ impl<E: Element> Tensor<E> {
     /// `t.masked_fill_(mask, value)`: in place, writes `value` wherever `mask` is `true`.
     ///
     /// # Shapes
-    /// `mask` must broadcast to `self`'s shape, which is unchanged.
+    /// `mask` must broadcast to `self`'s shape, which is unchanged (an in-place op cannot
+    /// grow `self`: a `[2, 3]` mask on a `[3]` tensor is an error here, see `masked_fill`).
     pub fn f_masked_fill_(&mut self, mask: &Tensor<bool>, value: E) -> Result<&mut Self> {
-        let shape = f_broadcast_shapes("masked_fill", self.dims(), mask.dims())?;
+        // The mask comes first, as in PyTorch's message ("tensor a" is the mask).
+        let shape = f_broadcast_shapes("masked_fill_", mask.dims(), self.dims())?;
         if shape != self.dims() {
             return Err(Error::Shape {
-                op: "masked_fill",
+                op: "masked_fill_",
                 detail: format!(
-                    "mask of shape {} cannot be broadcast to the tensor's shape {}",
-                    shape_list(mask.dims()),
-                    shape_list(self.dims())
+                    "output with shape {} doesn't match the broadcast shape {} (mask of shape {})",
+                    shape_list(self.dims()),
+                    shape_list(&shape),
+                    shape_list(mask.dims())
                 ),
             });
         }
@@ -92,12 +95,22 @@ impl<E: Element> Tensor<E> {
         or_panic(self.f_masked_fill_(mask, value))
     }
 
-    /// `t.masked_fill(mask, value)`: a copy with `value` wherever `mask` is `true`.
+    /// `t.masked_fill(mask, value)`: a copy with `value` wherever `mask` is `true`. Unlike
+    /// the in-place form, `self` and `mask` broadcast both ways, as in PyTorch: a `[3]` row
+    /// with a `[2, 3]` mask gives a `[2, 3]` result.
     ///
     /// # Shapes
-    /// `mask` must broadcast to `self`'s shape; returns that shape.
+    /// `self` and `mask` must broadcast together; returns the broadcast shape.
     pub fn f_masked_fill(&self, mask: &Tensor<bool>, value: E) -> Result<Tensor<E>> {
-        let mut out = self.clone();
+        let shape = f_broadcast_shapes("masked_fill", mask.dims(), self.dims())?;
+        crate::error::f_checked_numel("masked_fill", &shape, std::mem::size_of::<E>())?;
+        let mut out = Tensor::from_array(
+            self.data
+                .broadcast(IxDyn(&shape))
+                .expect("shape checked above")
+                .to_owned()
+                .into_shared(),
+        );
         out.f_masked_fill_(mask, value)?;
         Ok(out)
     }
@@ -133,13 +146,16 @@ mod tests {
             masked.get(1).get(0).to_vec(),
             vec![1.0, f32::NEG_INFINITY, f32::NEG_INFINITY]
         );
+        // Out of place, the tensor broadcasts to the mask's shape; in place it cannot grow.
+        assert_eq!(ones(&[3]).masked_fill(&mask, 0.0).shape(), [3, 3]);
         let err = ones(&[3])
-            .f_masked_fill(&mask, 0.0)
+            .f_masked_fill_(&mask, 0.0)
             .unwrap_err()
             .to_string();
         assert_eq!(
             err,
-            "masked_fill: mask of shape [3, 3] cannot be broadcast to the tensor's shape [3]"
+            "masked_fill_: output with shape [3] doesn't match the broadcast shape [3, 3] \
+             (mask of shape [3, 3])"
         );
     }
 }

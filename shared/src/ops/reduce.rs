@@ -95,7 +95,7 @@ mod tests {
         assert_eq!(indices.to_vec(), vec![1, 2]);
         assert_eq!(
             m.f_sum_dim(2, false).unwrap_err().to_string(),
-            "sum: dim 2 is out of range for a tensor of 2 dimensions"
+            "sum: dim 2 is out of range for a tensor of 2 dimensions (expected to be in range of [-2, 1], but got 2)"
         );
     }
 }

@@ -53,7 +53,7 @@ mod tests {
         assert_eq!(w.to_vec(), vec![0.5, 0.5, 1.0, 0.0]);
         assert_eq!(
             tensor!([1.0]).f_softmax(1).unwrap_err().to_string(),
-            "softmax: dim 1 is out of range for a tensor of 1 dimensions"
+            "softmax: dim 1 is out of range for a tensor of 1 dimension (expected to be in range of [-1, 0], but got 1)"
         );
     }
 }

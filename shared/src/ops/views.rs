@@ -2,12 +2,13 @@
 //!
 //! `transpose`, `t`, `permute`, `select`/`get` (PyTorch's `t[i]`), `slice`/`narrow`,
 //! `unsqueeze` and `squeeze` never copy: they only change the shape and the strides (how far
-//! to step in memory for each dim). `view` reinterprets a row-major buffer under a new shape,
-//! which only works when the tensor is contiguous; `reshape` copies when it must.
+//! to step in memory for each dim). `view` puts a new shape over the same numbers, which
+//! works whenever each new dim can be given a stride (always for a contiguous tensor, and
+//! for many transposed or sliced ones); `reshape` copies when it must.
 
 use std::ops::{Bound, RangeBounds};
 
-use ndarray::{Axis, IxDyn, Slice};
+use ndarray::{Axis, Dimension, IxDyn, ShapeBuilder, Slice};
 
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::tensor::{Element, Tensor, normalize_dim};
@@ -16,10 +17,14 @@ impl<E: Element> Tensor<E> {
     /// `t.transpose(dim0, dim1)`: swaps two dims (a view).
     ///
     /// # Shapes
-    /// `[.., a, .., b, ..]` becomes `[.., b, .., a, ..]`.
+    /// `[.., a, .., b, ..]` becomes `[.., b, .., a, ..]`; a 0-d tensor takes dims `0`/`-1`.
     pub fn f_transpose(&self, dim0: i64, dim1: i64) -> Result<Tensor<E>> {
-        let a = self.f_dim_index("transpose", dim0)?;
-        let b = self.f_dim_index("transpose", dim1)?;
+        let a = self.f_dim_index_or_scalar("transpose", dim0)?;
+        let b = self.f_dim_index_or_scalar("transpose", dim1)?;
+        // A 0-d tensor accepts dims 0 and -1 and stays as it is, as in PyTorch.
+        let (Some(a), Some(b)) = (a, b) else {
+            return Ok(self.clone());
+        };
         let mut data = self.data.clone();
         data.swap_axes(a, b);
         Ok(Tensor::from_array(data))
@@ -68,15 +73,26 @@ impl<E: Element> Tensor<E> {
             order.push(normalize_dim("permute", d, ndim)?);
         }
         let mut seen = vec![false; ndim];
+        let mut duplicate = false;
         for &d in &order {
+            duplicate |= seen[d];
             seen[d] = true;
         }
-        if order.len() != ndim || seen.contains(&false) {
+        if order.len() != ndim || duplicate {
+            let why = if duplicate {
+                "duplicate dims are not allowed".to_string()
+            } else {
+                format!(
+                    "number of dims don't match: the tensor has {}, the order names {}",
+                    crate::error::rank(ndim),
+                    order.len()
+                )
+            };
             return Err(Error::Shape {
                 op: "permute",
                 detail: format!(
                     "dims {dims:?} are not a permutation of the {ndim} dims of a tensor of \
-                     shape {}",
+                     shape {} ({why})",
                     shape_list(self.dims())
                 ),
             });
@@ -90,64 +106,116 @@ impl<E: Element> Tensor<E> {
         or_panic(self.f_permute(dims))
     }
 
-    /// Works out a requested shape with at most one `-1` (inferred from the element count).
+    /// Works out a requested shape with at most one `-1` (inferred from the element count),
+    /// with PyTorch's checks and messages.
     fn f_infer_shape(&self, op: &'static str, shape: &[i64]) -> Result<Vec<usize>> {
         let numel = self.numel();
-        let invalid = || Error::Shape {
-            op,
-            detail: format!("shape {shape:?} is invalid for input of size {numel}"),
-        };
-        let inferred: Vec<usize> = shape
-            .iter()
-            .enumerate()
-            .filter(|&(_, &d)| d == -1)
-            .map(|(i, _)| i)
-            .collect();
-        if inferred.len() > 1 || shape.iter().any(|&d| d < -1) {
-            return Err(invalid());
+        let error = |detail: String| Error::Shape { op, detail };
+        if let Some(i) = shape.iter().position(|&d| d < -1) {
+            return Err(error(format!(
+                "invalid shape dimension {} at index {i} of shape {shape:?}",
+                shape[i]
+            )));
         }
-        let known: usize = shape
-            .iter()
-            .filter(|&&d| d >= 0)
-            .map(|&d| d as usize)
-            .product();
+        let inferred: Vec<usize> = (0..shape.len()).filter(|&i| shape[i] == -1).collect();
+        if inferred.len() > 1 {
+            return Err(error(format!(
+                "only one dimension can be inferred (shape {shape:?})"
+            )));
+        }
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
-        if let Some(&i) = inferred.first() {
-            if known == 0 || !numel.is_multiple_of(known) {
-                return Err(invalid());
+        // As in PyTorch, the sizes are first multiplied as they come (wrapping around), and
+        // a product that is too large only counts once the shape otherwise fits.
+        let known = (0..out.len())
+            .filter(|&i| shape[i] != -1)
+            .fold(1usize, |p, i| p.wrapping_mul(out[i]));
+        match inferred.first() {
+            Some(_) if known == 0 => {
+                return Err(error(format!(
+                    "cannot reshape tensor of 0 elements into shape {shape:?} because the \
+                     unspecified dimension size -1 can be any value and is ambiguous"
+                )));
             }
-            out[i] = numel / known;
-        } else if known != numel {
-            return Err(invalid());
+            Some(&i) if numel.is_multiple_of(known) => out[i] = numel / known,
+            None if known == numel => {}
+            _ => {
+                return Err(error(format!(
+                    "shape '{shape:?}' is invalid for input of size {numel}"
+                )));
+            }
         }
+        // `[2^62, 2^62, 0]` for 0 elements gets here: its sizes alone do not fit.
+        crate::error::f_checked_numel(op, &out, std::mem::size_of::<E>()).map_err(|_| {
+            error(format!(
+                "shape {shape:?} is too large: numel: integer multiplication overflow"
+            ))
+        })?;
         Ok(out)
     }
 
-    /// `t.view(shape)`: the same row-major numbers under a new shape; one entry may be `-1`.
-    /// Like PyTorch, refuses a non-contiguous tensor (call `contiguous()` first, or use
-    /// `reshape`).
+    /// `t.view(shape)`: the same numbers under a new shape, without copying; one entry may
+    /// be `-1`. A contiguous tensor can always be viewed. Another one (a transpose, a slice)
+    /// can be viewed when every new dim stays inside one run of dims that lie evenly spaced
+    /// in memory, e.g. `x.t().view(&[3, 2])`; otherwise it is an error, as in PyTorch (call
+    /// `reshape`, which copies when it must).
     ///
     /// # Shapes
     /// The product of `shape` must equal `numel()`.
     pub fn f_view(&self, shape: &[i64]) -> Result<Tensor<E>> {
         let shape = self.f_infer_shape("view", shape)?;
-        if !self.is_contiguous() {
+        if self.is_contiguous() {
+            let data = self
+                .data
+                .clone()
+                .into_shape_with_order(IxDyn(&shape))
+                .expect("a contiguous tensor with the right element count");
+            return Ok(Tensor::from_array(data));
+        }
+        let strides: Vec<usize> = self.data.strides().iter().map(|&s| s as usize).collect();
+        let Some(new_strides) = view_strides(self.dims(), &strides, &shape) else {
             return Err(Error::Shape {
                 op: "view",
                 detail: format!(
-                    "the tensor of shape {} is not contiguous, so it cannot be viewed as {}; \
-                     call .contiguous() first or use .reshape(...)",
+                    "view size is not compatible with input tensor's size and stride (at least \
+                     one dimension spans across two contiguous subspaces): shape {} with \
+                     strides {} cannot be viewed as {}. Use .reshape(...) instead.",
                     shape_list(self.dims()),
+                    shape_list(&strides),
                     shape_list(&shape)
                 ),
             });
+        };
+        Ok(self.restrided(&shape, &new_strides))
+    }
+
+    /// The same elements under a new shape and new strides (counted in the memory of
+    /// `self`), as PyTorch's `as_strided`. ndarray cannot give an existing buffer new
+    /// strides, so the stretch of memory `self` covers is copied once, gaps included, and
+    /// the new strides are laid over the copy: the values and the memory order (which
+    /// `uniform_` and dropout follow) are PyTorch's.
+    fn restrided(&self, shape: &[usize], strides: &[usize]) -> Tensor<E> {
+        let fresh = || {
+            Tensor::from_array(
+                ndarray::ArcArray::from_shape_vec(IxDyn(shape), self.to_vec())
+                    .expect("same element count"),
+            )
+        };
+        if self.numel() == 0 {
+            return fresh();
         }
-        let data = self
-            .data
-            .clone()
-            .into_shape_with_order(IxDyn(&shape))
-            .expect("a contiguous tensor with the right element count");
-        Ok(Tensor::from_array(data))
+        let own: Vec<usize> = self.data.strides().iter().map(|&s| s as usize).collect();
+        let offset = |index: &[usize], strides: &[usize]| -> usize {
+            index.iter().zip(strides).map(|(i, s)| i * s).sum()
+        };
+        let last: Vec<usize> = self.dims().iter().map(|&n| n - 1).collect();
+        let mut memory = vec![E::default(); offset(&last, &own) + 1];
+        for (index, &value) in self.data.indexed_iter() {
+            memory[offset(index.slice(), &own)] = value;
+        }
+        ndarray::ArcArray::from_shape_vec(IxDyn(shape).strides(IxDyn(strides)), memory)
+            .map(Tensor::from_array)
+            // ndarray refuses strides it cannot check (a dim that steps by 0): copy instead.
+            .unwrap_or_else(|_| fresh())
     }
 
     /// Plain form of [`Tensor::f_view`].
@@ -156,14 +224,16 @@ impl<E: Element> Tensor<E> {
         or_panic(self.f_view(shape))
     }
 
-    /// `t.reshape(shape)`: like `view`, but copies a non-contiguous tensor first.
+    /// `t.reshape(shape)`: a `view` when the strides allow one, else a copy in row-major
+    /// order under the new shape.
     ///
     /// # Shapes
     /// The product of `shape` must equal `numel()`; one entry may be `-1`.
     pub fn f_reshape(&self, shape: &[i64]) -> Result<Tensor<E>> {
         let target = self.f_infer_shape("reshape", shape)?;
         let target: Vec<i64> = target.iter().map(|&d| d as i64).collect();
-        self.contiguous().f_view(&target)
+        self.f_view(&target)
+            .or_else(|_| self.contiguous().f_view(&target))
     }
 
     /// Plain form of [`Tensor::f_reshape`].
@@ -178,6 +248,7 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`; `index` in `[-n, n)`.
     pub fn f_select(&self, dim: i64, index: i64) -> Result<Tensor<E>> {
+        self.f_not_scalar("select")?;
         let d = self.f_dim_index("select", dim)?;
         let size = self.dims()[d];
         let i = if index < 0 {
@@ -214,46 +285,73 @@ impl<E: Element> Tensor<E> {
     }
 
     /// PyTorch's `t[.., a:b, ..]` on one dim: the indices in `range` along `dim` (a view).
-    /// Out-of-range bounds are clamped, as Python slicing does.
+    /// As in Python, negative bounds count from the end (`-2..` is the last two) and bounds
+    /// out of range are clamped (`..10` of 6 is all 6, `7..` is empty).
     ///
     /// # Shapes
-    /// `[.., n, ..]` becomes `[.., len(range ∩ 0..n), ..]`.
-    pub fn f_slice(&self, dim: i64, range: impl RangeBounds<usize>) -> Result<Tensor<E>> {
+    /// `[.., n, ..]` becomes `[.., len(range ∩ 0..n), ..]`; not for a 0-d tensor.
+    pub fn f_slice<P: Position>(&self, dim: i64, range: impl RangeBounds<P>) -> Result<Tensor<E>> {
+        self.f_not_scalar("slice")?;
         let d = self.f_dim_index("slice", dim)?;
-        let size = self.dims()[d];
+        let size = self.dims()[d] as i64;
+        // Python's rule: a negative bound counts from the end, then clamp into 0..=size.
+        let clamp = |i: i64| {
+            if i < 0 {
+                i.saturating_add(size).max(0)
+            } else {
+                i.min(size)
+            }
+        };
         let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s + 1,
+            Bound::Included(&s) => clamp(s.to_i64()),
+            Bound::Excluded(&s) => clamp(s.to_i64()).saturating_add(1).min(size),
             Bound::Unbounded => 0,
-        }
-        .min(size);
+        };
         let end = match range.end_bound() {
-            Bound::Included(&e) => e + 1,
-            Bound::Excluded(&e) => e,
+            Bound::Included(&e) if e.to_i64() == -1 => size,
+            Bound::Included(&e) => clamp(e.to_i64().saturating_add(1)),
+            Bound::Excluded(&e) => clamp(e.to_i64()),
             Bound::Unbounded => size,
         }
-        .clamp(start, size);
+        .max(start);
         let data = self
             .data
             .clone()
-            .slice_axis_move(Axis(d), Slice::from(start..end));
+            .slice_axis_move(Axis(d), Slice::from(start as usize..end as usize));
         Ok(Tensor::from_array(data))
     }
 
     /// Plain form of [`Tensor::f_slice`].
     #[track_caller]
-    pub fn slice(&self, dim: i64, range: impl RangeBounds<usize>) -> Tensor<E> {
+    pub fn slice<P: Position>(&self, dim: i64, range: impl RangeBounds<P>) -> Tensor<E> {
         or_panic(self.f_slice(dim, range))
     }
 
     /// `t.narrow(dim, start, length)`: `length` indices from `start` along `dim` (a view).
+    /// A negative `start` counts from the end, as in PyTorch.
     ///
     /// # Shapes
-    /// `[.., n, ..]` becomes `[.., length, ..]`; needs `start + length <= n`.
-    pub fn f_narrow(&self, dim: i64, start: usize, length: usize) -> Result<Tensor<E>> {
+    /// `[.., n, ..]` becomes `[.., length, ..]`; `start` in `[-n, n]` and the `length`
+    /// indices from it must lie inside the dim.
+    pub fn f_narrow<P: Position>(&self, dim: i64, start: P, length: usize) -> Result<Tensor<E>> {
+        self.f_not_scalar("narrow")?;
         let d = self.f_dim_index("narrow", dim)?;
         let size = self.dims()[d];
-        if start + length > size {
+        let given = start.to_i64();
+        let n = size as i64;
+        if given < -n || given > n {
+            return Err(Error::Shape {
+                op: "narrow",
+                detail: format!(
+                    "start out of range (expected to be in range of [{}, {n}], but got {given}) \
+                     for dim {d} of shape {}",
+                    -n,
+                    shape_list(self.dims())
+                ),
+            });
+        }
+        let start = if given < 0 { given + n } else { given } as usize;
+        if length > size - start {
             return Err(Error::Shape {
                 op: "narrow",
                 detail: format!(
@@ -263,13 +361,29 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        self.f_slice(dim, start..start + length)
+        let data = self
+            .data
+            .clone()
+            .slice_axis_move(Axis(d), Slice::from(start..start + length));
+        Ok(Tensor::from_array(data))
     }
 
     /// Plain form of [`Tensor::f_narrow`].
     #[track_caller]
-    pub fn narrow(&self, dim: i64, start: usize, length: usize) -> Tensor<E> {
+    pub fn narrow<P: Position>(&self, dim: i64, start: P, length: usize) -> Tensor<E> {
         or_panic(self.f_narrow(dim, start, length))
+    }
+
+    /// The error of the ops that pick along a dim (`select`, `slice`, `narrow`), which a
+    /// 0-d tensor does not have: `select() cannot be applied to a 0-dim tensor`.
+    fn f_not_scalar(&self, op: &'static str) -> Result<()> {
+        if self.dim() == 0 {
+            return Err(Error::Shape {
+                op,
+                detail: format!("{op}() cannot be applied to a 0-dim tensor (shape [])"),
+            });
+        }
+        Ok(())
     }
 
     /// `t.unsqueeze(dim)`: inserts a dim of size 1 at `dim` (a view).
@@ -277,7 +391,8 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `dim` in `[-ndim-1, ndim]`; the result has one more dim.
     pub fn f_unsqueeze(&self, dim: i64) -> Result<Tensor<E>> {
-        let d = normalize_dim("unsqueeze", dim, self.dim() + 1)?;
+        let d = normalize_dim("unsqueeze", dim, self.dim() + 1)
+            .map_err(|_| out_of_range_with_new_dim("unsqueeze", dim, self.dims()))?;
         Ok(Tensor::from_array(self.data.clone().insert_axis(Axis(d))))
     }
 
@@ -304,9 +419,11 @@ impl<E: Element> Tensor<E> {
     /// `t.squeeze(dim)`: drops `dim` if its size is 1, else returns the tensor unchanged.
     ///
     /// # Shapes
-    /// `[.., 1, ..]` becomes `[.., ..]`.
+    /// `[.., 1, ..]` becomes `[.., ..]`; a 0-d tensor takes dims `0`/`-1` and stays 0-d.
     pub fn f_squeeze_dim(&self, dim: i64) -> Result<Tensor<E>> {
-        let d = self.f_dim_index("squeeze", dim)?;
+        let Some(d) = self.f_dim_index_or_scalar("squeeze", dim)? else {
+            return Ok(self.clone());
+        };
         if self.dims()[d] == 1 {
             Ok(Tensor::from_array(
                 self.data.clone().index_axis_move(Axis(d), 0),
@@ -343,6 +460,100 @@ impl<E: Element> Tensor<E> {
     }
 }
 
+/// A position along a dim, as `narrow` and `slice` take it: `usize` counts from the start,
+/// signed integers may be negative and then count from the end (`-1` is the last index).
+pub trait Position: Copy {
+    /// The position as an `i64` (a `usize` beyond `i64::MAX` saturates, which is out of
+    /// range for every tensor anyway).
+    fn to_i64(self) -> i64;
+}
+
+impl Position for usize {
+    fn to_i64(self) -> i64 {
+        i64::try_from(self).unwrap_or(i64::MAX)
+    }
+}
+
+impl Position for i64 {
+    fn to_i64(self) -> i64 {
+        self
+    }
+}
+
+impl Position for i32 {
+    fn to_i64(self) -> i64 {
+        self.into()
+    }
+}
+
+impl Position for isize {
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+}
+
+/// The error of the ops that add a dim (`unsqueeze`, `stack`), whose `dim` may also be
+/// `ndim`: it names the tensor's own rank and the range `[-ndim-1, ndim]`.
+pub(crate) fn out_of_range_with_new_dim(op: &'static str, dim: i64, shape: &[usize]) -> Error {
+    let n = shape.len() as i64 + 1;
+    Error::Shape {
+        op,
+        detail: format!(
+            "dim {dim} is out of range for a tensor of {} (shape {}; expected to be in range \
+             of [{}, {}], but got {dim})",
+            crate::error::rank(shape.len()),
+            shape_list(shape),
+            -n,
+            n - 1
+        ),
+    }
+}
+
+/// PyTorch's rule (`computeStride`) for the strides of a view of a non-contiguous tensor,
+/// or `None` when no strides exist.
+///
+/// The old dims are cut into runs: a run continues to the left while a dim's stride is the
+/// run's stride times the elements to its right (dims of size 1 never break a run). Inside
+/// one run the numbers are evenly spaced in memory, so the run can be re-cut into any new
+/// dims whose sizes multiply to the run's count. A new dim that would span two runs has no
+/// stride: that is when `view` fails.
+fn view_strides(
+    old_shape: &[usize],
+    old_strides: &[usize],
+    new_shape: &[usize],
+) -> Option<Vec<usize>> {
+    if old_shape.is_empty() {
+        return Some(vec![1; new_shape.len()]);
+    }
+    let mut new_strides = vec![0; new_shape.len()];
+    // Walk both shapes from the last dim; `view_d` is the next new dim to give a stride.
+    let mut view_d = new_shape.len() as isize - 1;
+    let mut chunk_stride = *old_strides.last().expect("at least one dim");
+    let (mut tensor_numel, mut view_numel) = (1usize, 1usize);
+    for tensor_d in (0..old_shape.len()).rev() {
+        tensor_numel *= old_shape[tensor_d];
+        let run_ends = tensor_d == 0
+            || (old_shape[tensor_d - 1] != 1
+                && old_strides[tensor_d - 1] != tensor_numel * chunk_stride);
+        if run_ends {
+            while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
+                new_strides[view_d as usize] = view_numel * chunk_stride;
+                view_numel *= new_shape[view_d as usize];
+                view_d -= 1;
+            }
+            if view_numel != tensor_numel {
+                return None;
+            }
+            if tensor_d > 0 {
+                chunk_stride = old_strides[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    (view_d == -1).then_some(new_strides)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::tensor;
@@ -358,15 +569,30 @@ mod tests {
     }
 
     #[test]
-    fn view_infers_minus_one_and_refuses_non_contiguous() {
+    fn view_infers_minus_one_and_follows_the_strides() {
         let m = tensor!([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
         assert_eq!(m.view(&[3, -1]).shape(), [3, 2]);
+        // The transpose's two dims lie in two runs: flattening them spans both.
         let err = m.t().f_view(&[6]).unwrap_err().to_string();
-        assert!(err.starts_with("view: the tensor of shape [3, 2] is not contiguous"));
+        assert!(
+            err.starts_with(
+                "view: view size is not compatible with input tensor's size and stride"
+            )
+        );
+        assert!(err.ends_with("Use .reshape(...) instead."));
         assert_eq!(
             m.t().reshape(&[6]).to_vec(),
             vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
         );
+        // Splitting one dim of a transpose stays inside a run, so it is a view with strides.
+        let split = m.t().view(&[3, 1, 2]);
+        assert_eq!(split.to_vec(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert!(!split.is_contiguous());
+        assert_eq!(
+            super::view_strides(&[3, 2], &[1, 3], &[3, 2]),
+            Some(vec![1, 3])
+        );
+        assert_eq!(super::view_strides(&[3, 2], &[1, 3], &[6]), None);
     }
 
     #[test]
@@ -375,6 +601,11 @@ mod tests {
         assert_eq!(v.slice(0, 1..3).to_vec(), vec![1, 2]);
         assert_eq!(v.slice(0, ..10).to_vec(), vec![0, 1, 2, 3, 4]);
         assert_eq!(v.slice(0, 7..).numel(), 0);
+        assert_eq!(v.slice(0, -2..).to_vec(), vec![3, 4]);
+        assert_eq!(v.slice(0, -10..3).to_vec(), vec![0, 1, 2]);
+        assert_eq!(v.slice(0, ..-1).to_vec(), vec![0, 1, 2, 3]);
         assert_eq!(v.get(-1).item(), 4);
+        assert_eq!(v.narrow(0, -2, 2).to_vec(), vec![3, 4]);
+        assert_eq!(v.narrow(0, 5, 0).numel(), 0);
     }
 }

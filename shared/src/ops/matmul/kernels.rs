@@ -59,7 +59,7 @@ pub fn matmul_into(
 ) {
     let (m, k) = a.dim();
     let n = b.dim().1;
-    if k > 256 || m * n * k > EXACT_LIMIT {
+    if k > 256 || m.saturating_mul(n).saturating_mul(k) > EXACT_LIMIT {
         general_mat_mul(1.0, &a, &b, 0.0, &mut c);
         return;
     }

@@ -44,14 +44,7 @@ impl Tensor {
             });
         }
         if self.numel() != other.numel() {
-            return Err(Error::Shape {
-                op: "dot",
-                detail: format!(
-                    "vectors of different lengths cannot be multiplied ({} and {})",
-                    shape_list(self.dims()),
-                    shape_list(other.dims())
-                ),
-            });
+            return Err(different_lengths("dot", self.dims(), other.dims()));
         }
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.dot(b))));
         let a = self.data.view().into_dimensionality().expect("1-D");
@@ -70,15 +63,17 @@ impl Tensor {
     /// # Shapes
     /// `self`: `[m, k]`, `other`: `[k, n]`. Returns `[m, n]`.
     pub fn f_mm(&self, other: &Tensor) -> Result<Tensor> {
-        if self.dim() != 2 || other.dim() != 2 {
-            return Err(Error::Shape {
-                op: "mm",
-                detail: format!(
-                    "expects two matrices, got shapes {} and {}",
-                    shape_list(self.dims()),
-                    shape_list(other.dims())
-                ),
-            });
+        for (name, t) in [("self", self), ("mat2", other)] {
+            if t.dim() != 2 {
+                return Err(Error::Shape {
+                    op: "mm",
+                    detail: format!(
+                        "{name} must be a matrix, got shapes {} and {}",
+                        shape_list(self.dims()),
+                        shape_list(other.dims())
+                    ),
+                });
+            }
         }
         self.f_matmul_named("mm", other)
     }
@@ -94,13 +89,31 @@ impl Tensor {
     /// # Shapes
     /// `self`: `[b, m, k]`, `other`: `[b, k, n]`. Returns `[b, m, n]`.
     pub fn f_bmm(&self, other: &Tensor) -> Result<Tensor> {
-        if self.dim() != 3 || other.dim() != 3 || self.dims()[0] != other.dims()[0] {
+        let shapes = || {
+            format!(
+                "(shapes {} and {})",
+                shape_list(self.dims()),
+                shape_list(other.dims())
+            )
+        };
+        for (name, t) in [("batch1", self), ("batch2", other)] {
+            if t.dim() != 3 {
+                return Err(Error::Shape {
+                    op: "bmm",
+                    detail: format!("{name} must be a 3D tensor {}", shapes()),
+                });
+            }
+        }
+        let expected = [self.dims()[0], self.dims()[2]];
+        if other.dims()[..2] != expected {
             return Err(Error::Shape {
                 op: "bmm",
                 detail: format!(
-                    "expects two 3-D tensors with the same batch size, got shapes {} and {}",
-                    shape_list(self.dims()),
-                    shape_list(other.dims())
+                    "Expected size for first two dimensions of batch2 tensor to be: {} but got: \
+                     {} {}",
+                    shape_list(&expected),
+                    shape_list(&other.dims()[..2]),
+                    shapes()
                 ),
             });
         }
@@ -134,21 +147,19 @@ impl Tensor {
             return Err(Error::Shape {
                 op,
                 detail: format!(
-                    "both arguments need at least 1 dimension, got shapes {} and {}",
+                    "both arguments to matmul need to be at least 1D, but they are {}D and {}D \
+                     (shapes {} and {})",
+                    self.dim(),
+                    other.dim(),
                     shape_list(self.dims()),
                     shape_list(other.dims())
                 ),
             });
         }
         if self.dim() == 1 && other.dim() == 1 {
-            return self.f_dot(other).map_err(|_| Error::Shape {
-                op,
-                detail: format!(
-                    "vectors of different lengths cannot be multiplied ({} and {})",
-                    shape_list(self.dims()),
-                    shape_list(other.dims())
-                ),
-            });
+            return self
+                .f_dot(other)
+                .map_err(|_| different_lengths(op, self.dims(), other.dims()));
         }
         // A vector on the left is one row; a vector on the right is one column.
         let a = if self.dim() == 1 {
@@ -163,31 +174,52 @@ impl Tensor {
         };
         let (m, k) = (a.dims()[a.dim() - 2], a.dims()[a.dim() - 1]);
         let (k2, n) = (b.dims()[b.dim() - 2], b.dims()[b.dim() - 1]);
+        let batch_a = &a.dims()[..a.dim() - 2];
+        let batch_b = &b.dims()[..b.dim() - 2];
         if k != k2 {
+            // A batch times one matrix is one product of the folded rows (see below), and
+            // PyTorch's message shows the folded shape: `[2, 3, 2] @ [3, 2]` says `6x2`.
+            let rows = if b.dim() == 2 {
+                batch_a.iter().fold(m, |r, &d| r.saturating_mul(d))
+            } else {
+                m
+            };
             return Err(Error::Shape {
                 op,
                 detail: format!(
                     "mat1 and mat2 shapes cannot be multiplied ({} and {})",
-                    shape_x(&[m, k]),
+                    shape_x(&[rows, k]),
                     shape_x(&[k2, n])
                 ),
             });
         }
-        let batch_a = &a.dims()[..a.dim() - 2];
-        let batch_b = &b.dims()[..b.dim() - 2];
-        let batch = f_broadcast_shapes(op, batch_a, batch_b).map_err(|_| Error::Shape {
-            op,
-            detail: format!(
-                "batch dims cannot be broadcast together (shapes {} and {})",
-                shape_list(self.dims()),
-                shape_list(other.dims())
-            ),
+        let batch = f_broadcast_shapes(op, batch_a, batch_b).map_err(|e| {
+            let why = match &e {
+                Error::Shape { detail, .. } => detail.rsplit_once(" (shapes").map(|(w, _)| w),
+                _ => None,
+            };
+            Error::Shape {
+                op,
+                detail: format!(
+                    "the batch dims {} and {} of shapes {} and {} cannot be broadcast \
+                     together: {}",
+                    shape_list(batch_a),
+                    shape_list(batch_b),
+                    shape_list(self.dims()),
+                    shape_list(other.dims()),
+                    why.unwrap_or("they differ")
+                ),
+            }
         })?;
+        // The result must fit in memory before anything is allocated.
+        let out_shape = [batch.as_slice(), &[m, n]].concat();
+        crate::error::f_checked_numel(op, &out_shape, std::mem::size_of::<f32>())?;
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.matmul(b))));
         let out = if b.dim() == 2 {
             // Like PyTorch, a batch times one matrix is folded into one 2-D product:
-            // `[..batch, m, k]` is viewed as `[batch·m, k]`.
-            let rows = (a.numel() / k) as i64;
+            // `[..batch, m, k]` is viewed as `[batch·m, k]` (also when `k` is 0: every
+            // product is then an empty sum, 0).
+            let rows = (batch.iter().product::<usize>() * m) as i64;
             let folded = a.reshape(&[rows, k as i64]);
             let a2 = folded
                 .data
@@ -215,7 +247,7 @@ impl Tensor {
                 let a2 = matrix_at(a_view.view(), index);
                 let b2 = matrix_at(b_view.view(), index);
                 // Batched products of small matrices run PyTorch's own `bmm` loop.
-                let order = if k * m * n < kernels::SMALL_BMM_LIMIT {
+                let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
                     kernels::Order::Plain
                 } else {
                     kernels::mkl_order(m, b2.view(), other.dim() == 1)
@@ -233,6 +265,21 @@ impl Tensor {
             result = result.squeeze_dim(-2);
         }
         Ok(result)
+    }
+}
+
+/// PyTorch's error for two vectors of different lengths.
+fn different_lengths(op: &'static str, a: &[usize], b: &[usize]) -> Error {
+    Error::Shape {
+        op,
+        detail: format!(
+            "inconsistent tensor size, expected tensor {} and src {} to have the same number of \
+             elements, but got {} and {} elements respectively",
+            shape_list(a),
+            shape_list(b),
+            a[0],
+            b[0]
+        ),
     }
 }
 
@@ -295,7 +342,17 @@ mod tests {
         let err = ones(&[3]).f_dot(&ones(&[2])).unwrap_err().to_string();
         assert_eq!(
             err,
-            "dot: vectors of different lengths cannot be multiplied ([3] and [2])"
+            "dot: inconsistent tensor size, expected tensor [3] and src [2] to have the same \
+             number of elements, but got 3 and 2 elements respectively"
         );
+    }
+
+    #[test]
+    fn an_empty_inner_dim_gives_zeros() {
+        let c = ones(&[2, 0]).matmul(&ones(&[0, 3]));
+        assert_eq!(c.shape(), [2, 3]);
+        assert!(c.to_vec().iter().all(|x| x.to_bits() == 0));
+        assert_eq!(ones(&[4, 2, 0]).matmul(&ones(&[0, 3])).shape(), [4, 2, 3]);
+        assert_eq!(ones(&[0]).dot(&ones(&[0])).item().to_bits(), 0);
     }
 }

@@ -9,6 +9,7 @@
 //! `op` runs it.
 
 mod chapter_ops;
+mod edges;
 mod new_ops;
 mod norms;
 
@@ -161,6 +162,7 @@ pub(crate) fn decode_i64(t: &Value) -> Tensor<i64> {
 /// Runs one case through the family that knows its op.
 fn dispatch(op: &str, case: &Case) -> Option<Got> {
     chapter_ops::run(op, case)
+        .or_else(|| edges::run(op, case))
         .or_else(|| new_ops::run(op, case))
         .or_else(|| norms::run(op, case))
 }
