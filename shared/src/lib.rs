@@ -23,6 +23,7 @@
 pub mod backend;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod cpu;
 pub mod creation;
 pub mod error;
 pub mod fmt;
@@ -33,6 +34,7 @@ pub mod rng;
 pub mod tensor;
 
 pub use backend::{Device, device, set_device};
+pub use cpu::{get_num_threads, set_num_threads};
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
 pub use error::{Error, Result};
 pub use fmt::Size;

@@ -11,17 +11,21 @@ use crate::backend::torch;
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::tensor::Tensor;
 
+use super::cascade_sum;
+
 impl Tensor {
-    /// `t.sum()`: the sum of all elements, as a 0-d tensor.
+    /// `t.sum()`: the sum of all elements, as a 0-d tensor (0 when empty). Added in
+    /// PyTorch's order, so the result has PyTorch's exact bits (see `ops::cascade_sum`).
     ///
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn sum(&self) -> Tensor {
         on_libtorch!(|device| torch::unary(self, device, |t| t.sum(tch::Kind::Float)));
-        Tensor::scalar(self.data.iter().sum())
+        let all = vec![true; self.dim()];
+        Tensor::from_vec(cascade_sum::sum(self, &all), &[])
     }
 
-    /// `t.sum(dim, keepdim)`: sums along one dim.
+    /// `t.sum(dim, keepdim)`: sums along one dim, in PyTorch's order.
     ///
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`.
@@ -30,7 +34,12 @@ impl Tensor {
         on_libtorch!(|device| Ok(torch::unary(self, device, |t| {
             t.sum_dim_intlist(&[dim][..], keepdim, tch::Kind::Float)
         })));
-        Ok(keep(self.data.sum_axis(Axis(d)).into_shared(), d, keepdim))
+        let reduced: Vec<bool> = (0..self.dim()).map(|i| i == d).collect();
+        let sums = cascade_sum::sum(self, &reduced);
+        Ok(Tensor::from_vec(
+            sums,
+            &reduced_shape(self.dims(), d, keepdim),
+        ))
     }
 
     /// Plain form of [`Tensor::f_sum_dim`].
@@ -44,6 +53,8 @@ impl Tensor {
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn mean(&self) -> Tensor {
+        // PyTorch divides the sum by the count (a true division, not a multiplication by
+        // `1 / n`, which would differ in the last bit).
         Tensor::scalar(self.sum().item() / self.numel() as f32)
     }
 
@@ -137,6 +148,17 @@ fn max_nan(acc: f32, x: f32) -> f32 {
     } else {
         acc.max(x)
     }
+}
+
+/// The shape after reducing `dim`: without it, or with size 1 there under `keepdim`.
+fn reduced_shape(dims: &[usize], dim: usize, keepdim: bool) -> Vec<usize> {
+    let mut shape = dims.to_vec();
+    if keepdim {
+        shape[dim] = 1;
+    } else {
+        shape.remove(dim);
+    }
+    shape
 }
 
 /// Puts the reduced dim back as size 1 when `keepdim` asks for it.
