@@ -308,4 +308,15 @@ mod tests {
         assert_eq!(logf_u10(f32::INFINITY), f32::INFINITY);
         assert!(logf_u10(-1.0).is_nan() && logf_u10(f32::NAN).is_nan());
     }
+
+    /// Where Rust links against glibc, `f32::exp` is the C library's `expf` itself.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn glibc_expf_is_the_c_library_expf() {
+        let mut x = -110.0f32;
+        while x < 90.0 {
+            assert_eq!(glibc_expf(x).to_bits(), x.exp().to_bits(), "expf({x})");
+            x += 0.000_731;
+        }
+    }
 }
