@@ -47,10 +47,11 @@ pub fn expf_u10(d: f32) -> f32 {
     let s = (q as f32).mul_add(-L2U, d);
     let s = (q as f32).mul_add(-L2L, s);
     // e^s ≈ 1 + s + s²·(c5 + s·(c4 + s·(...))), Horner's rule with one FMA per step.
-    let mut u = C[0];
-    for c in &C[1..] {
-        u = u.mul_add(s, *c);
-    }
+    let u = C[0].mul_add(s, C[1]);
+    let u = u.mul_add(s, C[2]);
+    let u = u.mul_add(s, C[3]);
+    let u = u.mul_add(s, C[4]);
+    let u = u.mul_add(s, C[5]);
     let u = 1.0 + (s * s).mul_add(u, s);
     // Times 2^q, in two halves so that neither factor overflows the exponent field.
     let h = q >> 1;
