@@ -8,8 +8,8 @@
 //! taking the log of a tiny weight: `(x_i − max) − ln Σ_j exp(x_j − max)`.
 //!
 //! The modules below reproduce PyTorch's CPU kernels operation for operation, so every weight
-//! has PyTorch's exact bits: [`vector`] (how a row is summed in W lanes), [`rows`] (the last
-//! dim) and [`columns`] (any other dim).
+//! has PyTorch's exact bits: `vector` (how a row is summed in W lanes), `rows` (the last
+//! dim) and `columns` (any other dim).
 
 mod columns;
 mod rows;
