@@ -66,3 +66,12 @@ fn ops_fixtures_match_pytorch() {
     );
     assert!(report.passed >= 484, "only {} cases passed", report.passed);
 }
+
+/// The same kernels as PyTorch's portable build computes them (`ATEN_CPU_CAPABILITY=default`,
+/// recorded in the file): lanes combined one after the other, the C library's `expf` and
+/// `logf`. The C library is only the same as PyTorch's where Rust links against glibc.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn default_cpu_fixtures_match_pytorch() {
+    check("ops_fixtures_default_cpu.json", 97);
+}
