@@ -21,16 +21,16 @@ use crate::tensor::Tensor;
 
 /// Which of the two functions to compute.
 #[derive(Clone, Copy)]
-enum Kind {
+enum Function {
     Softmax,
     LogSoftmax,
 }
 
-impl Kind {
+impl Function {
     fn name(self) -> &'static str {
         match self {
-            Kind::Softmax => "softmax",
-            Kind::LogSoftmax => "log_softmax",
+            Function::Softmax => "softmax",
+            Function::LogSoftmax => "log_softmax",
         }
     }
 }
@@ -43,10 +43,10 @@ impl Tensor {
     /// Any shape, unchanged; `dim` in `[-ndim, ndim)` (any dim of a 0-d tensor is `0` or `-1`).
     pub fn f_softmax(&self, dim: i64) -> Result<Tensor> {
         on_libtorch!(|device| {
-            self.f_dim_index_or_scalar(Kind::Softmax, dim)?;
+            self.f_dim_index_or_scalar(Function::Softmax, dim)?;
             Ok(crate::backend::torch::softmax(self, dim, device))
         });
-        self.softmax_like(Kind::Softmax, dim)
+        self.softmax_like(Function::Softmax, dim)
     }
 
     /// Plain form of [`Tensor::f_softmax`].
@@ -63,12 +63,12 @@ impl Tensor {
     /// Any shape, unchanged; `dim` in `[-ndim, ndim)` (any dim of a 0-d tensor is `0` or `-1`).
     pub fn f_log_softmax(&self, dim: i64) -> Result<Tensor> {
         on_libtorch!(|device| {
-            self.f_dim_index_or_scalar(Kind::LogSoftmax, dim)?;
+            self.f_dim_index_or_scalar(Function::LogSoftmax, dim)?;
             Ok(crate::backend::torch::unary(self, device, |t| {
                 t.log_softmax(dim, tch::Kind::Float)
             }))
         });
-        self.softmax_like(Kind::LogSoftmax, dim)
+        self.softmax_like(Function::LogSoftmax, dim)
     }
 
     /// Plain form of [`Tensor::f_log_softmax`].
@@ -78,12 +78,12 @@ impl Tensor {
     }
 
     /// The dim index, where a 0-d tensor counts as one row of one element (dims 0 and -1).
-    fn f_dim_index_or_scalar(&self, kind: Kind, dim: i64) -> Result<usize> {
-        crate::tensor::normalize_dim(kind.name(), dim, self.dim().max(1))
+    fn f_dim_index_or_scalar(&self, function: Function, dim: i64) -> Result<usize> {
+        crate::tensor::normalize_dim(function.name(), dim, self.dim().max(1))
     }
 
-    fn softmax_like(&self, kind: Kind, dim: i64) -> Result<Tensor> {
-        let d = self.f_dim_index_or_scalar(kind, dim)?;
+    fn softmax_like(&self, function: Function, dim: i64) -> Result<Tensor> {
+        let d = self.f_dim_index_or_scalar(function, dim)?;
         let dims = self.dims();
         if self.numel() == 0 {
             return Ok(self.clone());
@@ -98,11 +98,13 @@ impl Tensor {
         let inner: usize = dims.iter().skip(d + 1).product();
         let outer = x.len() / (n * inner);
         let last_dim = d + 1 >= dims.len();
-        match (kind, last_dim) {
-            (Kind::Softmax, true) => rows::softmax(x, &mut out, n, v),
-            (Kind::LogSoftmax, true) => rows::log_softmax(x, &mut out, n, v),
-            (Kind::Softmax, false) => columns::softmax(x, &mut out, [outer, n, inner], v),
-            (Kind::LogSoftmax, false) => columns::log_softmax(x, &mut out, [outer, n, inner], v),
+        match (function, last_dim) {
+            (Function::Softmax, true) => rows::softmax(x, &mut out, n, v),
+            (Function::LogSoftmax, true) => rows::log_softmax(x, &mut out, n, v),
+            (Function::Softmax, false) => columns::softmax(x, &mut out, [outer, n, inner], v),
+            (Function::LogSoftmax, false) => {
+                columns::log_softmax(x, &mut out, [outer, n, inner], v)
+            }
         }
         Ok(Tensor::from_vec(out, dims))
     }
