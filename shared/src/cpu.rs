@@ -140,10 +140,11 @@ pub fn set_capability(capability: Option<Capability>) {
 
 /// `torch.get_num_threads()`: how many pieces PyTorch cuts parallel work into.
 ///
-/// As PyTorch's default: `MKL_NUM_THREADS` if set, else `OMP_NUM_THREADS`, else the number of
-/// physical cores (hyper-threads do not count). [`set_num_threads`] overrides it for this
-/// thread. Our code runs the pieces one after the other: only the order of the additions
-/// follows PyTorch's threads, not the speed.
+/// As PyTorch's default (its thread pool is sized by MKL): `MKL_NUM_THREADS` if set, else
+/// `OMP_NUM_THREADS`, else the number of physical cores (hyper-threads do not count); and
+/// never more than the physical cores unless `MKL_DYNAMIC=false`. [`set_num_threads`]
+/// overrides it for this thread. Our code runs the pieces one after the other: only the
+/// order of the additions follows PyTorch's threads, not the speed.
 pub fn get_num_threads() -> usize {
     NUM_THREADS.with(|n| match n.get() {
         Some(threads) => threads,
@@ -167,11 +168,16 @@ fn default_num_threads() -> usize {
             .and_then(|v| v.trim().parse::<usize>().ok())
             .filter(|&n| n > 0)
     };
-    from_env("MKL_NUM_THREADS")
-        .or_else(|| from_env("OMP_NUM_THREADS"))
-        .or_else(physical_cores)
+    let cores = physical_cores()
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1)
+        .unwrap_or(1);
+    let asked = from_env("MKL_NUM_THREADS").or_else(|| from_env("OMP_NUM_THREADS"));
+    let dynamic = !std::env::var("MKL_DYNAMIC").is_ok_and(|v| v.eq_ignore_ascii_case("false"));
+    match asked {
+        Some(n) if dynamic => n.min(cores),
+        Some(n) => n,
+        None => cores,
+    }
 }
 
 /// The number of distinct (socket, core) pairs Linux lists in `/proc/cpuinfo`.
