@@ -23,6 +23,7 @@
 pub mod backend;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod cpu;
 pub mod creation;
 pub mod error;
 pub mod fmt;
@@ -35,6 +36,7 @@ pub mod tensor;
 pub mod testing;
 
 pub use backend::{Device, device, set_device};
+pub use cpu::{get_num_threads, set_num_threads};
 pub use creation::{
     arange, empty, f_arange, f_empty, f_ones, f_rand, f_randn, f_zeros, ones, rand, randn, zeros,
 };

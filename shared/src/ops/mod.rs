@@ -3,6 +3,7 @@
 pub mod activation;
 pub mod broadcast;
 pub mod compare;
+mod cascade_sum;
 pub mod einsum;
 pub mod elementwise;
 pub mod extrema;
@@ -17,4 +18,5 @@ pub mod softmax;
 pub mod split;
 pub mod stats;
 pub mod unary;
+pub mod vec_math;
 pub mod views;

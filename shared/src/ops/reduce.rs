@@ -1,9 +1,8 @@
-//! Reductions: `sum`, `mean` and `max`, over everything or along one dim.
+//! Reductions: `sum` and `mean`, over everything or along one dim (`max`, `min` and the
+//! `arg` forms are in `extrema`).
 //!
 //! With `keepdim = true` the reduced dim stays as size 1, so the result still broadcasts
 //! against the input: `&weights / &weights.sum_dim(-1, true)` normalises every row.
-
-use ndarray::Axis;
 
 use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
@@ -11,26 +10,38 @@ use crate::backend::torch;
 use crate::error::{Result, or_panic};
 use crate::tensor::Tensor;
 
+use super::cascade_sum;
+
 impl Tensor {
-    /// `t.sum()`: the sum of all elements, as a 0-d tensor.
+    /// `t.sum()`: the sum of all elements, as a 0-d tensor (0 when empty). Added in
+    /// PyTorch's order, so the result has PyTorch's exact bits (see `ops::cascade_sum`).
     ///
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn sum(&self) -> Tensor {
         on_libtorch!(|device| torch::unary(self, device, |t| t.sum(tch::Kind::Float)));
-        Tensor::scalar(self.data.iter().sum())
+        let all = vec![true; self.dim()];
+        Tensor::from_vec(cascade_sum::sum(self, &all), &[])
     }
 
-    /// `t.sum(dim, keepdim)`: sums along one dim.
+    /// `t.sum(dim, keepdim)`: sums along one dim, in PyTorch's order.
     ///
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`.
     pub fn f_sum_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        let d = self.f_dim_index("sum", dim)?;
+        // A 0-d tensor takes dim 0 or -1, as one value to add (PyTorch does the same).
+        let Some(d) = self.f_dim_index_or_scalar("sum", dim)? else {
+            return Ok(self.sum());
+        };
         on_libtorch!(|device| Ok(torch::unary(self, device, |t| {
             t.sum_dim_intlist(&[dim][..], keepdim, tch::Kind::Float)
         })));
-        Ok(keep(self.data.sum_axis(Axis(d)).into_shared(), d, keepdim))
+        let reduced: Vec<bool> = (0..self.dim()).map(|i| i == d).collect();
+        let sums = cascade_sum::sum(self, &reduced);
+        Ok(Tensor::from_vec(
+            sums,
+            &reduced_shape(self.dims(), d, keepdim),
+        ))
     }
 
     /// Plain form of [`Tensor::f_sum_dim`].
@@ -44,6 +55,8 @@ impl Tensor {
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn mean(&self) -> Tensor {
+        // PyTorch divides the sum by the count (a true division, not a multiplication by
+        // `1 / n`, which would differ in the last bit).
         Tensor::scalar(self.sum().item() / self.numel() as f32)
     }
 
@@ -52,8 +65,10 @@ impl Tensor {
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`.
     pub fn f_mean_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        let d = self.f_dim_index("mean", dim)?;
-        let n = self.dims()[d] as f32;
+        let n = match self.f_dim_index_or_scalar("mean", dim)? {
+            Some(d) => self.dims()[d] as f32,
+            None => 1.0,
+        };
         Ok(self.f_sum_dim(dim, keepdim)? / n)
     }
 
@@ -64,18 +79,15 @@ impl Tensor {
     }
 }
 
-/// Puts the reduced dim back as size 1 when `keepdim` asks for it.
-fn keep<E: crate::Element>(
-    data: ndarray::ArcArray<E, ndarray::IxDyn>,
-    dim: usize,
-    keepdim: bool,
-) -> Tensor<E> {
-    let data = if keepdim {
-        data.insert_axis(Axis(dim))
+/// The shape after reducing `dim`: without it, or with size 1 there under `keepdim`.
+fn reduced_shape(dims: &[usize], dim: usize, keepdim: bool) -> Vec<usize> {
+    let mut shape = dims.to_vec();
+    if keepdim {
+        shape[dim] = 1;
     } else {
-        data
-    };
-    Tensor::from_array(data)
+        shape.remove(dim);
+    }
+    shape
 }
 
 #[cfg(test)]
@@ -83,16 +95,18 @@ mod tests {
     use crate::tensor;
 
     #[test]
-    fn sums_and_maxima() {
+    fn sums_and_means() {
         let m = tensor!([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]);
         assert_eq!(m.sum().item(), 21.0);
         assert_eq!(m.sum_dim(-1, true).shape(), [2, 1]);
         assert_eq!(m.sum_dim(0, false).to_vec(), vec![5.0, 7.0, 9.0]);
         assert_eq!(m.mean().item(), 3.5);
-        assert_eq!(m.max().item(), 6.0);
-        let (values, indices) = m.max_dim(1, false);
-        assert_eq!(values.to_vec(), vec![5.0, 6.0]);
-        assert_eq!(indices.to_vec(), vec![1, 2]);
+        assert_eq!(m.mean_dim(1, false).to_vec(), vec![3.0, 4.0]);
+        // A 0-d tensor is one value along dim 0 or -1; the sum turns -0 into +0.
+        let scalar = crate::Tensor::scalar(-0.0);
+        assert_eq!(scalar.sum_dim(-1, true).to_vec(), vec![0.0]);
+        assert!(scalar.sum_dim(0, false).item().is_sign_positive());
+        assert_eq!(crate::Tensor::scalar(3.0).mean_dim(0, false).item(), 3.0);
         assert_eq!(
             m.f_sum_dim(2, false).unwrap_err().to_string(),
             "sum: dim 2 is out of range for a tensor of 2 dimensions (expected to be in range of [-2, 1], but got 2)"

@@ -47,7 +47,9 @@ pub fn run_fixture_text(text: &str) -> Result<Report, String> {
     match &json {
         Value::Array(cases) => print_cases::run(cases),
         Value::Object(map) if map.contains_key("cases") => match map["cases"].as_array() {
-            Some(cases) if cases.iter().any(|c| c.get("op").is_some()) => ops_cases::run(cases),
+            Some(cases) if cases.iter().any(|c| c.get("op").is_some()) => {
+                ops_cases::run(map, cases)
+            }
             _ => rng_cases::run(&map["cases"]),
         },
         _ => Err("neither a print fixture list nor an object with `cases`".into()),

@@ -7,13 +7,19 @@
 //!
 //! The operations are dispatched by family, one module each; the first that knows the
 //! `op` runs it.
+//!
+//! The file's header says on which CPU build (`cpu_capability`) and with how many threads
+//! (`num_threads`) PyTorch ran: some results depend on both (softmax sums a row in 16 lanes
+//! with AVX-512, in 8 with AVX2), so the cases run as that machine computed.
 
 mod chapter_ops;
 mod edges;
 mod new_ops;
 mod norms;
+mod kernels;
 
 use serde_json::Value;
+use shared::cpu::{self, Capability};
 use shared::{Element, Tensor};
 
 use super::{Failure, Report};
@@ -135,8 +141,18 @@ fn shape(t: &Value) -> Vec<usize> {
     serde_json::from_value(t["shape"].clone()).expect("shape")
 }
 
-/// A float32 tensor stored as `"0x%08x"` bit patterns.
+/// A float32 tensor stored as `"0x%08x"` bit patterns, or as the draw that makes it
+/// (`"generator": {"seed": s, "dist": "rand" or "randn"}`, i.e. `torch.manual_seed(s)` then
+/// `torch.rand(shape)`), which our generator reproduces bit for bit.
 pub(crate) fn decode_f32(t: &Value) -> Tensor {
+    if let Some(draw) = t.get("generator") {
+        shared::manual_seed(draw["seed"].as_u64().expect("seed"));
+        return match draw["dist"].as_str() {
+            Some("rand") => shared::rand(&shape(t)),
+            Some("randn") => shared::randn(&shape(t)),
+            other => panic!("unknown distribution {other:?}"),
+        };
+    }
     let values: Vec<f32> = t["values"]
         .as_array()
         .expect("values")
@@ -162,6 +178,7 @@ pub(crate) fn decode_i64(t: &Value) -> Tensor<i64> {
 /// Runs one case through the family that knows its op.
 fn dispatch(op: &str, case: &Case) -> Option<Got> {
     chapter_ops::run(op, case)
+        .or_else(|| kernels::run(op, case))
         .or_else(|| edges::run(op, case))
         .or_else(|| new_ops::run(op, case))
         .or_else(|| norms::run(op, case))
@@ -291,11 +308,30 @@ fn run_case(case: &Value) -> Result<Option<Failure>, String> {
     }))
 }
 
-/// Runs every case of an operation fixture file.
-pub fn run(cases: &[Value]) -> Result<Report, String> {
-    let mut report = Report::default();
-    for case in cases {
-        report.record(run_case(case)?);
+/// Runs every case of an operation fixture file (`header` is the file's top-level object),
+/// computing as the CPU build and thread count it records; both are restored afterwards.
+pub fn run(header: &serde_json::Map<String, Value>, cases: &[Value]) -> Result<Report, String> {
+    let capability = match header.get("cpu_capability").and_then(Value::as_str) {
+        Some(name) => Some(
+            Capability::from_env_value(&name.to_lowercase())
+                .ok_or_else(|| format!("unknown cpu_capability {name}"))?,
+        ),
+        None => None,
+    };
+    let threads = header.get("num_threads").and_then(Value::as_u64);
+    let (before_capability, before_threads) = (cpu::capability(), cpu::get_num_threads());
+    if capability.is_some() {
+        cpu::set_capability(capability);
     }
-    Ok(report)
+    if let Some(threads) = threads {
+        cpu::set_num_threads(threads as usize);
+    }
+    let mut report = Report::default();
+    let outcome = cases.iter().try_for_each(|case| {
+        report.record(run_case(case)?);
+        Ok::<(), String>(())
+    });
+    cpu::set_capability(Some(before_capability));
+    cpu::set_num_threads(before_threads);
+    outcome.map(|()| report)
 }

@@ -1,0 +1,105 @@
+//! PyTorch's CPU kernels work on vectors of W floats at once (W = 8 with AVX2, 16 with
+//! AVX-512). The mathematics does not change with W, but the order of the additions does:
+//! a row is summed as W partial sums, one per lane, which are added together at the end. To
+//! get PyTorch's last bit we keep the same W partial sums and combine them in the same order.
+
+use crate::cpu::{Capability, capability};
+use crate::ops::vec_math::{expf_u10, glibc_expf, logf_u10};
+
+/// The vector unit of the PyTorch build we imitate: its width and its `exp` and `log`.
+#[derive(Clone, Copy)]
+pub(super) struct Vector {
+    /// Floats per vector (W).
+    pub lanes: usize,
+    /// The `exp` every vector lane computes.
+    pub exp: fn(f32) -> f32,
+    /// The `log` every vector lane computes.
+    pub log: fn(f32) -> f32,
+    /// How the W lanes are combined at the end: pairwise in halves (the SIMD builds) or
+    /// one after the other (the portable build).
+    halving: bool,
+}
+
+impl Vector {
+    /// The vector unit of the capability this thread computes as.
+    pub fn current() -> Vector {
+        match capability() {
+            Capability::Avx512 => Vector {
+                lanes: 16,
+                exp: expf_u10,
+                log: logf_u10,
+                halving: true,
+            },
+            Capability::Avx2 => Vector {
+                lanes: 8,
+                exp: expf_u10,
+                log: logf_u10,
+                halving: true,
+            },
+            // The portable build calls the C library lane by lane. `f32::ln` is the C
+            // library's `logf` where Rust links against glibc (Linux), the case we check.
+            Capability::Default => Vector {
+                lanes: 8,
+                exp: glibc_expf,
+                log: f32::ln,
+                halving: false,
+            },
+        }
+    }
+
+    /// PyTorch's `vec::reduce_all`: folds a row with `op` in W lanes.
+    ///
+    /// A row shorter than W is folded left to right. Otherwise lane `l` starts with
+    /// `row[l]` and takes `row[l + W]`, `row[l + 2W]`, ...; a last partial vector feeds only
+    /// the first lanes. Then the lanes are combined (see `combine`).
+    pub fn reduce_all(&self, row: &[f32], op: fn(f32, f32) -> f32) -> f32 {
+        let w = self.lanes;
+        if row.len() < w {
+            return row[1..].iter().fold(row[0], |acc, &x| op(acc, x));
+        }
+        let mut acc = [0.0f32; 16];
+        acc[..w].copy_from_slice(&row[..w]);
+        for block in row[w..].chunks(w) {
+            for (a, &x) in acc.iter_mut().zip(block) {
+                *a = op(*a, x);
+            }
+        }
+        self.combine(&mut acc[..w], op)
+    }
+
+    /// Adds up (or takes the max of) the W lanes of an accumulator, as the build does.
+    fn combine(&self, acc: &mut [f32], op: fn(f32, f32) -> f32) -> f32 {
+        if !self.halving {
+            return acc[1..].iter().fold(acc[0], |a, &x| op(a, x));
+        }
+        // A butterfly: every lane takes its partner `dist` lanes away, for dist = W/2, W/4,
+        // ..., 1; lane 0 ends with the result. For W = 8 that is
+        // ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)).
+        let mut dist = acc.len() / 2;
+        while dist > 0 {
+            let mut before = [0.0f32; 16];
+            before[..acc.len()].copy_from_slice(acc);
+            for (l, a) in acc.iter_mut().enumerate() {
+                *a = op(before[l], before[l ^ dist]);
+            }
+            dist /= 2;
+        }
+        acc[0]
+    }
+}
+
+/// The vector `maximum`: NaN if either is NaN, else the larger, the second on a tie (so
+/// `max(-0., 0.)` is `0.`), as the processor's `max` instruction answers.
+pub(super) fn maximum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+pub(super) fn add(a: f32, b: f32) -> f32 {
+    a + b
+}
