@@ -36,7 +36,7 @@ pub use backend::{Device, device, set_device};
 pub use creation::{arange, empty, f_arange, ones, rand, randn, zeros};
 pub use error::{Error, Result};
 pub use fmt::Size;
-pub use narrative::{Narrative, Step};
+pub use narrative::{Narrative, Seed, Step};
 pub use ops::einsum::{einsum, f_einsum};
 pub use ops::join::{cat, f_cat, f_stack, stack};
 pub use rng::manual_seed;
