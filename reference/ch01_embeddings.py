@@ -9,9 +9,32 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 1: Embeddings")
 print()
@@ -43,8 +66,8 @@ sentence_int = torch.tensor([dc[s] for s in sentence.replace(',', '').split()])
 print(sentence_int)
 print()
 
-print("## Seed 004: Embedding(6, 16) after manual_seed(123)")
-torch.manual_seed(123)
+print(f"## Seed 004: Embedding(6, 16) after manual_seed({seed_or(123)})")
+torch.manual_seed(seed_or(123))
 embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
 
@@ -64,8 +87,8 @@ tokenized_sentence = torch.tensor([
 print(tokenized_sentence)
 print()
 
-print("## Seed 001: Embedding(10, 16) after manual_seed(0)")
-torch.manual_seed(0) # set a fixed seed for reproducibility
+print(f"## Seed 001: Embedding(10, 16) after manual_seed({seed_or(0)})")
+torch.manual_seed(seed_or(0)) # set a fixed seed for reproducibility
 embed = torch.nn.Embedding(10, 16)
 sentence_embed = embed(tokenized_sentence).detach()
 print(sentence_embed)

@@ -10,9 +10,26 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# The chapter binaries all take `--seed S`; this chapter draws no random numbers, so
+# the flag is accepted and changes nothing.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="accepted as every chapter accepts it; this one draws no random numbers")
+parser.parse_args()
 
 print("# Chapter 3: Softmax")
 print()

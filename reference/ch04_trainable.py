@@ -15,11 +15,34 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 4: Self-attention with trainable weights")
 print()
@@ -40,14 +63,14 @@ x_2 = inputs[1]
 d_in = inputs.shape[1] # the input embedding size
 d_out = 2  # the output embedding size
 
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 
 # intialize the weight matrices
 W_query = torch.nn.Parameter(torch.randn(d_in, d_out), requires_grad=False)
 W_key = torch.nn.Parameter(torch.randn(d_in, d_out), requires_grad=False)
 W_value = torch.nn.Parameter(torch.randn(d_in, d_out), requires_grad=False)
 
-print("## Seed 000: query of x(2) (randn weights, manual_seed(123))")
+print(f"## Seed 000: query of x(2) (randn weights, manual_seed({seed_or(123)}))")
 # compute the query, key, and value vectors for the second input token
 query_2 = x_2 @ W_query
 key_2 = x_2 @ W_key
@@ -128,8 +151,8 @@ class SelfAttention_v2(nn.Module):
         return context_vecs
 
 
-print("## Seed 000: SelfAttention_v2 with nn.Linear (manual_seed(789))")
-torch.manual_seed(789)
+print(f"## Seed 000: SelfAttention_v2 with nn.Linear (manual_seed({seed_or(789)}))")
+torch.manual_seed(seed_or(789))
 sa_v2 = SelfAttention_v2(d_in, d_out)
 print(sa_v2(inputs))
 print()
@@ -140,11 +163,11 @@ print()
 sentence = 'Life is short, eat dessert first'
 dc = {s:i for i,s in enumerate(sorted(sentence.replace(',', '').split()))}
 sentence_int = torch.tensor([dc[s] for s in sentence.replace(',', '').split()])
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
 
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 
 d = embedded_sentence.shape[1]
 
@@ -154,7 +177,7 @@ W_query = torch.nn.Parameter(torch.rand(d_q, d))
 W_key = torch.nn.Parameter(torch.rand(d_k, d))
 W_value = torch.nn.Parameter(torch.rand(d_v, d))
 
-print("## Seed 004: query, key and value of x(2) (rand weights, manual_seed(123))")
+print(f"## Seed 004: query, key and value of x(2) (rand weights, manual_seed({seed_or(123)}))")
 x_2 = embedded_sentence[1]
 query_2 = W_query.matmul(x_2)
 key_2 = W_key.matmul(x_2)
@@ -199,7 +222,7 @@ print()
 # Seed 001: one head, W.matmul(x) convention (k = W_k x)
 # ---------------------------------------------------------------------------
 tokenized_sentence = torch.tensor([2, 6, 8, 3, 1])
-torch.manual_seed(0) # set a fixed seed for reproducibility
+torch.manual_seed(seed_or(0)) # set a fixed seed for reproducibility
 embed = torch.nn.Embedding(10, 16)
 sentence_embed = embed(tokenized_sentence).detach()
 

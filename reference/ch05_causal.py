@@ -12,10 +12,33 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 import torch.nn as nn
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 5: Causal attention")
 print()
@@ -50,10 +73,10 @@ class SelfAttention_v2(nn.Module):
         return context_vecs
 
 
-torch.manual_seed(789)
+torch.manual_seed(seed_or(789))
 sa_v2 = SelfAttention_v2(d_in, d_out)
 
-print("## Attention weights from SelfAttention_v2 (manual_seed(789))")
+print(f"## Attention weights from SelfAttention_v2 (manual_seed({seed_or(789)}))")
 queries = sa_v2.W_query(inputs)
 keys = sa_v2.W_key(inputs)
 values = sa_v2.W_value(inputs)
@@ -91,8 +114,8 @@ attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)
 print(attn_weights)
 print()
 
-print("## Dropout(0.5) after manual_seed(123)")
-torch.manual_seed(123)
+print(f"## Dropout(0.5) after manual_seed({seed_or(123)})")
+torch.manual_seed(seed_or(123))
 
 dropout = torch.nn.Dropout(0.5)
 print(dropout(attn_weights))
@@ -133,8 +156,8 @@ class CausalAttention(nn.Module):
         return context_vec
 
 
-print("## CausalAttention on the batch (manual_seed(123), dropout 0.0)")
-torch.manual_seed(123)
+print(f"## CausalAttention on the batch (manual_seed({seed_or(123)}), dropout 0.0)")
+torch.manual_seed(seed_or(123))
 context_length = batch.shape[1]
 ca = CausalAttention(d_in, d_out, context_length, 0.0)
 context_vecs = ca(batch)

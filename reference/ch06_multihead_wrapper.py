@@ -17,11 +17,34 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 6: Multi-head attention by stacking heads")
 print()
@@ -83,8 +106,8 @@ class MultiHeadAttentionWrapper(nn.Module):
         return torch.cat([head(x) for head in self.heads], dim=-1)
 
 
-print("## Seed 000: MultiHeadAttentionWrapper, two heads (manual_seed(123))")
-torch.manual_seed(123)
+print(f"## Seed 000: MultiHeadAttentionWrapper, two heads (manual_seed({seed_or(123)}))")
+torch.manual_seed(seed_or(123))
 
 context_length = batch.shape[1] # number of tokens
 d_in, d_out = 3,2
@@ -104,13 +127,13 @@ print()
 sentence = 'Life is short, eat dessert first'
 dc = {s:i for i,s in enumerate(sorted(sentence.replace(',', '').split()))}
 sentence_int = torch.tensor([dc[s] for s in sentence.replace(',', '').split()])
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
 
 # The single-head weights of chapter 4; drawn here only to advance the
 # generator to where the article draws the multi-head weights.
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 d = embedded_sentence.shape[1]
 d_q, d_k, d_v = 24, 24, 28
 W_query = torch.nn.Parameter(torch.rand(d_q, d))

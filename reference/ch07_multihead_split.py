@@ -20,11 +20,34 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 7: Multi-head attention with weight splits")
 print()
@@ -93,7 +116,7 @@ class MultiHeadAttention(nn.Module):
         return context_vec
 
 
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 batch_size, context_length, d_in = batch.shape
 d_out = 2
 mha = MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads=2)
@@ -146,7 +169,7 @@ context_vec = mha.out_proj(context_vec)
 print("out_proj(context_vec).shape:", context_vec.shape)
 print()
 
-print("## Seed 000: MultiHeadAttention (manual_seed(123), d_out = 2, two heads)")
+print(f"## Seed 000: MultiHeadAttention (manual_seed({seed_or(123)}), d_out = 2, two heads)")
 context_vecs = mha(batch)
 print(context_vecs)
 print("context_vecs.shape:", context_vecs.shape)
@@ -199,8 +222,8 @@ class MultiHeadAttentionWrapper(nn.Module):
         return torch.cat([head(x) for head in self.heads], dim=-1)
 
 
-print("## The wrapper of chapter 6 (manual_seed(123), two heads of d_out = 2)")
-torch.manual_seed(123)
+print(f"## The wrapper of chapter 6 (manual_seed({seed_or(123)}), two heads of d_out = 2)")
+torch.manual_seed(seed_or(123))
 wrapper = MultiHeadAttentionWrapper(d_in, 2, context_length, 0.0, num_heads=2)
 wrapper_out = wrapper(batch)
 print(wrapper_out)
@@ -224,7 +247,7 @@ print()
 # ---------------------------------------------------------------------------
 # Seed 001: multi-head attention with einsum
 # ---------------------------------------------------------------------------
-torch.manual_seed(0) # fixed seed for reproducibility
+torch.manual_seed(seed_or(0)) # fixed seed for reproducibility
 
 # Tokenized sentence (same as yours)
 tokenized_sentence = torch.tensor([2, 6, 8, 3, 1])  # [my, name, is, marcello, politi]
@@ -350,8 +373,8 @@ class MultiHeadAttentionQKV(nn.Module):  # seed 003's MultiHeadAttention
 
 # Our example: d_model = 4 and two heads of d_k = 2 keep every print small;
 # a batch of 2 sequences of 3 tokens drawn with rand, then the module.
-print("## Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed(123))")
-torch.manual_seed(123)
+print(f"## Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed({seed_or(123)}))")
+torch.manual_seed(seed_or(123))
 x = torch.rand(2, 3, 4)
 mha_qkv = MultiHeadAttentionQKV(d_model=4, n_heads=2)
 print("x:", x)

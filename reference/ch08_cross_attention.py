@@ -18,11 +18,34 @@ Gradients are switched off for the whole script (the same as running it inside
 tracks no gradients. Each step prints a `## ...` heading, its output and one
 empty line.
 """
+import argparse
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 8: Cross-attention")
 print()
@@ -33,12 +56,12 @@ print()
 sentence = 'Life is short, eat dessert first'
 dc = {s:i for i,s in enumerate(sorted(sentence.replace(',', '').split()))}
 sentence_int = torch.tensor([dc[s] for s in sentence.replace(',', '').split()])
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
 
-print("## Seed 004: self-attention recap (manual_seed(123), rand weights)")
-torch.manual_seed(123)
+print(f"## Seed 004: self-attention recap (manual_seed({seed_or(123)}), rand weights)")
+torch.manual_seed(seed_or(123))
 
 d = embedded_sentence.shape[1]
 print("embedded_sentence.shape:", embedded_sentence.shape)
@@ -134,8 +157,8 @@ class MultiHeadAttentionQKV(nn.Module):  # seed 003's MultiHeadAttention, as in 
 # "decoder" sequences of 3 tokens (the queries) attends to two "encoder"
 # sequences padded to 5 tokens (the keys and values): the first has 5 real
 # tokens, the second only 3, so its last 2 rows are padding (zeros).
-print("## Two sequences of different lengths (manual_seed(123))")
-torch.manual_seed(123)
+print(f"## Two sequences of different lengths (manual_seed({seed_or(123)}))")
+torch.manual_seed(seed_or(123))
 cross_attn = MultiHeadAttentionQKV(d_model=4, n_heads=2)
 x_dec = torch.rand(2, 3, 4)   # queries: (batch, 3 tokens, d_model)
 x_enc = torch.rand(2, 5, 4)   # keys and values: (batch, 5 tokens, d_model)

@@ -25,6 +25,7 @@ performs in the same order.
 Gradients are off for the whole script, so nothing prints `grad_fn=...`.
 Each step prints a `## ...` heading, its output and one empty line.
 """
+import argparse
 import math
 
 import torch
@@ -32,6 +33,27 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 torch.set_grad_enabled(False)  # same effect as wrapping everything in torch.no_grad()
+
+# `--seed S` seeds every torch.manual_seed call below with S instead of the article's
+# seed (the chapter binary takes the same flag), so the two can be compared on any seed.
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the article's seeds")
+SEED = parser.parse_args().seed
+
+
+def seed_or(article_seed):
+    """The seed where the article uses `article_seed`: S if --seed S was given."""
+    return article_seed if SEED is None else SEED
+
 
 print("# Chapter 9: FlashAttention, attention in tiles")
 print()
@@ -137,8 +159,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     return torch.matmul(weights, v), weights
 
 
-print("## Tiled attention: blocks of 4, causal (manual_seed(123), shape (1, 2, 10, 5))")
-torch.manual_seed(123)
+print(f"## Tiled attention: blocks of 4, causal (manual_seed({seed_or(123)}), shape (1, 2, 10, 5))")
+torch.manual_seed(seed_or(123))
 q = torch.rand(1, 2, 10, 5)
 k = torch.rand(1, 2, 10, 5)
 v = torch.rand(1, 2, 10, 5)
@@ -208,9 +230,9 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(context.transpose(1, 2).contiguous().view(b, num_tokens, -1))
 
 
-print("## A drop-in core for chapter 7's MultiHeadAttention (manual_seed(123), d_out = 2, two heads)")
+print(f"## A drop-in core for chapter 7's MultiHeadAttention (manual_seed({seed_or(123)}), d_out = 2, two heads)")
 batch = torch.stack((inputs, inputs), dim=0)
-torch.manual_seed(123)
+torch.manual_seed(seed_or(123))
 mha = MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)
 context_vecs = mha.forward_with_flash_core(batch)
 print(context_vecs)

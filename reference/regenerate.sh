@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Regenerate reference/expected/*.txt: the exact stdout of each chapter script.
+# Regenerate reference/expected/*.txt: the exact stdout of each chapter script, and
+# reference/expected/seeds/chNN-slug.seed-S.txt: its stdout with `--seed S`, for each seed
+# that expected/seeds/SEEDS lists for the chapter (the chapters' tests read the same list).
 #
 #   PYTHON=/path/to/python reference/regenerate.sh
 #
@@ -29,3 +31,21 @@ for script in "$here"/ch[0-9][0-9]_*.py; do
     mv "$out.tmp" "$out"
     echo "wrote ${out#"$here"/}"
 done
+
+# expected/seeds/SEEDS: one line per chapter, "chNN-slug: S1 S2"; "#" starts a comment.
+while IFS= read -r line; do
+    line="${line%%#*}"
+    case "$line" in *:*) ;; *) continue ;; esac
+    chapter="$(echo "${line%%:*}" | tr -d '[:space:]')"
+    script="$here/${chapter//-/_}.py"
+    if [ ! -f "$script" ]; then
+        echo "regenerate.sh: expected/seeds/SEEDS names $chapter, but $script is missing" >&2
+        exit 1
+    fi
+    for seed in ${line#*:}; do
+        out="$here/expected/seeds/$chapter.seed-$seed.txt"
+        PYTHONHASHSEED=0 "$PYTHON" "$script" --seed "$seed" > "$out.tmp"
+        mv "$out.tmp" "$out"
+        echo "wrote ${out#"$here"/}"
+    done
+done < "$here/expected/seeds/SEEDS"

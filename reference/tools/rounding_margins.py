@@ -73,12 +73,14 @@ def main():
         recorded.clear()
         tensor_str._str = recording_str
         builtins.print = tracking_print
+        argv, sys.argv = sys.argv, [str(script)]  # the script's own options: none
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 runpy.run_path(str(script), run_name="__main__")
         finally:
             tensor_str._str = original_str
             builtins.print = original_print
+            sys.argv = argv
         torch.set_grad_enabled(False)
 
         print(f"# {script.name}")

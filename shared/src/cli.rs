@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run -p ch05-causal                          # print the chapter's steps
+//! cargo run -p ch05-causal -- --seed 7              # the same with manual_seed(7) throughout
 //! cargo run -p ch05-causal -- exercises             # list the exercises and their tests
 //! cargo run -p ch05-causal -- hint causal_mask      # hint 1: the idea
 //! cargo run -p ch05-causal -- hint causal_mask 3    # hint 3: the API to use
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::backend::Device;
-use crate::narrative::Narrative;
+use crate::narrative::{Narrative, Seed};
 
 #[derive(Parser)]
 #[command(about = "Prints this chapter's steps exactly as the PyTorch articles print them")]
@@ -28,6 +29,10 @@ struct Args {
     /// Defaults to $SHARED_DEVICE, else cpu.
     #[arg(long, global = true)]
     device: Option<String>,
+    /// Seeds every manual_seed call of the chapter with S instead of the articles' seeds
+    /// (0 to 18446744073709551615, as torch.manual_seed accepts).
+    #[arg(long, global = true, value_name = "S")]
+    seed: Option<u64>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -108,8 +113,12 @@ pub fn parse_hints(markdown: &str) -> Vec<Exercise> {
     exercises
 }
 
-/// The `main` of a chapter binary: prints the narrative, or serves `exercises` and `hint`.
-pub fn chapter_main(narrative: impl FnOnce() -> crate::Result<Narrative>, hints: &str) -> ExitCode {
+/// The `main` of a chapter binary: prints the narrative, run with the seed given by
+/// `--seed` (or the articles' seeds), or serves `exercises`, `hint` and `doctor`.
+pub fn chapter_main(
+    narrative: impl FnOnce(Seed) -> crate::Result<Narrative>,
+    hints: &str,
+) -> ExitCode {
     let args = Args::parse();
     let exercises = parse_hints(hints);
     if let Some(Command::Doctor) = args.command {
@@ -127,7 +136,7 @@ pub fn chapter_main(narrative: impl FnOnce() -> crate::Result<Narrative>, hints:
     }
     match args.command {
         Some(Command::Doctor) => unreachable!("handled above"),
-        None => match narrative() {
+        None => match narrative(Seed::from(args.seed)) {
             Ok(story) => {
                 print!("{story}");
                 ExitCode::SUCCESS

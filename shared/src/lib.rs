@@ -43,7 +43,7 @@ pub use creation::{
 pub use error::{Error, Result};
 pub use fmt::Size;
 pub use identity::{eye, eye_m, f_eye_m};
-pub use narrative::{Narrative, Step};
+pub use narrative::{Narrative, Seed, Step};
 pub use ops::activation::GeluApproximate;
 pub use ops::compare::{f_where_, where_};
 pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};

@@ -13,10 +13,49 @@
 //!         [1., 1.]])
 //!
 //! ```
+//!
+//! A chapter's narrative takes a [`Seed`]: the seed given on the command line
+//! (`cargo run -p ch05-causal -- --seed 7`), which then replaces every seed the articles
+//! pass to `manual_seed`, or none, and the articles' own seeds are used.
 
 use std::fmt::{self, Display};
 
 use crate::tensor::{Element, Tensor};
+
+/// The seed a chapter runs with: one given on the command line, or the articles' own.
+///
+/// Written where the article calls `torch.manual_seed(789)`, `manual_seed(seed.or(789))`
+/// reads as "the given seed, or else the article's 789", so one listing prints the
+/// article's numbers by default and any seed's numbers on request.
+///
+/// ```
+/// use shared::narrative::Seed;
+/// assert_eq!(Seed::ARTICLES.or(789), 789);
+/// assert_eq!(Seed::given(7).or(789), 7);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Seed(Option<u64>);
+
+impl Seed {
+    /// No seed given: every `manual_seed` call uses the article's value.
+    pub const ARTICLES: Seed = Seed(None);
+
+    /// One seed for every `manual_seed` call of the chapter.
+    pub fn given(seed: u64) -> Seed {
+        Seed(Some(seed))
+    }
+
+    /// The seed to pass to `manual_seed` where the article passes `article`.
+    pub fn or(self, article: u64) -> u64 {
+        self.0.unwrap_or(article)
+    }
+}
+
+impl From<Option<u64>> for Seed {
+    fn from(seed: Option<u64>) -> Seed {
+        Seed(seed)
+    }
+}
 
 /// One step: a heading and the lines printed under it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,10 +176,67 @@ pub fn step_text<'a>(output: &'a str, title: &str) -> Option<&'a str> {
     Some(&rest[..len])
 }
 
-/// The two output tests of a chapter, for its `tests/output.rs`:
-/// `output_equals_pytorch` (the whole output equals the PyTorch reference text, byte for
-/// byte) and `output_snapshots` (insta snapshots of the whole output and of every step,
-/// the answer key the book includes). The chapter's tests need `insta` as a dev-dependency.
+/// The list of extra seeds: one line per chapter, `chNN-slug: S1 S2`; `#` starts a comment.
+/// `reference/regenerate.sh` reads the same file to write PyTorch's output for each seed.
+pub const SEEDS_FILE: &str = "reference/expected/seeds/SEEDS";
+
+/// The seeds `seeds_file` (the text of [`SEEDS_FILE`]) lists for `chapter`; `None` if the
+/// chapter has no line. A seed that is not a `u64` is an error naming the line.
+pub fn listed_seeds(seeds_file: &str, chapter: &str) -> Result<Option<Vec<u64>>, String> {
+    for line in seeds_file.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let Some((name, seeds)) = line.split_once(':') else {
+            continue;
+        };
+        if name.trim() == chapter {
+            let seeds = seeds
+                .split_whitespace()
+                .map(|s| {
+                    s.parse::<u64>()
+                        .map_err(|_| format!("{s:?} in {line:?} is not a seed"))
+                })
+                .collect::<Result<Vec<u64>, String>>()?;
+            return Ok(Some(seeds));
+        }
+    }
+    Ok(None)
+}
+
+/// PyTorch's output of `chapter` for each seed [`SEEDS_FILE`] lists, as `(seed, text)`,
+/// read from `reference/expected/seeds/chapter.seed-S.txt` under the workspace root
+/// `root`. For the tests: panics with what is missing and how to make it.
+pub fn seed_references(root: &std::path::Path, chapter: &str) -> Vec<(u64, String)> {
+    let read = |path: &std::path::Path| {
+        std::fs::read_to_string(path).unwrap_or_else(|e| {
+            panic!(
+                "cannot read {}: {e} (reference/regenerate.sh writes it)",
+                path.display()
+            )
+        })
+    };
+    let list = read(&root.join(SEEDS_FILE));
+    let seeds = listed_seeds(&list, chapter)
+        .unwrap_or_else(|e| panic!("{SEEDS_FILE}: {e}"))
+        .unwrap_or_else(|| panic!("{SEEDS_FILE} has no line for {chapter}"));
+    let folder = root.join(SEEDS_FILE).with_file_name("");
+    seeds
+        .into_iter()
+        .map(|seed| {
+            (
+                seed,
+                read(&folder.join(format!("{chapter}.seed-{seed}.txt"))),
+            )
+        })
+        .collect()
+}
+
+/// The output tests of a chapter, for its `tests/output.rs`:
+/// `output_equals_pytorch` (the whole output with the articles' seeds equals the PyTorch
+/// reference text, byte for byte), `output_equals_pytorch_for_other_seeds` (the same for
+/// every seed [`SEEDS_FILE`] lists for the package, against PyTorch's output for that
+/// seed) and `output_snapshots` (insta snapshots of the whole output and of every step,
+/// the answer key the book includes). The chapter's tests need `insta` as a
+/// dev-dependency; the package's name is the chapter's name in [`SEEDS_FILE`].
 ///
 /// ```ignore
 /// shared::chapter_output_tests!(
@@ -153,13 +249,25 @@ macro_rules! chapter_output_tests {
     ($narrative:path, $pytorch:expr) => {
         #[test]
         fn output_equals_pytorch() {
-            let story = $narrative().expect("the chapter runs");
+            let story = $narrative($crate::narrative::Seed::ARTICLES).expect("the chapter runs");
             assert_eq!(story.to_string(), $pytorch);
         }
 
         #[test]
+        fn output_equals_pytorch_for_other_seeds() {
+            // The chapter crates live two folders below the workspace root.
+            let root = ::std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let chapter = env!("CARGO_PKG_NAME");
+            for (seed, pytorch) in $crate::narrative::seed_references(&root, chapter) {
+                let story =
+                    $narrative($crate::narrative::Seed::given(seed)).expect("the chapter runs");
+                assert_eq!(story.to_string(), pytorch, "{chapter} --seed {seed}");
+            }
+        }
+
+        #[test]
         fn output_snapshots() {
-            let story = $narrative().expect("the chapter runs");
+            let story = $narrative($crate::narrative::Seed::ARTICLES).expect("the chapter runs");
             ::insta::assert_snapshot!("output", story.to_string());
             for step in &story.steps {
                 ::insta::assert_snapshot!(step.slug(), step.text(), &step.title);
@@ -201,5 +309,21 @@ mod tests {
         assert_eq!(python_bool(true), "True");
         let vocab = [("Life", 0), ("it's", 1)];
         assert_eq!(python_dict(vocab), "{'Life': 0, \"it's\": 1}");
+    }
+
+    #[test]
+    fn seeds_are_listed_per_chapter() {
+        let list = "# comment\nch01-embeddings: 7 2026\n\
+                    ch02-dot-product:  1  18446744073709551615 # max\n";
+        assert_eq!(
+            listed_seeds(list, "ch01-embeddings"),
+            Ok(Some(vec![7, 2026]))
+        );
+        assert_eq!(
+            listed_seeds(list, "ch02-dot-product"),
+            Ok(Some(vec![1, u64::MAX]))
+        );
+        assert_eq!(listed_seeds(list, "ch03-softmax"), Ok(None));
+        assert!(listed_seeds("ch01-embeddings: -1", "ch01-embeddings").is_err());
     }
 }

@@ -3,14 +3,14 @@
 
 use shared::narrative::python_dict;
 use shared::nn::Embedding;
-use shared::{Narrative, Result, manual_seed};
+use shared::{Narrative, Result, Seed, manual_seed};
 
 use crate::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
 use crate::lookup::lookup;
 use crate::vocabulary::{token_ids, vocabulary};
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 1: Embeddings");
 
     // ANCHOR: your_journey_print
@@ -29,11 +29,14 @@ pub fn narrative() -> Result<Narrative> {
     let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
     story.step("Seed 004: token ids").print(&sentence_int);
 
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let embed = Embedding::new(6, 16);
     let embedded_sentence = lookup(&embed.weight, &sentence_int);
     story
-        .step("Seed 004: Embedding(6, 16) after manual_seed(123)")
+        .step(format!(
+            "Seed 004: Embedding(6, 16) after manual_seed({})",
+            seed.or(123)
+        ))
         .print(&embedded_sentence)
         .print(embedded_sentence.shape());
     // ANCHOR_END: life_is_short
@@ -43,11 +46,14 @@ pub fn narrative() -> Result<Narrative> {
     story
         .step("Seed 001: token ids of \"my name is marcello politi\"")
         .print(&tokenized_sentence);
-    manual_seed(0);
+    manual_seed(seed.or(0));
     let embed = Embedding::new(10, 16);
     let sentence_embed = lookup(&embed.weight, &tokenized_sentence);
     story
-        .step("Seed 001: Embedding(10, 16) after manual_seed(0)")
+        .step(format!(
+            "Seed 001: Embedding(10, 16) after manual_seed({})",
+            seed.or(0)
+        ))
         .print(&sentence_embed)
         .print(sentence_embed.shape());
     // ANCHOR_END: my_name

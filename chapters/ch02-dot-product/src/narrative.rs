@@ -2,7 +2,7 @@
 //! `reference/ch02_dot_product.py`.
 
 use ch01_embeddings::inputs::your_journey;
-use shared::{Narrative, Result, Tensor};
+use shared::{Narrative, Result, Seed, Tensor};
 
 use crate::all_at_once::{all_attention_scores, all_context_vectors};
 use crate::context::context_vector;
@@ -19,8 +19,9 @@ pub fn two_decimals(t: &Tensor) -> String {
     values.join(", ")
 }
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints. It draws no random numbers, so `seed`
+/// changes nothing; every chapter takes one.
+pub fn narrative(_seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 2: Dot-product attention");
     let inputs = your_journey();
 

@@ -5,13 +5,14 @@ use ch01_embeddings::inputs::your_journey;
 use ch02_dot_product::narrative::two_decimals;
 use ch02_dot_product::scores::attention_scores;
 use shared::narrative::python_bool;
-use shared::{Narrative, Result, tensor};
+use shared::{Narrative, Result, Seed, tensor};
 
 use crate::naive::softmax_naive;
 use crate::stable::softmax_stable;
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints. It draws no random numbers, so `seed`
+/// changes nothing; every chapter takes one.
+pub fn narrative(_seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 3: Softmax");
 
     let inputs = your_journey();

@@ -5,28 +5,28 @@ use ch01_embeddings::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use shared::nn::Embedding;
-use shared::{Narrative, Result, Tensor, manual_seed, rand, randn};
+use shared::{Narrative, Result, Seed, Tensor, manual_seed, rand, randn};
 
 use crate::scaled::scaled_attention_weights;
 use crate::self_attention::{SelfAttentionV1, SelfAttentionV2};
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 4: Self-attention with trainable weights");
-    seed_000(&mut story)?;
-    seed_004(&mut story)?;
-    seed_001(&mut story)?;
+    seed_000(&mut story, seed)?;
+    seed_004(&mut story, seed)?;
+    seed_001(&mut story, seed)?;
     Ok(story)
 }
 
 /// Seed 000 (Raschka): one query step by step with `x · W`, then the two modules.
-fn seed_000(story: &mut Narrative) -> Result<()> {
+fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     let inputs = your_journey();
     let x_2 = inputs.f_select(0, 1)?;
     let (d_in, d_out) = (inputs.size(1), 2);
 
     // ANCHOR: seed_000_weights
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let w_query = randn(&[d_in, d_out]);
     let w_key = randn(&[d_in, d_out]);
     let w_value = randn(&[d_in, d_out]);
@@ -35,7 +35,10 @@ fn seed_000(story: &mut Narrative) -> Result<()> {
     // ANCHOR: seed_000_query_2
     let query_2 = x_2.f_matmul(&w_query)?;
     story
-        .step("Seed 000: query of x(2) (randn weights, manual_seed(123))")
+        .step(format!(
+            "Seed 000: query of x(2) (randn weights, manual_seed({}))",
+            seed.or(123)
+        ))
         .print(format!("Query vector: {query_2}"));
     // ANCHOR_END: seed_000_query_2
 
@@ -78,10 +81,13 @@ fn seed_000(story: &mut Narrative) -> Result<()> {
         .step("Seed 000: SelfAttentionv1 (the generator continues, no re-seed)")
         .print(sa_v1.forward(&inputs));
 
-    manual_seed(789);
+    manual_seed(seed.or(789));
     let sa_v2 = SelfAttentionV2::new(d_in, d_out, false);
     story
-        .step("Seed 000: SelfAttention_v2 with nn.Linear (manual_seed(789))")
+        .step(format!(
+            "Seed 000: SelfAttention_v2 with nn.Linear (manual_seed({}))",
+            seed.or(789)
+        ))
         .print(sa_v2.forward(&inputs));
     // ANCHOR_END: seed_000_modules
     Ok(())
@@ -89,15 +95,15 @@ fn seed_000(story: &mut Narrative) -> Result<()> {
 
 /// Seed 004 (Raschka): `d_q = d_k = 24`, `d_v = 28`, weights stored `[d_out, d_in]` and
 /// applied as `W · x`.
-fn seed_004(story: &mut Narrative) -> Result<()> {
+fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     let vocab = vocabulary(LIFE_IS_SHORT);
     let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let embed = Embedding::new(6, 16);
     let embedded_sentence = lookup(&embed.weight, &sentence_int);
 
     // ANCHOR: seed_004_weights
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let d = embedded_sentence.size(1);
     let (d_q, d_k, d_v) = (24, 24, 28);
     let w_query = rand(&[d_q, d]);
@@ -111,7 +117,10 @@ fn seed_004(story: &mut Narrative) -> Result<()> {
     let key_2 = w_key.f_matmul(&x_2)?;
     let value_2 = w_value.f_matmul(&x_2)?;
     story
-        .step("Seed 004: query, key and value of x(2) (rand weights, manual_seed(123))")
+        .step(format!(
+            "Seed 004: query, key and value of x(2) (rand weights, manual_seed({}))",
+            seed.or(123)
+        ))
         .print(query_2.shape())
         .print(key_2.shape())
         .print(value_2.shape());
@@ -153,10 +162,10 @@ fn seed_004(story: &mut Narrative) -> Result<()> {
 }
 
 /// Seed 001 (Politi): one head with square `16 × 16` weights, `k = W_k · x`.
-fn seed_001(story: &mut Narrative) -> Result<()> {
+fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: seed_001_weights
     let tokenized_sentence = my_name_ids();
-    manual_seed(0);
+    manual_seed(seed.or(0));
     let embed = Embedding::new(10, 16);
     let sentence_embed = lookup(&embed.weight, &tokenized_sentence);
     let d = sentence_embed.size(1);

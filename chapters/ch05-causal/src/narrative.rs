@@ -5,21 +5,21 @@ use ch01_embeddings::inputs::your_journey;
 use ch04_trainable::SelfAttentionV2;
 use ch04_trainable::scaled::scaled_attention_weights;
 use shared::nn::Dropout;
-use shared::{Narrative, Result, manual_seed, ones, stack};
+use shared::{Narrative, Result, Seed, manual_seed, ones, stack};
 
 use crate::causal_attention::CausalAttention;
 use crate::mask::causal_mask;
 use crate::masked_softmax::masked_softmax;
 use crate::renormalize::renormalize_rows;
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 5: Causal attention");
     let inputs = your_journey();
     let (d_in, d_out) = (inputs.size(1), 2);
 
     // ANCHOR: weights
-    manual_seed(789);
+    manual_seed(seed.or(789));
     let sa_v2 = SelfAttentionV2::new(d_in, d_out, false);
     let queries = sa_v2.w_query.f_forward(&inputs)?;
     let keys = sa_v2.w_key.f_forward(&inputs)?;
@@ -27,7 +27,10 @@ pub fn narrative() -> Result<Narrative> {
     let attn_scores = queries.f_matmul(&keys.t())?;
     let attn_weights = scaled_attention_weights(&attn_scores, d_k);
     story
-        .step("Attention weights from SelfAttention_v2 (manual_seed(789))")
+        .step(format!(
+            "Attention weights from SelfAttention_v2 (manual_seed({}))",
+            seed.or(789)
+        ))
         .print(&attn_weights);
     // ANCHOR_END: weights
 
@@ -57,10 +60,10 @@ pub fn narrative() -> Result<Narrative> {
     // ANCHOR: dropout
     // Each weight is dropped with probability 0.5 and the kept ones are doubled
     // (1 / (1 - 0.5)), so a row's expected sum stays 1; the seed fixes which ones drop.
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let dropout = Dropout::f_new(0.5)?;
     story
-        .step("Dropout(0.5) after manual_seed(123)")
+        .step(format!("Dropout(0.5) after manual_seed({})", seed.or(123)))
         .print(dropout.forward(&attn_weights));
     // ANCHOR_END: dropout
 
@@ -70,12 +73,15 @@ pub fn narrative() -> Result<Narrative> {
     // ANCHOR_END: batch
 
     // ANCHOR: causal_attention
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let context_length = batch.size(1);
     let ca = CausalAttention::new(d_in, d_out, context_length, 0.0, false);
     let context_vecs = ca.forward(&batch);
     story
-        .step("CausalAttention on the batch (manual_seed(123), dropout 0.0)")
+        .step(format!(
+            "CausalAttention on the batch (manual_seed({}), dropout 0.0)",
+            seed.or(123)
+        ))
         .print(&context_vecs)
         .print(format!("context_vecs shape:  {}", context_vecs.shape()));
     // ANCHOR_END: causal_attention

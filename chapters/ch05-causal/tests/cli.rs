@@ -72,3 +72,25 @@ fn unknown_or_unavailable_devices_are_clear_errors() {
         }
     }
 }
+
+#[test]
+fn seed_replaces_every_seed_of_the_articles() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (seed, pytorch) in shared::narrative::seed_references(&root, "ch05-causal") {
+        let (ok, out, err) = run(&["--seed", &seed.to_string()]);
+        assert!(ok, "{err}");
+        assert_eq!(out, pytorch, "--seed {seed}");
+    }
+    // A seed is what torch.manual_seed accepts: 0 to 2^64 - 1.
+    let (ok, out, _) = run(&["--seed", "18446744073709551615"]);
+    assert!(ok);
+    assert!(out.contains("Dropout(0.5) after manual_seed(18446744073709551615)"));
+    for bad in ["-1", "18446744073709551616", "seven"] {
+        let (ok, _, err) = run(&[&format!("--seed={bad}")]);
+        assert!(!ok);
+        assert!(
+            err.contains("invalid value") && err.contains("--seed"),
+            "{err}"
+        );
+    }
+}

@@ -6,21 +6,21 @@ use ch01_embeddings::lookup::lookup;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use shared::narrative::python_bool;
 use shared::nn::{Embedding, Linear};
-use shared::{Narrative, Result, Tensor, cat, eye, manual_seed, ones, rand, stack, zeros};
+use shared::{Narrative, Result, Seed, Tensor, cat, eye, manual_seed, ones, rand, stack, zeros};
 
 use crate::einsum_heads::{concat_heads, einsum_head_outputs, einsum_project, einsum_scores};
 use crate::multihead::MultiHeadAttention;
 use crate::qkv::MultiHeadAttentionQkv;
 use crate::scaled_dot_product::scaled_dot_product_attention;
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 7: Multi-head attention with weight splits");
     let inputs = your_journey();
     let batch = stack(&[&inputs, &inputs], 0); // [2, 6, 3]
 
     // Seed 000: Raschka's MultiHeadAttention, as his book runs it.
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let (b, num_tokens, d_in) = (batch.size(0), batch.size(1), batch.size(2));
     let context_length = num_tokens;
     let d_out = 2;
@@ -79,7 +79,10 @@ pub fn narrative() -> Result<Narrative> {
 
     // ANCHOR: multihead_print
     let context_vecs = mha.forward(&batch);
-    let step = story.step("Seed 000: MultiHeadAttention (manual_seed(123), d_out = 2, two heads)");
+    let step = story.step(format!(
+        "Seed 000: MultiHeadAttention (manual_seed({}), d_out = 2, two heads)",
+        seed.or(123)
+    ));
     step.print(&context_vecs);
     step.print_shape("context_vecs.shape", &context_vecs);
     step.print(format!(
@@ -90,11 +93,14 @@ pub fn narrative() -> Result<Narrative> {
 
     // The split version equals chapter 6's wrapper given the same weights.
     // ANCHOR: equivalence
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let wrapper = MultiHeadAttentionWrapper::new(d_in, 2, context_length, 0.0, 2, false);
     let wrapper_out = wrapper.forward(&batch);
     story
-        .step("The wrapper of chapter 6 (manual_seed(123), two heads of d_out = 2)")
+        .step(format!(
+            "The wrapper of chapter 6 (manual_seed({}), two heads of d_out = 2)",
+            seed.or(123)
+        ))
         .print(&wrapper_out);
 
     // A Linear weight is [d_out, d_in]: the heads' [2, 3] weights stacked row-wise make
@@ -120,7 +126,7 @@ pub fn narrative() -> Result<Narrative> {
 
     // Seed 001: multi-head attention with einsum.
     // ANCHOR: einsum
-    manual_seed(0);
+    manual_seed(seed.or(0));
     let tokenized_sentence = my_name_ids();
     let embed = Embedding::new(10, 16);
     let sentence_embed = lookup(&embed.weight, &tokenized_sentence); // [5, 16]
@@ -186,13 +192,14 @@ pub fn narrative() -> Result<Narrative> {
     // ANCHOR_END: sdpa_print
 
     // ANCHOR: qkv_print
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let x = rand(&[2, 3, 4]);
     let mha_qkv = MultiHeadAttentionQkv::new(4, 2);
     let out = mha_qkv.forward(&x, &x, &x, None);
-    let step = story.step(
-        "Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed(123))",
-    );
+    let step = story.step(format!(
+        "Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed({}))",
+        seed.or(123)
+    ));
     step.print(format!("x: {x}"));
     step.print_shape("out.shape", &out);
     step.print(format!("out: {out}"));

@@ -9,24 +9,24 @@ use ch07_multihead_split::qkv::MultiHeadAttentionQkv;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use shared::narrative::python_bool;
 use shared::nn::Embedding;
-use shared::{Narrative, Result, manual_seed, rand};
+use shared::{Narrative, Result, Seed, manual_seed, rand};
 
 use crate::cross::cross_attention;
 use crate::padding::{key_padding, padding_mask};
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 8: Cross-attention");
 
     // Seed 004's sentence, embedded as in chapter 1.
     let vocab = vocabulary(LIFE_IS_SHORT);
     let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let embed = Embedding::new(6, 16);
     let embedded_sentence = lookup(&embed.weight, &sentence_int); // [6, 16]
 
     // ANCHOR: recap
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let d = embedded_sentence.size(1);
     let (d_q, d_k, d_v) = (24, 24, 28);
     let w_query = rand(&[d_q, d]);
@@ -36,7 +36,10 @@ pub fn narrative() -> Result<Narrative> {
     let query_2 = w_query.matmul(&x_2); // [24]
     let keys = w_key.matmul(&embedded_sentence.t()).t(); // [6, 24]
     let values = w_value.matmul(&embedded_sentence.t()).t(); // [6, 28]
-    let step = story.step("Seed 004: self-attention recap (manual_seed(123), rand weights)");
+    let step = story.step(format!(
+        "Seed 004: self-attention recap (manual_seed({}), rand weights)",
+        seed.or(123)
+    ));
     step.print_shape("embedded_sentence.shape", &embedded_sentence);
     // The article's own label, without a colon.
     step.print(format!("query.shape {}", query_2.shape()));
@@ -71,7 +74,7 @@ pub fn narrative() -> Result<Narrative> {
     // batch of two "decoder" sequences of 3 tokens (the queries) attends to two "encoder"
     // sequences padded to 5 tokens (the keys and values); the second has 3 real tokens.
     // ANCHOR: padded_batch
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let cross_attn = MultiHeadAttentionQkv::new(4, 2);
     let x_dec = rand(&[2, 3, 4]); // queries: [batch, 3 tokens, d_model]
     let mut x_enc = rand(&[2, 5, 4]); // keys and values: [batch, 5 tokens, d_model]
@@ -79,7 +82,10 @@ pub fn narrative() -> Result<Narrative> {
     // [batch, 5, 1]: true on the padded rows, broadcast over d_model.
     let padded_rows = key_padding.eq_scalar(0).unsqueeze(-1);
     x_enc.masked_fill_(&padded_rows, 0.0); // the padding is zeros
-    let step = story.step("Two sequences of different lengths (manual_seed(123))");
+    let step = story.step(format!(
+        "Two sequences of different lengths (manual_seed({}))",
+        seed.or(123)
+    ));
     step.print_shape("x_dec.shape", &x_dec);
     step.print_shape("x_enc.shape", &x_enc);
     step.print(format!("x_dec: {x_dec}"));

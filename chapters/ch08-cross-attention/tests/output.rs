@@ -1,6 +1,11 @@
-//! The chapter's output, checked against PyTorch: it equals what the PyTorch reference
-//! script printed (`reference/expected/ch08-cross-attention.txt`), and it matches the insta snapshots of the
-//! whole output and of every step (the answer key the book includes).
+//! The chapter's output, checked against PyTorch:
+//! - with the articles' seeds it equals what the PyTorch reference script printed,
+//!   `reference/expected/ch08-cross-attention.txt`;
+//! - with each seed `reference/expected/seeds/SEEDS` lists for the chapter, it equals what
+//!   the script printed with `--seed S`,
+//!   `reference/expected/seeds/ch08-cross-attention.seed-S.txt`;
+//! - it matches the insta snapshots of the whole output and of every step (the answer key
+//!   the book includes).
 
 shared::chapter_output_tests!(
     ch08_cross_attention::narrative::narrative,

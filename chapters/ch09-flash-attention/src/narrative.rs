@@ -9,7 +9,7 @@ use ch01_embeddings::inputs::your_journey;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use shared::narrative::python_bool;
-use shared::{Narrative, Result, Tensor, manual_seed, ones, rand, stack, zeros};
+use shared::{Narrative, Result, Seed, Tensor, manual_seed, ones, rand, stack, zeros};
 
 use crate::blocks::key_block_count;
 use crate::core::{Flash, forward_with_core};
@@ -17,8 +17,8 @@ use crate::kernel::flash_attention;
 use crate::online::OnlineSoftmax;
 use crate::tiled::tiled_attention;
 
-/// Runs the chapter and returns what it prints.
-pub fn narrative() -> Result<Narrative> {
+/// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 9: FlashAttention, attention in tiles");
     let inputs = your_journey(); // [6, 3]
     let query = inputs.get(1); // x(2), "journey"
@@ -79,7 +79,7 @@ pub fn narrative() -> Result<Narrative> {
     // ANCHOR_END: online_context
 
     // ANCHOR: tiles
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let q = rand(&[1, 2, 10, 5]);
     let k = rand(&[1, 2, 10, 5]);
     let v = rand(&[1, 2, 10, 5]);
@@ -92,8 +92,10 @@ pub fn narrative() -> Result<Narrative> {
     let tiled = tiled_attention(&q, &k, &v, block, true);
     let visible = ones(&[n, n]).tril(0).bool();
     let (materialised, _) = scaled_dot_product_attention(&q, &k, &v, Some(&visible));
-    let step =
-        story.step("Tiled attention: blocks of 4, causal (manual_seed(123), shape (1, 2, 10, 5))");
+    let step = story.step(format!(
+        "Tiled attention: blocks of 4, causal (manual_seed({}), shape (1, 2, 10, 5))",
+        seed.or(123)
+    ));
     step.print(format!(
         "query blocks: {blocks}, key blocks: {blocks}, tiles computed: {computed} of {}",
         blocks * blocks
@@ -138,12 +140,13 @@ pub fn narrative() -> Result<Narrative> {
 
     // ANCHOR: drop_in
     let batch = stack(&[&inputs, &inputs], 0); // [2, 6, 3]
-    manual_seed(123);
+    manual_seed(seed.or(123));
     let mha = MultiHeadAttention::new(3, 2, 6, 0.0, 2, false);
     let context_vecs = forward_with_core(&mha, &batch, &Flash);
-    let step = story.step(
-        "A drop-in core for chapter 7's MultiHeadAttention (manual_seed(123), d_out = 2, two heads)",
-    );
+    let step = story.step(format!(
+        "A drop-in core for chapter 7's MultiHeadAttention (manual_seed({}), d_out = 2, two heads)",
+        seed.or(123)
+    ));
     step.print(&context_vecs);
     step.print(format!(
         "same as MultiHeadAttention.forward: {}",

@@ -2,8 +2,8 @@
 
 pub mod activation;
 pub mod broadcast;
-pub mod compare;
 mod cascade_sum;
+pub mod compare;
 pub mod einsum;
 pub mod elementwise;
 pub mod extrema;

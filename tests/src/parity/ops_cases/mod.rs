@@ -14,9 +14,9 @@
 
 mod chapter_ops;
 mod edges;
+mod kernels;
 mod new_ops;
 mod norms;
-mod kernels;
 
 use serde_json::Value;
 use shared::cpu::{self, Capability};

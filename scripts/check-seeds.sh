@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Every chapter against PyTorch for any seed, not only the committed ones.
+#
+#   bash scripts/check-seeds.sh [SEED...]      # default: 0 1 5 42 1234 18446744073709551615
+#   CHAPTERS="ch05-causal ch08-cross-attention" bash scripts/check-seeds.sh 7
+#
+# For each chapter and seed it runs `cargo run -p chNN-slug -- --seed S` (the dev build)
+# and `python reference/chNN_slug.py --seed S`, diffs the two outputs and prints the
+# differing lines. Exits 1 if any output differs. The interpreter comes from $PYTHON
+# (default .venv/bin/python) and must have torch 2.13.0.
+#
+# The reference is PyTorch on an Intel CPU with AVX-512, whose MKL order of additions the
+# matrix products follow. On AMD CPUs MKL adds some products in another order, so a last
+# digit can differ there for PyTorch's own reason (`MKL_CBWR=AUTO` makes the articles'
+# seeds print as on Intel, but not every other seed).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+PYTHON="${PYTHON:-.venv/bin/python}"
+seeds=("$@")
+if [ ${#seeds[@]} -eq 0 ]; then
+    seeds=(0 1 5 42 1234 18446744073709551615)
+fi
+
+if ! version="$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null)"; then
+    echo "check-seeds.sh: $PYTHON cannot import torch (set PYTHON)" >&2
+    exit 1
+fi
+case "$version" in
+    2.13.0*) ;;
+    *) echo "check-seeds.sh: need torch 2.13.0, $PYTHON has torch $version" >&2; exit 1 ;;
+esac
+
+# chNN_slug.py -> chNN-slug, the package and binary name.
+chapters=()
+for script in reference/ch[0-9][0-9]_*.py; do
+    name="$(basename "$script" .py)"
+    chapters+=("${name//_/-}")
+done
+if [ -n "${CHAPTERS:-}" ]; then
+    read -r -a chapters <<<"$CHAPTERS"
+fi
+
+packages=()
+for chapter in "${chapters[@]}"; do
+    packages+=(-p "$chapter")
+done
+cargo build -q --bins "${packages[@]}"
+bin_dir="${CARGO_TARGET_DIR:-$root/target}/debug"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+checked=0
+for chapter in "${chapters[@]}"; do
+    script="reference/${chapter//-/_}.py"
+    for seed in "${seeds[@]}"; do
+        "$bin_dir/$chapter" --seed "$seed" >"$tmp/ours.txt"
+        PYTHONHASHSEED=0 "$PYTHON" "$script" --seed "$seed" >"$tmp/pytorch.txt"
+        checked=$((checked + 1))
+        if ! diff -u --label "pytorch $chapter --seed $seed" --label "ours" \
+            "$tmp/pytorch.txt" "$tmp/ours.txt" >"$tmp/diff.txt"; then
+            failed=$((failed + 1))
+            echo "DIFFERS $chapter --seed $seed"
+            cat "$tmp/diff.txt"
+        else
+            echo "same    $chapter --seed $seed"
+        fi
+    done
+done
+
+echo "$((checked - failed)) of $checked outputs equal PyTorch's"
+[ "$failed" -eq 0 ]
