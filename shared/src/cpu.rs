@@ -4,8 +4,8 @@
 //! PyTorch compiles its CPU kernels several times, once per instruction set, and picks one
 //! build when it starts. The builds compute the same mathematics but group the additions
 //! differently: a softmax row is summed in 16 lanes by the AVX-512 build and in 8 by the AVX2
-//! build, so the last bit of a weight can depend on the machine. To print PyTorch's digits we
-//! make the same choice, the same way.
+//! build, so the last bit of a weight can depend on the machine. We follow one build, AVX512
+//! unless `ATEN_CPU_CAPABILITY` says otherwise (see [`Capability::detect`] for why).
 //!
 //! The thread count matters too: a softmax over a column dim, and a sum of 32768 elements or
 //! more, are cut into one piece per thread, and the pieces are added in a different order than
@@ -61,24 +61,34 @@ impl Capability {
         }
     }
 
-    /// The capability as PyTorch decides it: `ATEN_CPU_CAPABILITY` if it holds a known value,
-    /// else what the processor supports.
+    /// The capability this crate computes as: `ATEN_CPU_CAPABILITY` if it holds a known
+    /// value (the variable PyTorch reads for the same choice), else AVX512.
     ///
-    /// PyTorch's rule (`aten/src/ATen/native/DispatchStub.cpp`): AVX512 when the processor
-    /// has AVX-512 VL, BW and DQ and FMA (every such processor also has AVX-512 F, which we
-    /// check too); else AVX2 when it has AVX2 and FMA; else DEFAULT. Other architectures
-    /// (ARM, POWER) are DEFAULT here.
+    /// Why not what this processor supports, as PyTorch does? Because one build has to be
+    /// followed throughout, and the matrix products cannot follow the machine: PyTorch takes
+    /// them from MKL, a closed library whose order of additions also changes from one
+    /// processor to another, and our products follow the order measured with PyTorch 2.13.0
+    /// on an Intel CPU with AVX-512, where the book's reference outputs were made. So by
+    /// default every machine prints the book's digits, and `ATEN_CPU_CAPABILITY=avx2` (or
+    /// `default`) gives the last bits of PyTorch's other builds where we reproduce them.
+    /// [`Capability::of_processor`] says which build PyTorch itself picks on this machine.
     pub fn detect() -> Capability {
         if let Ok(value) = std::env::var("ATEN_CPU_CAPABILITY")
             && let Some(capability) = Capability::from_env_value(&value)
         {
             return capability;
         }
-        Capability::of_processor()
+        Capability::Avx512
     }
 
+    /// The build PyTorch picks on this processor when `ATEN_CPU_CAPABILITY` is not set.
+    ///
+    /// PyTorch's rule (`aten/src/ATen/native/DispatchStub.cpp`): AVX512 when the processor
+    /// has AVX-512 VL, BW and DQ and FMA (every such processor also has AVX-512 F, which we
+    /// check too); else AVX2 when it has AVX2 and FMA; else DEFAULT. Other architectures
+    /// (ARM, POWER) are DEFAULT here.
     #[cfg(target_arch = "x86_64")]
-    fn of_processor() -> Capability {
+    pub fn of_processor() -> Capability {
         let avx512 = std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")
             && std::arch::is_x86_feature_detected!("avx512bw")
@@ -96,7 +106,7 @@ impl Capability {
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    fn of_processor() -> Capability {
+    pub fn of_processor() -> Capability {
         Capability::Default
     }
 }

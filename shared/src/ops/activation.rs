@@ -42,31 +42,26 @@ impl std::str::FromStr for GeluApproximate {
     }
 }
 
-/// The vector instruction set PyTorch's kernels pick on this CPU.
+/// The vector width GELU's kernels run at, from the CPU build this crate follows
+/// ([`crate::cpu::capability`]): AVX-512 (16 floats, and oneDNN's piecewise kernel for the
+/// `"none"` form) or AVX2 (8 floats, oneDNN's Abramowitz–Stegun kernel). PyTorch lets oneDNN
+/// choose on its own (`ONEDNN_MAX_CPU_ISA`); here one setting decides both, so a machine
+/// follows one build throughout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
-    /// 256-bit vectors, 8 floats (and any CPU without AVX-512).
+    /// 256-bit vectors, 8 floats (the AVX2 build, and the portable one).
     Avx2,
-    /// 512-bit vectors, 16 floats: AVX-512 with the F, BW, VL and DQ extensions, the set
-    /// both ATen and oneDNN ask for.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    /// 512-bit vectors, 16 floats.
     Avx512,
 }
 
 impl Isa {
-    /// What this CPU offers.
-    pub(crate) fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512vl")
-                && is_x86_feature_detected!("avx512dq")
-            {
-                return Isa::Avx512;
-            }
+    /// The width of the CPU build in use.
+    pub(crate) fn current() -> Isa {
+        match crate::cpu::capability() {
+            crate::cpu::Capability::Avx512 => Isa::Avx512,
+            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => Isa::Avx2,
         }
-        Isa::Avx2
     }
 
     /// Floats per vector register.
@@ -76,27 +71,6 @@ impl Isa {
             Isa::Avx512 => 16,
         }
     }
-}
-
-/// The number of threads PyTorch would use here (`torch.get_num_threads()`, one per core).
-/// GELU splits long tensors into one range per thread, and each range has its own tail.
-pub(crate) fn torch_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// What `torch.backends.cpu.get_cpu_capability()` reports on this CPU, `"AVX2"` or
-/// `"AVX512"`: the vector width GELU's last bits depend on.
-pub fn cpu_capability() -> &'static str {
-    match Isa::detect() {
-        Isa::Avx2 => "AVX2",
-        Isa::Avx512 => "AVX512",
-    }
-}
-
-/// What `torch.get_num_threads()` would be here: long GELU inputs are split into one range
-/// per thread, and each range ends in its own tail.
-pub fn num_threads() -> usize {
-    torch_threads()
 }
 
 /// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
@@ -182,7 +156,7 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn gelu(&self, approximate: GeluApproximate) -> Tensor {
-        self.gelu_with(approximate, Isa::detect(), torch_threads())
+        self.gelu_with(approximate, Isa::current(), crate::cpu::get_num_threads())
     }
 
     /// [`Tensor::gelu`] as PyTorch computes it on a CPU with instruction set `isa` and

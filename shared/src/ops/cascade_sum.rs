@@ -31,6 +31,12 @@ const GRAIN_SIZE: usize = 32768;
 /// Floats per vector in PyTorch's sum kernel.
 const LANES: usize = 8;
 
+/// PyTorch's sum of a run of floats, as `t.sum()` of a 1-d tensor adds them.
+pub(crate) fn run(xs: &[f32]) -> f32 {
+    let n = xs.len();
+    sum(&Tensor::from_vec(xs.to_vec(), &[n]), &[true])[0]
+}
+
 /// Sums `x` over the dims where `reduced` is true.
 ///
 /// # Shapes
@@ -458,7 +464,7 @@ fn cascade(value: impl Fn(usize) -> f32, n: usize) -> f32 {
 }
 
 /// ⌈log2 n⌉, and 1 for n ≤ 2 (PyTorch's `CeilLog2`).
-fn ceil_log2(n: usize) -> usize {
+pub(crate) fn ceil_log2(n: usize) -> usize {
     if n <= 2 {
         1
     } else {

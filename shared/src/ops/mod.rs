@@ -2,7 +2,7 @@
 
 pub mod activation;
 pub mod broadcast;
-mod cascade_sum;
+pub(crate) mod cascade_sum;
 pub mod compare;
 pub mod einsum;
 pub mod elementwise;

@@ -19,106 +19,6 @@ use crate::tensor::Tensor;
 /// even on AVX-512 CPUs.
 const LANES: usize = 8;
 
-/// `ceil(log2(x))`, with 1 for `x <= 2`, as ATen's reductions compute it.
-fn ceil_log2(x: usize) -> u32 {
-    if x <= 2 {
-        1
-    } else {
-        usize::BITS - (x - 1).leading_zeros()
-    }
-}
-
-/// `acc += item`, lane by lane.
-fn add_into(acc: &mut [f32], item: &[f32]) {
-    acc.iter_mut().zip(item).for_each(|(a, x)| *a += x);
-}
-
-/// The cascade sum of `count` items of `width` lanes each (`item(i)` gives item `i`): items
-/// go into level 0 in blocks of 16, and each full block moves up a level, so every level
-/// adds numbers of about the same size.
-fn cascade(width: usize, count: usize, item: impl Fn(usize) -> [usize; 2], xs: &[f32]) -> Vec<f32> {
-    let lp = 4.max(ceil_log2(count) / 4);
-    let step = 1usize << lp;
-    let mask = step - 1;
-    let mut levels = vec![vec![0.0f32; width]; 4];
-    let mut i = 0;
-    while i + step <= count {
-        for _ in 0..step {
-            let [start, end] = item(i);
-            add_into(&mut levels[0], &xs[start..end]);
-            i += 1;
-        }
-        for j in 1..4 {
-            let lower = std::mem::replace(&mut levels[j - 1], vec![0.0; width]);
-            add_into(&mut levels[j], &lower);
-            if i & (mask << (j as u32 * lp)) != 0 {
-                break;
-            }
-        }
-    }
-    while i < count {
-        let [start, end] = item(i);
-        add_into(&mut levels[0], &xs[start..end]);
-        i += 1;
-    }
-    let mut total = levels[0].clone();
-    for level in &levels[1..] {
-        add_into(&mut total, level);
-    }
-    total
-}
-
-/// Four interleaved accumulators of `lanes` floats each over the items `xs` (a whole number
-/// of items of `lanes` floats): the cascade over groups of four items, the leftover items
-/// into the first accumulator, then the four added in order.
-fn interleaved_sum(xs: &[f32], lanes: usize) -> Vec<f32> {
-    let items = xs.len() / lanes;
-    let groups = items / 4;
-    let group = 4 * lanes;
-    let mut acc = cascade(group, groups, |g| [g * group, (g + 1) * group], xs);
-    for leftover in xs[groups * group..].chunks_exact(lanes) {
-        add_into(&mut acc[..lanes], leftover);
-    }
-    let mut total = acc[..lanes].to_vec();
-    for k in 1..4 {
-        add_into(&mut total, &acc[k * lanes..(k + 1) * lanes]);
-    }
-    total
-}
-
-/// PyTorch's sum of a contiguous run of floats (one range, one thread): fewer than 8 go
-/// through four scalar accumulators; otherwise whole vectors of 8 through four vector
-/// accumulators, then the tail elements, then the 8 lanes, into one scalar.
-pub(crate) fn cascade_sum(xs: &[f32]) -> f32 {
-    if xs.len() < LANES {
-        return 0.0 + interleaved_sum(xs, 1)[0];
-    }
-    let whole = xs.len() / LANES * LANES;
-    let lanes = interleaved_sum(&xs[..whole], LANES);
-    let mut acc = 0.0f32;
-    for &x in &xs[whole..] {
-        acc += x;
-    }
-    for lane in lanes {
-        acc += lane;
-    }
-    0.0 + acc
-}
-
-/// PyTorch's sum of a whole contiguous tensor: from 32768 elements on, one range per thread
-/// (`threads` of them at most), each summed with [`cascade_sum`], then the partial sums in
-/// order.
-pub(crate) fn cascade_sum_threaded(xs: &[f32], threads: usize) -> f32 {
-    const GRAIN: usize = 32768;
-    if xs.len() < GRAIN || threads < 2 {
-        return cascade_sum(xs);
-    }
-    let chunks = threads.min(xs.len().div_ceil(GRAIN));
-    let size = xs.len().div_ceil(chunks);
-    xs.chunks(size)
-        .fold(0.0, |acc, chunk| acc + cascade_sum(chunk))
-}
-
 /// Welford's running mean and sum of squared deviations, on 8 lanes that each saw `count`
 /// elements.
 #[derive(Clone, Copy)]
@@ -177,7 +77,7 @@ fn row_moments(row: &[f32]) -> (f32, f32) {
     let whole = row.len() / LANES * LANES;
     let vectors = whole / LANES;
     let chunks = vectors.div_ceil(16);
-    let depth = ceil_log2(chunks) as usize;
+    let depth = crate::ops::cascade_sum::ceil_log2(chunks);
     let mut stack = vec![LaneMoments::ZERO; depth];
     for (i, chunk) in row[..whole].chunks(CHUNK).enumerate() {
         stack[0].merge(&LaneMoments::of_chunk(chunk));
@@ -342,15 +242,16 @@ impl Tensor {
         let eps = eps.map_or(f32::EPSILON, |e| e as f32);
         let w = values_of(weight);
         let mut values = self.to_vec();
-        let rows = values.len() / n.max(1);
-        for row in values.chunks_exact_mut(n.max(1)).filter(|_| n > 0) {
-            let squares: Vec<f32> = row.iter().map(|x| x * x).collect();
-            // A single row is a whole-tensor mean in PyTorch, split between threads.
-            let sum = if rows == 1 {
-                cascade_sum_threaded(&squares, crate::ops::activation::torch_threads())
-            } else {
-                cascade_sum(&squares)
-            };
+        if n == 0 {
+            return Tensor::f_from_vec(values, self.dims());
+        }
+        // `mean(x²)` over each row, summed as `t.pow(2).mean(-1)` sums: rows in parallel, and
+        // a single row split between threads like a whole-tensor sum.
+        let rows = values.len() / n;
+        let squares: Vec<f32> = values.iter().map(|x| x * x).collect();
+        let sums =
+            crate::ops::cascade_sum::sum(&Tensor::f_from_vec(squares, &[rows, n])?, &[false, true]);
+        for (row, sum) in values.chunks_exact_mut(n).zip(sums) {
             let r = 1.0 / (sum / n as f32 + eps).sqrt();
             for (j, x) in row.iter_mut().enumerate() {
                 *x *= r;
@@ -376,20 +277,7 @@ impl Tensor {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::tensor;
-
-    #[test]
-    fn cascade_sum_of_small_runs_adds_four_accumulators() {
-        // n = 6: ((x0 + x4 + x5) + x1) + x2) + x3, in float32.
-        let xs = [1e8, 1.0, -1e8, 1.0, 1.0, 1.0];
-        assert_eq!(
-            cascade_sum(&xs),
-            ((((1e8f32 + 1.0) + 1.0) + 1.0) + -1e8) + 1.0
-        );
-        assert_eq!(cascade_sum(&[-0.0]).to_bits(), 0);
-        assert_eq!(cascade_sum(&[0.5; 1000]), 500.0);
-    }
 
     #[test]
     fn layer_norm_gives_zero_mean_and_unit_variance() {

@@ -13,8 +13,7 @@
 use ndarray::Axis;
 
 use crate::error::{Result, or_panic};
-use crate::ops::activation::torch_threads;
-use crate::ops::norm::cascade_sum_threaded;
+use crate::ops::cascade_sum;
 use crate::tensor::{Tensor, normalize_dim};
 
 /// Divides the sum of squared deviations by `n − correction` (0, giving `inf` or NaN, when
@@ -28,7 +27,7 @@ fn finish(m2: f64, n: f64, correction: f64, take_sqrt: bool) -> f32 {
 /// Two passes over all values: the `f32` mean as `t.mean()` gives it, then the squared
 /// deviations summed in `f64`.
 fn two_pass(values: &[f32], correction: f64, take_sqrt: bool) -> f32 {
-    let mean = (cascade_sum_threaded(values, torch_threads()) / values.len() as f32) as f64;
+    let mean = (cascade_sum::run(values) / values.len() as f32) as f64;
     let m2: f64 = values
         .iter()
         .map(|&x| {
@@ -171,7 +170,7 @@ mod tests {
         assert!(tensor!([3.0]).var().item().is_nan(), "n − 1 = 0");
         assert_eq!(
             x.f_var_dim(Some(2), 1.0, false).unwrap_err().to_string(),
-            "var: dim 2 is out of range for a tensor of 2 dimensions"
+            "var: dim 2 is out of range for a tensor of 2 dimensions (expected to be in range of [-2, 1], but got 2)"
         );
     }
 }
