@@ -264,7 +264,8 @@ fn compare(
             let atol = tol.atol * want.iter().fold(0.0f32, |m, e| m.max(e.abs()));
             for (i, (g, e)) in t.to_vec().into_iter().zip(want).enumerate() {
                 differs |= ulps(g, e) > 0;
-                if ulps(g, e) > tol.ulp && !((g - e).abs() <= atol) {
+                let within_atol = (g - e).abs() <= atol; // false for NaN against a number
+                if ulps(g, e) > tol.ulp && !within_atol {
                     return Err(format!(
                         "value {i}: {g:e} ({:#010x}), PyTorch {e:e} ({:#010x})",
                         g.to_bits(),
