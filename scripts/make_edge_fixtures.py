@@ -22,23 +22,12 @@ import warnings
 
 import torch
 
+from fixture_json import enc
+
 # nn.Linear(0, n) warns that initialising its empty weight does nothing: that is the point.
 warnings.filterwarnings("ignore", message="Initializing zero-element tensors is a no-op")
 assert torch.__version__.startswith("2.13.0"), torch.__version__
 torch.set_grad_enabled(False)
-
-
-def bits(t):
-    t = t.contiguous()
-    if t.dtype == torch.float32:
-        return [f"0x{struct.unpack('<I', struct.pack('<f', v))[0]:08x}" for v in t.flatten().tolist()]
-    if t.dtype == torch.bool:
-        return [bool(v) for v in t.flatten().tolist()]
-    return [int(v) for v in t.flatten().tolist()]
-
-
-def enc(t):
-    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "values": bits(t)}
 
 
 def f64_hex(x):

@@ -11,40 +11,20 @@ message (`expected_error`), checked here against the message PyTorch raised. The
 is tests/src/parity/ops_cases/new_ops.rs.
 """
 import json
-import math
-import struct
 import sys
 from pathlib import Path
 
 import torch
 
+from fixture_json import enc, num
+
 assert torch.__version__.startswith("2.13.0"), torch.__version__
 torch.set_grad_enabled(False)
-
-
-def bits(t):
-    t = t.contiguous()
-    if t.dtype == torch.float32:
-        return [f"0x{struct.unpack('<I', struct.pack('<f', v))[0]:08x}" for v in t.flatten().tolist()]
-    if t.dtype == torch.bool:
-        return [bool(v) for v in t.flatten().tolist()]
-    return [int(v) for v in t.flatten().tolist()]
-
-
-def enc(t):
-    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "values": bits(t)}
 
 
 def as_tensor(result):
     """A Python bool (allclose) becomes a 0-d bool tensor."""
     return torch.tensor(result) if isinstance(result, bool) else result
-
-
-def num(x):
-    """JSON has no inf or nan: they travel as strings."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    return x
 
 
 cases = []

@@ -17,37 +17,16 @@ both, and those cases carry `"depends_on_cpu": true`.
 """
 import json
 import math
-import struct
 import sys
 from pathlib import Path
 
 import torch
+
+from fixture_json import enc, num
 import torch.nn.functional as F
 
 assert torch.__version__.startswith("2.13.0"), torch.__version__
 torch.set_grad_enabled(False)
-
-
-def bits(t):
-    t = t.contiguous()
-    if t.dtype == torch.float32:
-        return [f"0x{struct.unpack('<I', struct.pack('<f', v))[0]:08x}" for v in t.flatten().tolist()]
-    return [int(v) for v in t.flatten().tolist()]
-
-
-def enc(t):
-    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "values": bits(t)}
-
-
-def num(v):
-    """JSON has no inf or NaN: those go as strings."""
-    if not isinstance(v, float):
-        return v
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
 
 
 cases = []

@@ -19,27 +19,15 @@ marked `"atol_of_max": 1e-6` (within 1e-6 of the result's largest magnitude): th
 MKL's sgemm, whose order of additions changes with the processor.
 """
 import json
-import struct
 import sys
 from pathlib import Path
 
 import torch
 
+from fixture_json import enc
+
 assert torch.__version__.startswith("2.13.0"), torch.__version__
 torch.set_grad_enabled(False)
-
-
-def bits(t):
-    t = t.contiguous()
-    if t.dtype == torch.float32:
-        return [f"0x{struct.unpack('<I', struct.pack('<f', v))[0]:08x}" for v in t.flatten().tolist()]
-    if t.dtype == torch.bool:
-        return [bool(v) for v in t.flatten().tolist()]
-    return [int(v) for v in t.flatten().tolist()]
-
-
-def enc(t):
-    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "values": bits(t)}
 
 
 cases = []
