@@ -1,11 +1,12 @@
 //! # shared: a small tensor crate that computes, draws and prints like PyTorch
 //!
-//! Every chapter of *Attention from Scratch* builds on this crate. It mirrors PyTorch's
-//! names (`manual_seed`, `randn`, `matmul`, `softmax`, `masked_fill`, `nn::Linear`, ...) so
-//! a line of the PyTorch articles translates to one line of Rust, and it reproduces
-//! PyTorch 2.13.0 bit for bit where the tutorials depend on it: the CPU random generator,
-//! the initialisation of `nn.Linear` and `nn.Embedding`, dropout masks, and the exact text
-//! of `print(tensor)`.
+//! Every chapter of *Attention from Scratch* builds on this crate; the course around the
+//! chapters (their printed story, their command line) is the crate `course`. It mirrors
+//! PyTorch's names (`manual_seed`, `randn`, `matmul`, `softmax`, `masked_fill`,
+//! `nn::Linear`, ...) so a line of the PyTorch articles translates to one line of Rust, and
+//! it reproduces PyTorch 2.13.0 bit for bit where the tutorials depend on it: the CPU random
+//! generator, the initialisation of `nn.Linear` and `nn.Embedding`, dropout masks, and the
+//! exact text of `print(tensor)`.
 //!
 //! ```
 //! use shared::{manual_seed, randn, tensor};
@@ -21,14 +22,11 @@
 //! shapes.
 
 pub mod backend;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod cpu;
 pub mod creation;
 pub mod error;
 pub mod fmt;
 pub mod identity;
-pub mod narrative;
 pub mod nn;
 pub mod ops;
 pub mod rng;
@@ -43,7 +41,6 @@ pub use creation::{
 pub use error::{Error, Result};
 pub use fmt::Size;
 pub use identity::{eye, eye_m, f_eye_m};
-pub use narrative::{Narrative, Seed, Step};
 pub use ops::activation::GeluApproximate;
 pub use ops::compare::{f_where_, where_};
 pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};

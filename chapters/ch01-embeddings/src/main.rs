@@ -1,7 +1,7 @@
 //! `cargo run -p ch01-embeddings`: prints the chapter's steps as the articles print them.
 
 fn main() -> std::process::ExitCode {
-    shared::cli::chapter_main(
+    course::cli::chapter_main(
         ch01_embeddings::narrative::narrative,
         ch01_embeddings::HINTS,
     )

@@ -1,9 +1,10 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch01_embeddings.py`.
 
-use shared::narrative::python_dict;
+use course::narrative::python_dict;
+use course::{Narrative, Seed};
 use shared::nn::Embedding;
-use shared::{Narrative, Result, Seed, manual_seed};
+use shared::{Result, manual_seed};
 
 use crate::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
 use crate::lookup::lookup;

@@ -1,7 +1,7 @@
 //! `cargo run -p ch02-dot-product`: prints the chapter's steps as the articles print them.
 
 fn main() -> std::process::ExitCode {
-    shared::cli::chapter_main(
+    course::cli::chapter_main(
         ch02_dot_product::narrative::narrative,
         ch02_dot_product::HINTS,
     )

@@ -2,7 +2,8 @@
 //! `reference/ch02_dot_product.py`.
 
 use ch01_embeddings::inputs::your_journey;
-use shared::{Narrative, Result, Seed, Tensor};
+use course::{Narrative, Seed};
+use shared::{Result, Tensor};
 
 use crate::all_at_once::{all_attention_scores, all_context_vectors};
 use crate::context::context_vector;

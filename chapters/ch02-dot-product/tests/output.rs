@@ -7,7 +7,7 @@
 //! - it matches the insta snapshots of the whole output and of every step (the answer key
 //!   the book includes).
 
-shared::chapter_output_tests!(
+course::chapter_output_tests!(
     ch02_dot_product::narrative::narrative,
     include_str!("../../../reference/expected/ch02-dot-product.txt")
 );

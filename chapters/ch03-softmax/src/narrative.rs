@@ -4,8 +4,9 @@
 use ch01_embeddings::inputs::your_journey;
 use ch02_dot_product::narrative::two_decimals;
 use ch02_dot_product::scores::attention_scores;
-use shared::narrative::python_bool;
-use shared::{Narrative, Result, Seed, tensor};
+use course::narrative::python_bool;
+use course::{Narrative, Seed};
+use shared::{Result, tensor};
 
 use crate::naive::softmax_naive;
 use crate::stable::softmax_stable;

@@ -7,7 +7,7 @@
 //! - it matches the insta snapshots of the whole output and of every step (the answer key
 //!   the book includes).
 
-shared::chapter_output_tests!(
+course::chapter_output_tests!(
     ch03_softmax::narrative::narrative,
     include_str!("../../../reference/expected/ch03-softmax.txt")
 );

@@ -4,8 +4,9 @@
 use ch01_embeddings::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
+use course::{Narrative, Seed};
 use shared::nn::Embedding;
-use shared::{Narrative, Result, Seed, Tensor, manual_seed, rand, randn};
+use shared::{Result, Tensor, manual_seed, rand, randn};
 
 use crate::scaled::scaled_attention_weights;
 use crate::self_attention::{SelfAttentionV1, SelfAttentionV2};

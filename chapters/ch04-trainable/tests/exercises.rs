@@ -14,7 +14,7 @@ const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.t
 
 /// The text PyTorch printed under `## title` in this chapter's reference output.
 fn pytorch_step(title: &str) -> &'static str {
-    shared::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
+    course::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
 }
 
 /// Seed 000's three `randn(3, 2)` matrices after `manual_seed(123)`: query, key, value.

@@ -4,8 +4,9 @@
 use ch01_embeddings::inputs::your_journey;
 use ch04_trainable::SelfAttentionV2;
 use ch04_trainable::scaled::scaled_attention_weights;
+use course::{Narrative, Seed};
 use shared::nn::Dropout;
-use shared::{Narrative, Result, Seed, manual_seed, ones, stack};
+use shared::{Result, manual_seed, ones, stack};
 
 use crate::causal_attention::CausalAttention;
 use crate::mask::causal_mask;

@@ -76,7 +76,7 @@ fn unknown_or_unavailable_devices_are_clear_errors() {
 #[test]
 fn seed_replaces_every_seed_of_the_articles() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for (seed, pytorch) in shared::narrative::seed_references(&root, "ch05-causal") {
+    for (seed, pytorch) in course::narrative::seed_references(&root, "ch05-causal") {
         let (ok, out, err) = run(&["--seed", &seed.to_string()]);
         assert!(ok, "{err}");
         assert_eq!(out, pytorch, "--seed {seed}");

@@ -2,7 +2,7 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    shared::cli::chapter_main(
+    course::cli::chapter_main(
         ch06_multihead_wrapper::narrative::narrative,
         ch06_multihead_wrapper::HINTS,
     )

@@ -4,8 +4,9 @@
 use ch01_embeddings::inputs::{LIFE_IS_SHORT, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
+use course::{Narrative, Seed};
 use shared::nn::Embedding;
-use shared::{Narrative, Result, Seed, manual_seed, rand, stack};
+use shared::{Result, manual_seed, rand, stack};
 
 use crate::stacked::{head_contexts, project_heads};
 use crate::wrapper::MultiHeadAttentionWrapper;

@@ -7,7 +7,7 @@
 //! - it matches the insta snapshots of the whole output and of every step (the answer key
 //!   the book includes).
 
-shared::chapter_output_tests!(
+course::chapter_output_tests!(
     ch06_multihead_wrapper::narrative::narrative,
     include_str!("../../../reference/expected/ch06-multihead-wrapper.txt")
 );

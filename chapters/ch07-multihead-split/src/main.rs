@@ -2,7 +2,7 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    shared::cli::chapter_main(
+    course::cli::chapter_main(
         ch07_multihead_split::narrative::narrative,
         ch07_multihead_split::HINTS,
     )

@@ -4,9 +4,10 @@
 use ch01_embeddings::inputs::{my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
-use shared::narrative::python_bool;
+use course::narrative::python_bool;
+use course::{Narrative, Seed};
 use shared::nn::{Embedding, Linear};
-use shared::{Narrative, Result, Seed, Tensor, cat, eye, manual_seed, ones, rand, stack, zeros};
+use shared::{Result, Tensor, cat, eye, manual_seed, ones, rand, stack, zeros};
 
 use crate::einsum_heads::{concat_heads, einsum_head_outputs, einsum_project, einsum_scores};
 use crate::multihead::MultiHeadAttention;

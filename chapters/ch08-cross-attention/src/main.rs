@@ -2,7 +2,7 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    shared::cli::chapter_main(
+    course::cli::chapter_main(
         ch08_cross_attention::narrative::narrative,
         ch08_cross_attention::HINTS,
     )

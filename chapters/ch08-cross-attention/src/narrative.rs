@@ -7,9 +7,10 @@ use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use ch07_multihead_split::heads::split_heads;
 use ch07_multihead_split::qkv::MultiHeadAttentionQkv;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
-use shared::narrative::python_bool;
+use course::narrative::python_bool;
+use course::{Narrative, Seed};
 use shared::nn::Embedding;
-use shared::{Narrative, Result, Seed, manual_seed, rand};
+use shared::{Result, manual_seed, rand};
 
 use crate::cross::cross_attention;
 use crate::padding::{key_padding, padding_mask};

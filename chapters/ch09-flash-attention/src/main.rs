@@ -2,7 +2,7 @@
 //! script prints them.
 
 fn main() -> std::process::ExitCode {
-    shared::cli::chapter_main(
+    course::cli::chapter_main(
         ch09_flash_attention::narrative::narrative,
         ch09_flash_attention::HINTS,
     )

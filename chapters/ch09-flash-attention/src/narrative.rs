@@ -8,8 +8,9 @@
 use ch01_embeddings::inputs::your_journey;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
-use shared::narrative::python_bool;
-use shared::{Narrative, Result, Seed, Tensor, manual_seed, ones, rand, stack, zeros};
+use course::narrative::python_bool;
+use course::{Narrative, Seed};
+use shared::{Result, Tensor, manual_seed, ones, rand, stack, zeros};
 
 use crate::blocks::key_block_count;
 use crate::core::{Flash, forward_with_core};

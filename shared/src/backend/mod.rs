@@ -132,6 +132,22 @@ pub fn device() -> Device {
     })
 }
 
+/// What libtorch looks like from this program, line by line (its version, CUDA, the GPUs, the
+/// environment, and a fix for each problem found), or `None` when this crate was built
+/// without the `tch` feature. The chapters' `doctor` command prints it.
+#[cfg(feature = "tch")]
+pub fn libtorch_report() -> Option<String> {
+    Some(torch::doctor_report())
+}
+
+/// What libtorch looks like from this program, line by line (its version, CUDA, the GPUs, the
+/// environment, and a fix for each problem found), or `None` when this crate was built
+/// without the `tch` feature. The chapters' `doctor` command prints it.
+#[cfg(not(feature = "tch"))]
+pub fn libtorch_report() -> Option<String> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::backend::Device;
+use shared::backend::Device;
+
 use crate::narrative::{Narrative, Seed};
 
 #[derive(Parser)]
@@ -54,18 +55,17 @@ enum Command {
     Doctor,
 }
 
-/// The `doctor` report of a build without the `tch` feature.
-#[cfg(not(feature = "tch"))]
+/// The `doctor` report: libtorch as `shared` finds it, or, in a build without the libtorch
+/// back-end, how to get one.
 fn doctor_report() -> String {
-    "libtorch back-end (feature tch): not compiled in\n\
-     problem: --device torch-cpu and --device cuda need it: run with `--features tch` and \
-     libtorch 2.13.0 on hand (`source scripts/libtorch-env.sh` makes a virtualenv with it \
-     and sets LIBTORCH and LD_LIBRARY_PATH)"
-        .to_string()
+    shared::backend::libtorch_report().unwrap_or_else(|| {
+        "libtorch back-end (feature tch): not compiled in\n\
+         problem: --device torch-cpu and --device cuda need it: run with `--features tch` and \
+         libtorch 2.13.0 on hand (`source scripts/libtorch-env.sh` makes a virtualenv with it \
+         and sets LIBTORCH and LD_LIBRARY_PATH)"
+            .to_string()
+    })
 }
-
-#[cfg(feature = "tch")]
-use crate::backend::torch::doctor_report;
 
 /// One exercise as `exercises/hints.md` describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,7 +116,7 @@ pub fn parse_hints(markdown: &str) -> Vec<Exercise> {
 /// The `main` of a chapter binary: prints the narrative, run with the seed given by
 /// `--seed` (or the articles' seeds), or serves `exercises`, `hint` and `doctor`.
 pub fn chapter_main(
-    narrative: impl FnOnce(Seed) -> crate::Result<Narrative>,
+    narrative: impl FnOnce(Seed) -> shared::Result<Narrative>,
     hints: &str,
 ) -> ExitCode {
     let args = Args::parse();
@@ -128,7 +128,7 @@ pub fn chapter_main(
     if let Some(name) = &args.device {
         let device = name
             .parse::<Device>()
-            .and_then(crate::backend::f_set_device);
+            .and_then(shared::backend::f_set_device);
         if let Err(error) = device {
             eprintln!("error: {error}");
             return ExitCode::FAILURE;

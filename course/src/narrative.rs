@@ -20,7 +20,7 @@
 
 use std::fmt::{self, Display};
 
-use crate::tensor::{Element, Tensor};
+use shared::{Element, Tensor};
 
 /// The seed a chapter runs with: one given on the command line, or the articles' own.
 ///
@@ -29,7 +29,7 @@ use crate::tensor::{Element, Tensor};
 /// article's numbers by default and any seed's numbers on request.
 ///
 /// ```
-/// use shared::narrative::Seed;
+/// use course::narrative::Seed;
 /// assert_eq!(Seed::ARTICLES.or(789), 789);
 /// assert_eq!(Seed::given(7).or(789), 7);
 /// ```
@@ -239,7 +239,7 @@ pub fn seed_references(root: &std::path::Path, chapter: &str) -> Vec<(u64, Strin
 /// dev-dependency; the package's name is the chapter's name in [`SEEDS_FILE`].
 ///
 /// ```ignore
-/// shared::chapter_output_tests!(
+/// course::chapter_output_tests!(
 ///     ch05_causal::narrative::narrative,
 ///     include_str!("../../../reference/expected/ch05-causal.txt")
 /// );
@@ -304,7 +304,7 @@ mod tests {
             title: "Shapes".into(),
             lines: Vec::new(),
         };
-        step.print_shape("x.shape", &crate::zeros(&[2, 3]));
+        step.print_shape("x.shape", &shared::zeros(&[2, 3]));
         assert_eq!(step.text(), "x.shape: torch.Size([2, 3])\n");
         assert_eq!(python_bool(true), "True");
         let vocab = [("Life", 0), ("it's", 1)];

@@ -1,0 +1,29 @@
+//! # course: the harness around the chapters of *Attention from Scratch*
+//!
+//! The tensors, operations and printing live in the crate `shared`; this crate holds what
+//! makes a chapter a chapter of the course:
+//!
+//! - [`narrative`]: a chapter's printed story ([`Narrative`], its [`Step`]s, the [`Seed`] it
+//!   runs with), the Python print helpers, and the output tests against PyTorch
+//!   ([`chapter_output_tests!`]);
+//! - [`cli`]: the command line every chapter binary shares (the story, `exercises`, `hint`,
+//!   `--seed`, `--device`, `doctor`).
+//!
+//! ```
+//! use course::{Narrative, Seed};
+//! use shared::{manual_seed, randn};
+//!
+//! fn narrative(seed: Seed) -> shared::Result<Narrative> {
+//!     let mut story = Narrative::new("Chapter 0: Two numbers");
+//!     manual_seed(seed.or(123));
+//!     story.step("Two draws").print(randn(&[2]));
+//!     Ok(story)
+//! }
+//! let text = narrative(Seed::ARTICLES).unwrap().to_string();
+//! assert_eq!(text, "# Chapter 0: Two numbers\n\n## Two draws\ntensor([-0.1115,  0.1204])\n\n");
+//! ```
+
+pub mod cli;
+pub mod narrative;
+
+pub use narrative::{Narrative, Seed, Step};
