@@ -10,7 +10,7 @@
 //! purpose: its `"none"` form runs oneDNN's kernel, whose formula depends on whether the CPU
 //! has AVX-512, and ATen's own kernels (the `"tanh"` form, and `"none"` on one element or on
 //! a non-contiguous view) treat whole vector blocks and the leftover tail with different
-//! maths, so the block width matters. [`gelu_math`] holds the formulas.
+//! maths, so the block width matters. The submodule `gelu_math` holds the formulas.
 
 mod gelu_math;
 
