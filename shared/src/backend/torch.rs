@@ -86,6 +86,24 @@ pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
         Some(values) if strides.iter().all(|&s| s >= 0) => tch::Tensor::from_slice(values)
             .as_strided(&shape[..], &strides[..], None::<i64>)
             .to_device(device),
+        // A view with gaps (a narrowed or sliced tensor), non-negative strides: libtorch gets
+        // the stretch of memory from its first to its last element and the same strides, so
+        // it walks the values as PyTorch walks such a view (its sums add in memory order).
+        _ if t.numel() > 0 && strides.iter().all(|&s| s >= 0) => {
+            let span = 1 + t
+                .dims()
+                .iter()
+                .zip(t.data.strides())
+                .map(|(&n, &s)| (n - 1) * s as usize)
+                .sum::<usize>();
+            // SAFETY: every element of the view lies in the one buffer the view borrows, and
+            // with non-negative strides they lie between its first element (the pointer) and
+            // its last one, `span - 1` elements further; the buffer lives as long as `t`.
+            let memory = unsafe { std::slice::from_raw_parts(t.data.as_ptr(), span) };
+            tch::Tensor::from_slice(memory)
+                .as_strided(&shape[..], &strides[..], None::<i64>)
+                .to_device(device)
+        }
         _ => tch::Tensor::from_slice(&t.to_vec())
             .reshape(&shape[..])
             .to_device(device),
