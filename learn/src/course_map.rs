@@ -57,7 +57,10 @@ pub fn all_exercises(root: &Path) -> Result<Vec<Exercise>, String> {
     chapters.sort();
     let mut exercises = Vec::new();
     for chapter in chapters {
-        let hints_path = chapters_dir.join(&chapter).join("exercises").join("hints.md");
+        let hints_path = chapters_dir
+            .join(&chapter)
+            .join("exercises")
+            .join("hints.md");
         let markdown = std::fs::read_to_string(&hints_path)
             .map_err(|e| format!("cannot read {}: {e}", hints_path.display()))?;
         for exercise in parse_hints(&markdown) {
@@ -91,8 +94,15 @@ pub fn stub_file(summary: &str) -> Option<&str> {
 }
 
 /// The exercise `chapter`/`name`, or an error that lists what there is.
-pub fn find<'a>(exercises: &'a [Exercise], chapter: &str, name: &str) -> Result<&'a Exercise, String> {
-    if let Some(found) = exercises.iter().find(|e| e.chapter == chapter && e.name == name) {
+pub fn find<'a>(
+    exercises: &'a [Exercise],
+    chapter: &str,
+    name: &str,
+) -> Result<&'a Exercise, String> {
+    if let Some(found) = exercises
+        .iter()
+        .find(|e| e.chapter == chapter && e.name == name)
+    {
         return Ok(found);
     }
     let in_chapter: Vec<&str> = exercises
@@ -136,7 +146,11 @@ mod tests {
         let exercises = all_exercises(&root).expect("exercises");
         assert!(exercises.len() >= 18, "{} exercises", exercises.len());
         for exercise in &exercises {
-            assert!(root.join(&exercise.stub).is_file(), "{exercise}: {:?}", exercise.stub);
+            assert!(
+                root.join(&exercise.stub).is_file(),
+                "{exercise}: {:?}",
+                exercise.stub
+            );
             assert_eq!(exercise.hints.len(), 3, "{exercise}");
         }
         // Book order: chapter 1 first, chapters never interleave.
@@ -148,8 +162,19 @@ mod tests {
         sorted.dedup();
         assert_eq!(chapters, sorted);
         let mask = find(&exercises, "ch05-causal", "causal_mask").expect("causal_mask");
-        assert_eq!(mask.stub, Path::new("chapters/ch05-causal/exercises/mask.rs"));
-        assert!(find(&exercises, "ch05-causal", "nope").unwrap_err().contains("causal_mask"));
-        assert!(find(&exercises, "ch99", "x").unwrap_err().contains("ch05-causal"));
+        assert_eq!(
+            mask.stub,
+            Path::new("chapters/ch05-causal/exercises/mask.rs")
+        );
+        assert!(
+            find(&exercises, "ch05-causal", "nope")
+                .unwrap_err()
+                .contains("causal_mask")
+        );
+        assert!(
+            find(&exercises, "ch99", "x")
+                .unwrap_err()
+                .contains("ch05-causal")
+        );
     }
 }

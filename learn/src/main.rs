@@ -115,12 +115,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
 
 fn position(exercises: &[Exercise], chapter: &str, name: &str) -> Result<usize, String> {
     let found = course_map::find(exercises, chapter, name)?;
-    Ok(exercises.iter().position(|e| e == found).expect("found in the list"))
+    Ok(exercises
+        .iter()
+        .position(|e| e == found)
+        .expect("found in the list"))
 }
 
 /// Prints every exercise, marked done or not, chapter by chapter as their tests finish.
 fn list(root: &Path, exercises: &[Exercise]) -> Result<ExitCode, String> {
-    eprintln!("Running the exercises' tests, one chapter at a time (the first build takes a few minutes)…");
+    eprintln!(
+        "Running the exercises' tests, one chapter at a time (the first build takes a few minutes)…"
+    );
     let verdicts = runner::check_all(root, exercises, false, |chapter, verdicts| {
         let done = verdicts.iter().filter(|(_, v)| v.passed()).count();
         println!("{chapter} ({done}/{} done)", verdicts.len());

@@ -47,7 +47,10 @@ pub enum Verdict {
     /// Its code still reaches `todo!()`.
     NotStarted,
     /// A check failed: the first failing test and its panic.
-    Failed { test: String, panic: Panic },
+    Failed {
+        test: String,
+        panic: Panic,
+    },
     /// The chapter does not compile with the learner's code.
     DoesNotCompile(String),
     /// No test of the exercise ran (a name that matches no test).
@@ -184,8 +187,10 @@ pub fn verdict(run: &Run, prefix: &str) -> Verdict {
         Run::DoesNotCompile(error) => return Verdict::DoesNotCompile(error.clone()),
         Run::Tested(results) => results,
     };
-    let mine: Vec<(&String, &TestResult)> =
-        results.iter().filter(|(name, _)| name.starts_with(prefix)).collect();
+    let mine: Vec<(&String, &TestResult)> = results
+        .iter()
+        .filter(|(name, _)| name.starts_with(prefix))
+        .collect();
     if mine.is_empty() {
         return Verdict::NoTests;
     }
@@ -200,7 +205,10 @@ pub fn verdict(run: &Run, prefix: &str) -> Verdict {
         return Verdict::Passed;
     }
     // A real failure says more than a function still left to write.
-    match failures.iter().find(|(_, panic)| !panic.message.contains(TODO)) {
+    match failures
+        .iter()
+        .find(|(_, panic)| !panic.message.contains(TODO))
+    {
         Some((test, panic)) => Verdict::Failed {
             test: test.to_string(),
             panic: (*panic).clone(),
@@ -213,6 +221,95 @@ pub fn verdict(run: &Run, prefix: &str) -> Verdict {
 mod tests {
     use super::*;
 
+    /// A real run of chapter 2's exercise tests (trimmed to at most three panics per test)
+    /// where `attention_scores` returns twice the right scores and the other exercises are
+    /// untouched stubs.
+    const WRONG_SCORES: &str = include_str!("samples/ch02_wrong_scores.stdout.txt");
+
+    #[test]
+    fn every_test_is_read_with_its_result() {
+        let Run::Tested(results) = parse_run(WRONG_SCORES, "") else {
+            panic!("the sample is a test run");
+        };
+        assert_eq!(results.len(), 8);
+        assert!(results.values().all(|r| matches!(r, TestResult::Failed(_))));
+    }
+
+    #[test]
+    fn a_wrong_value_shows_the_first_failing_check_with_expected_and_actual() {
+        let run = parse_run(WRONG_SCORES, "");
+        let Verdict::Failed { test, panic } = verdict(&run, "exercise_attention_scores") else {
+            panic!("attention_scores fails");
+        };
+        // The check against PyTorch's digits sorts first, before the property test.
+        assert_eq!(test, "exercise_attention_scores");
+        assert_eq!(
+            panic.location,
+            "chapters/ch02-dot-product/tests/exercises.rs:53:5"
+        );
+        assert_eq!(
+            panic.message,
+            "assertion `left == right` failed\n  left: \"tensor([1.9088, 2.9900, 2.9508, 1.6868, 1.4140, 2.1730])\"\n right: \"tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])\""
+        );
+    }
+
+    #[test]
+    fn a_property_test_shows_its_minimal_failing_input_once() {
+        let run = parse_run(WRONG_SCORES, "");
+        let Verdict::Failed { panic, .. } =
+            verdict(&run, "exercise_attention_scores_are_dot_products")
+        else {
+            panic!("the property fails");
+        };
+        assert!(
+            panic
+                .message
+                .starts_with("Test failed: tensors are not close"),
+            "{}",
+            panic.message
+        );
+        assert!(
+            panic
+                .message
+                .contains("minimal failing input: (inputs, query) = (\n    tensor([[-0.2642]]),"),
+            "{}",
+            panic.message
+        );
+        assert_eq!(
+            panic.message.matches("not close").count(),
+            1,
+            "{}",
+            panic.message
+        );
+        assert!(!panic.message.contains("successes"), "{}", panic.message);
+        assert!(!panic.message.contains("proptest:"), "{}", panic.message);
+    }
+
+    #[test]
+    fn todo_is_not_started_and_unknown_names_have_no_tests() {
+        let run = parse_run(WRONG_SCORES, "");
+        assert_eq!(
+            verdict(&run, "exercise_context_vector"),
+            Verdict::NotStarted
+        );
+        assert_eq!(verdict(&run, "exercise_all_at_once"), Verdict::NotStarted);
+        assert_eq!(verdict(&run, "exercise_softmax"), Verdict::NoTests);
+        let display = verdict(&run, "exercise_attention_scores").to_string();
+        assert!(
+            display.starts_with("failed: exercise_attention_scores, at chapters/"),
+            "{display}"
+        );
+        assert!(!display.contains("RUST_BACKTRACE"), "{display}");
+    }
+
+    #[test]
+    fn all_ok_is_passed() {
+        let stdout = "\nrunning 2 tests\ntest exercise_exp_a ... ok\ntest exercise_exp_b ... ok\n\ntest result: ok. 2 passed; 0 failed\n";
+        let run = parse_run(stdout, "");
+        assert_eq!(verdict(&run, "exercise_exp"), Verdict::Passed);
+        assert!(verdict(&run, "exercise_exp").passed());
+    }
+
     #[test]
     fn a_build_error_is_not_a_test_result() {
         let stderr = "error[E0308]: mismatched types\n --> chapters/ch02-dot-product/exercises/scores.rs:9:5\n  |\n9 |     1\n  |     ^ expected `Tensor`, found integer\n\nerror: could not compile `ch02-dot-product` (lib) due to 1 previous error\n";
@@ -220,8 +317,14 @@ mod tests {
         let Verdict::DoesNotCompile(error) = verdict(&run, "exercise_x") else {
             panic!("{run:?}");
         };
-        assert!(error.starts_with("error[E0308]: mismatched types"), "{error}");
-        assert!(error.contains("expected `Tensor`, found integer"), "{error}");
+        assert!(
+            error.starts_with("error[E0308]: mismatched types"),
+            "{error}"
+        );
+        assert!(
+            error.contains("expected `Tensor`, found integer"),
+            "{error}"
+        );
         assert!(!error.contains("could not compile"), "{error}");
     }
 }
