@@ -46,7 +46,7 @@ impl Events {
 /// What to do after waiting.
 enum Next {
     RunAgain,
-    NextExercise,
+    MoveOn,
     Quit,
 }
 
@@ -121,7 +121,7 @@ pub fn watch(root: &Path, exercises: &[Exercise], start: Option<usize>) -> Resul
         println!("Type a command and Enter: h hint, n next exercise, q quit.");
         match wait(&mut events, exercise, root, &mut tier) {
             Next::RunAgain => {}
-            Next::NextExercise => {
+            Next::MoveOn => {
                 current += 1;
                 tier = 0;
             }
@@ -161,7 +161,7 @@ fn wait(events: &mut Events, exercise: &Exercise, root: &Path, tier: &mut usize)
             Event::EndOfInput => return Next::Quit,
             Event::Line(line) => match line.as_str() {
                 "q" | "quit" => return Next::Quit,
-                "n" | "next" => return Next::NextExercise,
+                "n" | "next" => return Next::MoveOn,
                 "" | "r" | "run" => return Next::RunAgain,
                 "h" | "hint" => {
                     match exercise.hints.get(*tier) {
