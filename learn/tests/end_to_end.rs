@@ -78,7 +78,9 @@ fn listing(dir: &Path) -> Vec<String> {
 fn a_scripted_session_solves_an_exercise_and_moves_on() {
     let real = workspace_root();
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("learn-e2e-workspace");
-    // One build folder for every run, so the dependencies are built once.
+    // A build folder of its own, kept from run to run so the dependencies are built once.
+    // Not the real tree's: cargo tells two copies of the workspace apart by the files'
+    // times only, so a shared folder could hand one copy the other's test binary.
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("learn-e2e-target");
     if scratch.exists() {
         std::fs::remove_dir_all(&scratch).expect("remove the last scratch copy");
