@@ -10,6 +10,15 @@ use proptest::prelude::*;
 use shared::nn::Embedding;
 use shared::{manual_seed, tensor};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 #[test]
 fn exercise_vocabulary() {
     let vocab = vocabulary(LIFE_IS_SHORT);
@@ -47,6 +56,7 @@ fn exercise_lookup() {
 }
 
 proptest! {
+    #![proptest_config(quiet(256))]
     /// Looking up any ids gives exactly the table rows, whatever the table holds.
     #[test]
     fn exercise_lookup_reads_rows(ids in proptest::collection::vec(0i64..10, 1..8), seed in 0u64..1000) {

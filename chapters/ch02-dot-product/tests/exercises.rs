@@ -11,6 +11,15 @@ use proptest::prelude::*;
 use shared::testing::assert_close;
 use shared::{Tensor, stack, tensor};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 /// A random `[n, d]` matrix with entries in `-2..2`.
 fn matrix(n: usize, d: usize) -> impl Strategy<Value = Tensor> {
     proptest::collection::vec(-2.0f32..2.0, n * d).prop_map(move |v| Tensor::from_vec(v, &[n, d]))
@@ -95,7 +104,7 @@ fn exercise_all_at_once_context() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Score `i` is the dot product of the query with input `i`, whatever the inputs.
     #[test]

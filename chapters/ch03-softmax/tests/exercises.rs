@@ -11,6 +11,15 @@ use proptest::prelude::*;
 use shared::testing::assert_close;
 use shared::{Tensor, tensor};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 /// The scores of x(2) ("journey" against every word), as chapter 2 computes them.
 fn scores_of_x2() -> Tensor {
     let inputs = your_journey();
@@ -74,7 +83,7 @@ fn exercise_softmax_stable() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// On small scores (no overflow) the formula is exactly what `torch.softmax` computes.
     #[test]
@@ -121,7 +130,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Subtracting the max changes nothing where the naive softmax does not overflow. (Not
     /// an exercise's test: it needs both exercises solved.)

@@ -10,6 +10,15 @@ use proptest::prelude::*;
 use shared::testing::assert_close;
 use shared::{Tensor, manual_seed, randn, stack};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.txt");
 
 /// The text PyTorch printed under `## title` in this chapter's reference output.
@@ -41,7 +50,7 @@ fn exercise_scaled_attention_weights() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// For random scores: every row is positive and sums to 1, and the ratio of two weights
     /// in a row is `exp((ω_a - ω_b) / √d_k)`, the definition of the scaled softmax.
@@ -89,7 +98,7 @@ fn exercise_self_attention_v1() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Self-attention has no notion of order: shuffling the tokens shuffles the outputs the
     /// same way (here: reversing them).
@@ -130,7 +139,7 @@ fn exercise_self_attention_v2() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// `Linear` computes `x · Wᵀ`, so V1 holding the transposed weights `Wᵀ` is the same
     /// function as V2 holding `W`.

@@ -14,6 +14,15 @@ use ch05_causal::renormalize::renormalize_rows;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, ones, randn, stack};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 const PYTORCH: &str = include_str!("../../../reference/expected/ch05-causal.txt");
 
 /// The text PyTorch printed under `## title` in this chapter's reference output.
@@ -46,7 +55,7 @@ fn exercise_causal_mask() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// For any length, the mask is true exactly where the key comes after the query.
     #[test]
@@ -78,7 +87,7 @@ fn exercise_masked_softmax() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// For random scores under the causal mask: every row sums to 1, every weight above the
     /// diagonal is exactly 0, and the result agrees with the two-step way (softmax over all
@@ -146,7 +155,7 @@ fn exercise_causal_attention_forward() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Changing the tokens after position `t` leaves the outputs of tokens `0..=t` exactly
     /// as they were, also with dropout (the same seed drops the same weights), and a

@@ -14,6 +14,15 @@ use shared::nn::Embedding;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand, stack};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.
 const RTOL: f64 = 1e-4;
@@ -46,7 +55,7 @@ fn exercise_wrapper_forward() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// The wrapper with its heads reordered gives the same head blocks, reordered:
     /// block `i` of the new output is block `order[i]` of the old one.
@@ -105,7 +114,7 @@ fn exercise_project_heads() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// For any sizes, head `i` of the result is `x·w[i]ᵀ`.
     #[test]
@@ -143,7 +152,7 @@ fn exercise_head_contexts() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Heads are independent (reordering them reorders the rows), the weights sum to 1 (a
     /// head whose value rows are all the same vector returns that vector), and the tokens

@@ -13,6 +13,15 @@ use shared::nn::Linear;
 use shared::testing::close;
 use shared::{Tensor, arange, cat, manual_seed, ones, rand, stack, zeros};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.
 const RTOL: f64 = 1e-4;
@@ -38,7 +47,7 @@ fn sizes() -> impl Strategy<Value = (usize, usize, usize, usize)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Head `h` of token `t` holds features `h·head_dim ..` of that token, for any sizes.
     #[test]
@@ -78,7 +87,7 @@ fn exercise_merge_heads() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Token `t` gets every head's row `t`, head 0 first, for any sizes.
     #[test]
@@ -118,7 +127,7 @@ fn exercise_scaled_dot_product_attention() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// With a causal mask: every row of weights sums to 1, the upper triangle is exactly
     /// zero, and changing a later token leaves the outputs of earlier tokens unchanged.
@@ -187,7 +196,7 @@ fn permutation() -> impl Strategy<Value = Vec<usize>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// The split version computes exactly chapter 6's wrapper when its projections are the
     /// heads' weights stacked row-wise and out_proj is the identity.

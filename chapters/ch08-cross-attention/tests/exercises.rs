@@ -15,6 +15,15 @@ use shared::nn::Embedding;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand, stack};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.
 const RTOL: f64 = 1e-4;
@@ -54,7 +63,7 @@ fn rows(x: &Tensor, order: &[usize]) -> Tensor {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// The weights are a distribution over the other sequence, whatever its length, and
     /// the other sequence is a set: shuffling its tokens shuffles the weights the same way
@@ -87,7 +96,7 @@ fn exercise_key_padding() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Every row starts with `length` ones and ends with zeros.
     #[test]
@@ -120,7 +129,7 @@ fn two_sequences(real: usize) -> Tensor<i64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(quiet(32))]
 
     /// Padded keys get exactly zero weight in every head and for every query, each row of
     /// weights still sums to 1, and whatever the padded rows hold cannot change the output.

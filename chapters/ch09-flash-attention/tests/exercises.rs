@@ -12,6 +12,15 @@ use proptest::prelude::*;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, ones, rand, randn};
 
+/// Proptest's settings for these tests: `cases` random inputs each, and no
+/// `.proptest-regressions` file written next to the tests when one fails.
+fn quiet(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(cases)
+    }
+}
+
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.
 const RTOL: f64 = 1e-5;
@@ -66,6 +75,7 @@ fn exercise_exp_within_2_ulp_everywhere() {
 }
 
 proptest! {
+    #![proptest_config(quiet(256))]
     /// `exp(a + b) = exp(a)·exp(b)` up to rounding, and exp grows with x.
     #[test]
     fn exercise_exp_is_an_exponential(a in -40.0f32..40.0, b in -40.0f32..40.0) {
@@ -128,6 +138,7 @@ fn split(row: &[f32], sizes: &[usize]) -> Vec<Vec<f32>> {
 }
 
 proptest! {
+    #![proptest_config(quiet(256))]
     /// However the row is cut into blocks, the final maximum is the row's maximum, the sum
     /// is `Σ exp(s - max)`, and the weights, rescaled by the factors returned after them,
     /// are the softmax of the row.
@@ -187,7 +198,7 @@ fn exercise_tiled_attention() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(quiet(48))]
 
     /// Any block size, any lengths (queries and keys may differ), with or without the mask:
     /// the tiles give chapter 7's attention.
