@@ -7,7 +7,9 @@
 //!   runs with), the Python print helpers, and the output tests against PyTorch
 //!   ([`chapter_output_tests!`]);
 //! - [`cli`]: the command line every chapter binary shares (the story, `exercises`, `hint`,
-//!   `--seed`, `--device`, `doctor`).
+//!   `--seed`, `--device`, `doctor`);
+//! - `quiet_proptest` (feature `proptest`, for the exercises' tests): property tests that
+//!   print one message when they fail.
 //!
 //! ```
 //! use course::{Narrative, Seed};
@@ -25,5 +27,7 @@
 
 pub mod cli;
 pub mod narrative;
+#[cfg(feature = "proptest")]
+pub mod quiet_proptest;
 
 pub use narrative::{Narrative, Seed, Step};

@@ -6,18 +6,10 @@
 use ch01_embeddings::inputs::LIFE_IS_SHORT;
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Embedding;
 use shared::{manual_seed, tensor};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 #[test]
 fn exercise_vocabulary() {

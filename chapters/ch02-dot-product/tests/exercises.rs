@@ -7,18 +7,10 @@ use ch01_embeddings::inputs::your_journey;
 use ch02_dot_product::all_at_once::{all_attention_scores, all_context_vectors};
 use ch02_dot_product::context::context_vector;
 use ch02_dot_product::scores::attention_scores;
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::assert_close;
 use shared::{Tensor, stack, tensor};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// A random `[n, d]` matrix with entries in `-2..2`.
 fn matrix(n: usize, d: usize) -> impl Strategy<Value = Tensor> {

@@ -7,18 +7,10 @@
 use ch01_embeddings::inputs::your_journey;
 use ch03_softmax::naive::softmax_naive;
 use ch03_softmax::stable::softmax_stable;
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::assert_close;
 use shared::{Tensor, tensor};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// The scores of x(2) ("journey" against every word), as chapter 2 computes them.
 fn scores_of_x2() -> Tensor {

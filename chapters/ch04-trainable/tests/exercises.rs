@@ -6,18 +6,10 @@
 use ch01_embeddings::inputs::your_journey;
 use ch04_trainable::scaled::scaled_attention_weights;
 use ch04_trainable::{SelfAttentionV1, SelfAttentionV2};
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::assert_close;
 use shared::{Tensor, manual_seed, randn, stack};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.txt");
 

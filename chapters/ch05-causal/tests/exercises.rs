@@ -11,17 +11,9 @@ use ch05_causal::CausalAttention;
 use ch05_causal::mask::causal_mask;
 use ch05_causal::masked_softmax::masked_softmax;
 use ch05_causal::renormalize::renormalize_rows;
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, ones, randn, stack};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch05-causal.txt");
 

@@ -9,19 +9,11 @@ use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use ch05_causal::CausalAttention;
 use ch06_multihead_wrapper::stacked::{head_contexts, project_heads};
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Embedding;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand, stack};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.

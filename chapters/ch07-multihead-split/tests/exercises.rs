@@ -7,20 +7,12 @@ use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use ch07_multihead_split::heads::{merge_heads, split_heads};
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::eye;
 use shared::nn::Linear;
 use shared::testing::close;
 use shared::{Tensor, arange, cat, manual_seed, ones, rand, stack, zeros};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.

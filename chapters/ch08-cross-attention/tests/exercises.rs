@@ -10,19 +10,11 @@ use ch07_multihead_split::qkv::MultiHeadAttentionQkv;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch08_cross_attention::cross::cross_attention;
 use ch08_cross_attention::padding::{key_padding, padding_mask};
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Embedding;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand, stack};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.

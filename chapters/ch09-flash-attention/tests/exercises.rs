@@ -8,18 +8,10 @@ use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch09_flash_attention::exp::exp;
 use ch09_flash_attention::online::OnlineSoftmax;
 use ch09_flash_attention::tiled::tiled_attention;
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, ones, rand, randn};
-
-/// Proptest's settings for these tests: `cases` random inputs each, and no
-/// `.proptest-regressions` file written next to the tests when one fails.
-fn quiet(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(cases)
-    }
-}
 
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.

@@ -1,0 +1,48 @@
+//! Property tests that fail quietly, for the exercises' tests.
+//!
+//! While a property test shrinks a failing input it runs the test body again and again, and
+//! every run's panic is printed: a stub that still says `todo!()` fills the screen with the
+//! same message. [`quiet`] makes a property test print one message when it fails: proptest's
+//! own report, which names the failing check and the smallest input that fails it. It also
+//! turns off proptest's failure files, so running the tests writes nothing into the
+//! learner's folder.
+
+use std::cell::Cell;
+use std::sync::Once;
+
+use proptest::test_runner::Config;
+
+thread_local! {
+    /// Whether the property test running on this thread asked for quiet panics.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+static HOOK: Once = Once::new();
+
+/// The configuration for `#![proptest_config(quiet(cases))]`: `cases` random inputs, no
+/// failure files, and only proptest's final report printed when a check fails.
+pub fn quiet(cases: u32) -> Config {
+    HOOK.call_once(|| {
+        let print = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| info.payload().downcast_ref::<&str>().copied())
+                .unwrap_or("");
+            // proptest's report on the test's own thread starts so; the panics of the runs it
+            // tries while shrinking do not.
+            let report = message.starts_with("Test failed") || message.starts_with("Test aborted");
+            if !QUIET.with(Cell::get) || report {
+                print(info);
+            }
+        }));
+    });
+    // The configuration is built on the test's own thread, right before its runs.
+    QUIET.with(|quiet| quiet.set(true));
+    Config {
+        failure_persistence: None,
+        ..Config::with_cases(cases)
+    }
+}
