@@ -12,6 +12,7 @@
 //! nothing is ever written to your exercise files.
 
 mod course_map;
+mod heatmap;
 mod runner;
 mod verdict;
 mod watch;

@@ -73,6 +73,11 @@ impl fmt::Display for Verdict {
                 for line in panic.message.lines() {
                     writeln!(f, "  {line}")?;
                 }
+                if let Some(pictures) = crate::heatmap::heatmaps(&panic.message) {
+                    for line in pictures.lines() {
+                        writeln!(f, "  {line}")?;
+                    }
+                }
                 Ok(())
             }
             Verdict::DoesNotCompile(error) => {
