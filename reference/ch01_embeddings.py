@@ -40,7 +40,7 @@ print("# Chapter 1: Embeddings")
 print()
 
 # --- Seed 000: an already-embedded sentence, one 3-d vector per word ---
-print('## Seed 000: "Your journey starts with one step" as six 3-d vectors')
+print('## "Your journey starts with one step" as six 3-d vectors')
 inputs = torch.tensor(
     [[0.43, 0.15, 0.89],    # Your
     [0.55, 0.87, 0.66],     # journey
@@ -54,19 +54,19 @@ print(inputs.shape)
 print()
 
 # --- Seed 004: vocabulary, token ids, embedding layer ---
-print('## Seed 004: vocabulary of "Life is short, eat dessert first"')
+print('## Vocabulary of "Life is short, eat dessert first"')
 sentence = 'Life is short, eat dessert first'
 
 dc = {s:i for i,s in enumerate(sorted(sentence.replace(',', '').split()))}
 print(dc)
 print()
 
-print("## Seed 004: token ids")
+print("## Token ids")
 sentence_int = torch.tensor([dc[s] for s in sentence.replace(',', '').split()])
 print(sentence_int)
 print()
 
-print(f"## Seed 004: Embedding(6, 16) after manual_seed({seed_or(123)})")
+print(f"## Embedding(6, 16) after manual_seed({seed_or(123)})")
 torch.manual_seed(seed_or(123))
 embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
@@ -76,7 +76,7 @@ print(embedded_sentence.shape)
 print()
 
 # --- Seed 001: token ids of "my name is marcello politi", Embedding(10, 16) ---
-print('## Seed 001: token ids of "my name is marcello politi"')
+print('## Token ids of "my name is marcello politi"')
 tokenized_sentence = torch.tensor([
     2, #my
     6, #name
@@ -87,7 +87,7 @@ tokenized_sentence = torch.tensor([
 print(tokenized_sentence)
 print()
 
-print(f"## Seed 001: Embedding(10, 16) after manual_seed({seed_or(0)})")
+print(f"## Embedding(10, 16) after manual_seed({seed_or(0)})")
 torch.manual_seed(seed_or(0)) # set a fixed seed for reproducibility
 embed = torch.nn.Embedding(10, 16)
 sentence_embed = embed(tokenized_sentence).detach()

@@ -70,7 +70,7 @@ W_query = torch.nn.Parameter(torch.randn(d_in, d_out), requires_grad=False)
 W_key = torch.nn.Parameter(torch.randn(d_in, d_out), requires_grad=False)
 W_value = torch.nn.Parameter(torch.randn(d_in, d_out), requires_grad=False)
 
-print(f"## Seed 000: query of x(2) (randn weights, manual_seed({seed_or(123)}))")
+print(f"## Query of x(2) (randn weights, manual_seed({seed_or(123)}))")
 # compute the query, key, and value vectors for the second input token
 query_2 = x_2 @ W_query
 key_2 = x_2 @ W_key
@@ -79,31 +79,31 @@ value_2 = x_2 @ W_value
 print(f"Query vector: {query_2}")
 print()
 
-print("## Seed 000: keys and values of all inputs")
+print("## Keys and values of all inputs")
 keys = inputs @ W_key
 values = inputs @ W_value
 print(f"Keys shape: {keys.shape}")
 print(f"Values shape: {values.shape}")
 print()
 
-print("## Seed 000: attention score omega_22")
+print("## Attention score omega_22")
 keys_2 = keys[1]
 attn_scores_22 = query_2.dot(keys_2)
 print(attn_scores_22)
 print()
 
-print("## Seed 000: attention scores omega_2")
+print("## Attention scores omega_2")
 attn_scores_2 = query_2 @ keys.T
 print(attn_scores_2)
 print()
 
-print("## Seed 000: scaled softmax")
+print("## Scaled softmax")
 d_k = keys.shape[-1]
 attn_weights_2 = torch.softmax(attn_scores_2 / (d_k ** 0.5), dim=-1)
 print(attn_weights_2)
 print()
 
-print("## Seed 000: context vector z(2)")
+print("## Context vector z(2)")
 context_vec_2 = attn_weights_2 @ values
 print(context_vec_2)
 print()
@@ -127,7 +127,7 @@ class SelfAttentionv1(nn.Module):
         return context_vecs
 
 
-print("## Seed 000: SelfAttentionv1 (the generator continues, no re-seed)")
+print("## SelfAttentionv1 (the generator continues, no re-seed)")
 sa_v1 = SelfAttentionv1(d_in, d_out)
 print(sa_v1(inputs))
 print()
@@ -151,7 +151,7 @@ class SelfAttention_v2(nn.Module):
         return context_vecs
 
 
-print(f"## Seed 000: SelfAttention_v2 with nn.Linear (manual_seed({seed_or(789)}))")
+print(f"## SelfAttention_v2 with nn.Linear (manual_seed({seed_or(789)}))")
 torch.manual_seed(seed_or(789))
 sa_v2 = SelfAttention_v2(d_in, d_out)
 print(sa_v2(inputs))
@@ -177,7 +177,7 @@ W_query = torch.nn.Parameter(torch.rand(d_q, d))
 W_key = torch.nn.Parameter(torch.rand(d_k, d))
 W_value = torch.nn.Parameter(torch.rand(d_v, d))
 
-print(f"## Seed 004: query, key and value of x(2) (rand weights, manual_seed({seed_or(123)}))")
+print(f"## Query, key and value of x(2) (rand weights, manual_seed({seed_or(123)}))")
 x_2 = embedded_sentence[1]
 query_2 = W_query.matmul(x_2)
 key_2 = W_key.matmul(x_2)
@@ -188,7 +188,7 @@ print(key_2.shape)
 print(value_2.shape)
 print()
 
-print("## Seed 004: keys and values of all inputs")
+print("## Keys and values of all inputs (d_k = 24, d_v = 28)")
 keys = W_key.matmul(embedded_sentence.T).T
 values = W_value.matmul(embedded_sentence.T).T
 
@@ -196,22 +196,22 @@ print("keys.shape:", keys.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 004: unnormalized attention weight omega_24")
+print("## Unnormalized attention weight omega_24")
 omega_24 = query_2.dot(keys[4])
 print(omega_24)
 print()
 
-print("## Seed 004: unnormalized attention weights omega_2")
+print("## Unnormalized attention weights omega_2")
 omega_2 = query_2.matmul(keys.T)
 print(omega_2)
 print()
 
-print("## Seed 004: attention weights (softmax of omega_2 / sqrt(d_k))")
+print("## Attention weights (softmax of omega_2 / sqrt(d_k))")
 attention_weights_2 = F.softmax(omega_2 / d_k**0.5, dim=0)
 print(attention_weights_2)
 print()
 
-print("## Seed 004: context vector z(2)")
+print("## Context vector z(2) (d_v = 28)")
 context_vector_2 = attention_weights_2.matmul(values)
 
 print(context_vector_2.shape)
@@ -233,7 +233,7 @@ w_key = torch.rand(d,d)
 w_query = torch.rand(d,d)
 w_value = torch.rand(d,d)
 
-print("## Seed 001: key, query and value of token 1 (rand 16x16 weights)")
+print("## Key, query and value of token 1 (rand 16x16 weights)")
 token1_embed = sentence_embed[0]
 
 #compute the tre vector associated to token1 vector : q,k,v
@@ -247,23 +247,23 @@ print("query vector for token1:\n", query_1)
 print("value vector for token1:\n", value_1)
 print()
 
-print("## Seed 001: keys of all tokens (keys[0] is token 1's key)")
+print("## Keys of all tokens (keys[0] is token 1's key)")
 keys = sentence_embed.matmul(w_key.T)
 print(keys[0])
 print()
 
-print("## Seed 001: values of all tokens (values[0] is token 1's value)")
+print("## Values of all tokens (values[0] is token 1's value)")
 values = sentence_embed.matmul(w_value.T)
 print(values[0])
 print()
 
-print("## Seed 001: attention weights of token 1")
+print("## Attention weights of token 1")
 # the following are the attention weights of the first tokens to all the others
 a1 = F.softmax(query_1.matmul(keys.T)/d**0.5, dim = 0)
 print(a1)
 print()
 
-print("## Seed 001: context vector z1 of token 1")
+print("## Context vector z1 of token 1")
 z1 = a1.matmul(values)
 print(z1)
 print()

@@ -106,7 +106,7 @@ class MultiHeadAttentionWrapper(nn.Module):
         return torch.cat([head(x) for head in self.heads], dim=-1)
 
 
-print(f"## Seed 000: MultiHeadAttentionWrapper, two heads (manual_seed({seed_or(123)}))")
+print(f"## MultiHeadAttentionWrapper, two heads (manual_seed({seed_or(123)}))")
 torch.manual_seed(seed_or(123))
 
 context_length = batch.shape[1] # number of tokens
@@ -141,7 +141,7 @@ W_key = torch.nn.Parameter(torch.rand(d_k, d))
 W_value = torch.nn.Parameter(torch.rand(d_v, d))
 x_2 = embedded_sentence[1]
 
-print("## Seed 004: three heads of weights (rand, the generator continues)")
+print("## Three heads of weights (rand, the generator continues)")
 h = 3
 multihead_W_query = torch.nn.Parameter(torch.rand(h, d_q, d))
 multihead_W_key = torch.nn.Parameter(torch.rand(h, d_k, d))
@@ -151,31 +151,31 @@ print("multihead_W_key.shape:", multihead_W_key.shape)
 print("multihead_W_value.shape:", multihead_W_value.shape)
 print()
 
-print("## Seed 004: the query of x(2) in every head")
+print("## The query of x(2) in every head")
 multihead_query_2 = multihead_W_query.matmul(x_2)
 print(multihead_query_2.shape)
 print()
 
-print("## Seed 004: the key and value of x(2) in every head")
+print("## The key and value of x(2) in every head")
 multihead_key_2 = multihead_W_key.matmul(x_2)
 multihead_value_2 = multihead_W_value.matmul(x_2)
 print("multihead_key_2.shape:", multihead_key_2.shape)
 print("multihead_value_2.shape:", multihead_value_2.shape)
 print()
 
-print("## Seed 004: the inputs stacked once per head")
+print("## The inputs stacked once per head")
 stacked_inputs = embedded_sentence.T.repeat(3, 1, 1)
 print(stacked_inputs.shape)
 print()
 
-print("## Seed 004: keys and values of all inputs with bmm")
+print("## Keys and values of all inputs (d_k = 24, d_v = 28) with bmm")
 multihead_keys = torch.bmm(multihead_W_key, stacked_inputs)
 multihead_values = torch.bmm(multihead_W_value, stacked_inputs)
 print("multihead_keys.shape:", multihead_keys.shape)
 print("multihead_values.shape:", multihead_values.shape)
 print()
 
-print("## Seed 004: permuted to (heads, tokens, dims)")
+print("## Permuted to (heads, tokens, dims)")
 multihead_keys = multihead_keys.permute(0, 2, 1)
 multihead_values = multihead_values.permute(0, 2, 1)
 print("multihead_keys.shape:", multihead_keys.shape)
@@ -188,16 +188,18 @@ print()
 # boundary of the printed digits (see NOTES.md).
 context_vectors_2 = []
 for i in range(h):
-    print(f"## Seed 004: head {i}: context vector z(2)")
+    print(f"## Head {i}: context vector z(2)")
     omega_2 = multihead_query_2[i].matmul(multihead_keys[i].T)
     attention_weights_2 = F.softmax(omega_2 / d_k**0.5, dim=0)
     context_vector_2 = attention_weights_2.matmul(multihead_values[i])
     context_vectors_2.append(context_vector_2)
     print("context_vector_2.shape:", context_vector_2.shape)
-    print("context_vector_2:", context_vector_2)
+    print("context_vector_2:")
+    print(context_vector_2)
+
     print()
 
-print("## Seed 004: the h x d_v context of x(2)")
+print("## The h x d_v context of x(2)")
 multihead_context_vector_2 = torch.stack(context_vectors_2)
 print("multihead_context_vector_2.shape:", multihead_context_vector_2.shape)
 print()

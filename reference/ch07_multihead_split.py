@@ -123,7 +123,7 @@ mha = MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads=2)
 
 # The forward pass again, one line at a time with mha's own layers, to show
 # the shapes through the reshapes.
-print("## Seed 000: projections, (b, num_tokens, d_out)")
+print("## Projections, (b, num_tokens, d_out)")
 b, num_tokens, d_in = batch.shape
 keys = mha.W_key(batch)
 queries = mha.W_query(batch)
@@ -133,7 +133,7 @@ print("queries.shape:", queries.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 000: view as (b, num_tokens, num_heads, head_dim)")
+print("## View as (b, num_tokens, num_heads, head_dim)")
 keys = keys.view(b, num_tokens, mha.num_heads, mha.head_dim)
 values = values.view(b, num_tokens, mha.num_heads, mha.head_dim)
 queries = queries.view(b, num_tokens, mha.num_heads, mha.head_dim)
@@ -142,7 +142,7 @@ print("queries.shape:", queries.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 000: transpose to (b, num_heads, num_tokens, head_dim)")
+print("## Transpose to (b, num_heads, num_tokens, head_dim)")
 keys = keys.transpose(1, 2)
 queries = queries.transpose(1, 2)
 values = values.transpose(1, 2)
@@ -151,7 +151,7 @@ print("queries.shape:", queries.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 000: causal attention in every head, (b, num_heads, num_tokens, num_tokens)")
+print("## Causal attention in every head, (b, num_heads, num_tokens, num_tokens)")
 attn_scores = queries @ keys.transpose(2, 3)
 mask_bool = mha.mask.bool()[:num_tokens, :num_tokens]
 attn_scores.masked_fill_(mask_bool, -torch.inf)
@@ -160,7 +160,7 @@ print("attn_scores.shape:", attn_scores.shape)
 print("attn_weights.shape:", attn_weights.shape)
 print()
 
-print("## Seed 000: heads back together, (b, num_tokens, d_out)")
+print("## Heads back together, (b, num_tokens, d_out)")
 context_vec = (attn_weights @ values).transpose(1, 2)
 print("(attn_weights @ values).transpose(1, 2).shape:", context_vec.shape)
 context_vec = context_vec.contiguous().view(b, num_tokens, -1)
@@ -169,7 +169,7 @@ context_vec = mha.out_proj(context_vec)
 print("out_proj(context_vec).shape:", context_vec.shape)
 print()
 
-print(f"## Seed 000: MultiHeadAttention (manual_seed({seed_or(123)}), d_out = 2, two heads)")
+print(f"## MultiHeadAttention (manual_seed({seed_or(123)}), d_out = 2, two heads)")
 context_vecs = mha(batch)
 print(context_vecs)
 print("context_vecs.shape:", context_vecs.shape)
@@ -266,7 +266,7 @@ w_key = torch.rand(h, d, d_k)    # Shape: [4, 16, 4]
 w_value = torch.rand(h, d, d_k)  # Shape: [4, 16, 4]
 w_output = torch.rand(d, d)  # Final linear layer: [16, 16]
 
-print("## Seed 001: queries, keys and values of every head with einsum")
+print("## Queries, keys and values of every head with einsum")
 # Compute Q, K, V for all tokens and all heads
 # sentence_embed: [5, 16] -> Q: [4, 5, 4] (h, seq_len, d_k)
 queries = torch.einsum('sd,hde->hse', sentence_embed, w_query)  # h heads, seq_len tokens, d dim
@@ -277,7 +277,7 @@ print("keys.shape:", keys.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 001: attention scores and weights of every head")
+print("## Attention scores and weights of every head")
 # Compute attention scores
 scores = torch.einsum('hse,hek->hsk', queries, keys.transpose(-2, -1)) / (d_k ** 0.5)  # [4, 5, 5]
 attention_weights = F.softmax(scores, dim=-1)  # [4, 5, 5]
@@ -285,19 +285,19 @@ print("scores.shape:", scores.shape)
 print("attention_weights.shape:", attention_weights.shape)
 print()
 
-print("## Seed 001: head outputs")
+print("## Head outputs")
 # Apply attention weights
 head_outputs = torch.einsum('hij,hjk->hik', attention_weights, values)  # [4, 5, 4]
 print(head_outputs.shape)
 print()
 
-print("## Seed 001: heads concatenated per token")
+print("## Heads concatenated per token")
 # Concatenate heads
 concat_heads = head_outputs.permute(1, 0, 2).reshape(sentence_embed.shape[0], -1)  # [5, 16]
 print(concat_heads.shape)
 print()
 
-print("## Seed 001: output projection, token 1")
+print("## Output projection, token 1")
 multihead_output = concat_heads.matmul(w_output)  # [5, 16] @ [16, 16] -> [5, 16]
 # The export shows "...:n": the backslash of "\n" was lost.
 print("Multi-head attention output for token1:\n", multihead_output[0])
@@ -325,7 +325,7 @@ def scaled_dot_product_attention(
 # Our example: seed 000's six tokens as q = k = v, shaped (batch=1, heads=1,
 # seq=6, d_k=3), so the numbers can be compared with chapters 2 and 5.
 # Without a mask this is chapter 2's attention plus the 1/sqrt(d_k) scaling.
-print("## Seed 003: scaled_dot_product_attention without a mask")
+print("## Scaled_dot_product_attention without a mask")
 x = inputs.view(1, 1, 6, 3)
 output, weights = scaled_dot_product_attention(x, x, x)
 print("output.shape:", output.shape)
@@ -336,7 +336,7 @@ print()
 
 # Seed 003's masks keep positions where mask == 1 and hide those where
 # mask == 0, so a causal mask is tril (the opposite of chapter 5's triu).
-print("## Seed 003: scaled_dot_product_attention with a causal mask")
+print("## Scaled_dot_product_attention with a causal mask")
 causal_mask = torch.tril(torch.ones(6, 6))
 output, weights = scaled_dot_product_attention(x, x, x, causal_mask)
 print("mask:", causal_mask)
@@ -373,7 +373,7 @@ class MultiHeadAttentionQKV(nn.Module):  # seed 003's MultiHeadAttention
 
 # Our example: d_model = 4 and two heads of d_k = 2 keep every print small;
 # a batch of 2 sequences of 3 tokens drawn with rand, then the module.
-print(f"## Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed({seed_or(123)}))")
+print(f"## MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed({seed_or(123)}))")
 torch.manual_seed(seed_or(123))
 x = torch.rand(2, 3, 4)
 mha_qkv = MultiHeadAttentionQKV(d_model=4, n_heads=2)
@@ -383,7 +383,7 @@ print("out.shape:", out.shape)
 print("out:", out)
 print()
 
-print("## Seed 003: the same with a causal mask")
+print("## The same with a causal mask")
 out = mha_qkv(x, x, x, mask=torch.tril(torch.ones(3, 3)))
 print("out:", out)
 print()

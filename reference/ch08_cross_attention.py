@@ -60,7 +60,7 @@ torch.manual_seed(seed_or(123))
 embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
 
-print(f"## Seed 004: self-attention recap (manual_seed({seed_or(123)}), rand weights)")
+print(f"## Self-attention recap (manual_seed({seed_or(123)}), rand weights)")
 torch.manual_seed(seed_or(123))
 
 d = embedded_sentence.shape[1]
@@ -83,12 +83,12 @@ print("keys.shape:", keys.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 004: a second input sequence of 8 tokens (rand, the generator continues)")
+print("## A second input sequence of 8 tokens (rand, the generator continues)")
 embedded_sentence_2 = torch.rand(8, 16) # 2nd input sequence
 print(embedded_sentence_2)
 print()
 
-print("## Seed 004: keys and values from the second sequence")
+print("## Keys and values from the second sequence")
 keys = W_key.matmul(embedded_sentence_2.T).T
 values = W_value.matmul(embedded_sentence_2.T).T
 
@@ -96,13 +96,15 @@ print("keys.shape:", keys.shape)
 print("values.shape:", values.shape)
 print()
 
-print("## Seed 004: x(2) attends to the second sequence")
+print("## X(2) attends to the second sequence")
 omega_2 = query_2.matmul(keys.T)
 attention_weights_2 = F.softmax(omega_2 / d_k**0.5, dim=0)
-print("attention_weights_2:", attention_weights_2)
+print("attention_weights_2:")
+print(attention_weights_2)
+
 print()
 
-print("## Seed 004: cross-attention context vector z(2)")
+print("## Cross-attention context vector z(2)")
 context_vector_2 = attention_weights_2.matmul(values)
 print(context_vector_2.shape)
 print(context_vector_2)

@@ -85,7 +85,8 @@ for start in range(0, 6, 2):
     new_m = torch.maximum(m, block.max())
     l = l * torch.exp(m - new_m) + torch.exp(block - new_m).sum()
     m = new_m
-    print(f"block {start // 2}: scores {block!s}, running max {m!s}, running sum {l!s}")
+    print(f"block {start // 2}: scores {block!s}, max {m!s}, sum {l!s}")
+
 online_weights = torch.exp(scores - m) / l
 print("weights:", online_weights)
 print("same as the softmax:", torch.allclose(online_weights, weights))

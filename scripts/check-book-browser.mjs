@@ -7,7 +7,9 @@
 // is there, its stylesheet applied, its fonts loaded, and no raw `$$`, `\(` or `\)` is left
 // in the text), every image loaded (naturalWidth > 0: the SVG heatmaps), no include marker
 // is left, no request failed, and no request left the machine (every URL is on the local
-// server, or data:/blob:/about:). Screenshots go to --out for a person to look at.
+// server, or data:/blob:/about:), and no code block is wider than its column (its
+// scrollWidth exceeds its clientWidth: the reader would have to scroll sideways). Screenshots
+// go to --out for a person to look at.
 //
 // No npm packages: Chromium is driven over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: JSON messages ending in NUL, on file descriptors 3 and 4).
@@ -163,6 +165,30 @@ const inspect = `(async () => {
     rustBlocks: main.querySelectorAll("pre code.language-rust").length,
     outputBlocks: main.querySelectorAll("pre code.language-text").length,
     details: main.querySelectorAll("details").length,
+    // Code blocks wider than the column: the reader would have to scroll sideways, and
+    // a printed page would clip them. One entry per block: its widest line, in characters.
+    overflowing: [...main.querySelectorAll("pre")]
+      .filter((pre) => {
+        const code = pre.querySelector("code") || pre;
+        return code.scrollWidth > code.clientWidth + 1 || pre.scrollWidth > pre.clientWidth + 1;
+      })
+      .map((pre) => {
+        const lines = pre.textContent.split("\\n");
+        const widest = lines.reduce((a, b) => (b.length > a.length ? b : a), "");
+        return \`\${widest.length} chars: \${widest.trim().slice(0, 60)}\`;
+      }),
+    codeColumn: (() => {
+      const code = main.querySelector("pre code");
+      if (!code) return null;
+      const probe = document.createElement("span");
+      probe.textContent = "0".repeat(100);
+      code.appendChild(probe);
+      const charWidth = probe.getBoundingClientRect().width / 100;
+      probe.remove();
+      const style = getComputedStyle(code);
+      const inner = code.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return { pixels: code.clientWidth, chars: Math.floor(inner / charWidth) };
+    })(),
   };
 })()`;
 
@@ -228,6 +254,12 @@ async function main() {
     }
     if (seen.raw.length) errors.push(`raw math delimiters left: ${JSON.stringify(seen.raw)}`);
     if (seen.includeMarker) errors.push("an include marker is left in the page");
+    if (seen.overflowing.length) {
+      errors.push(
+        `${seen.overflowing.length} code blocks wider than the column ` +
+          `(${seen.codeColumn?.chars} characters): ${JSON.stringify(seen.overflowing)}`,
+      );
+    }
     const broken = seen.images.filter((i) => !(i.width > 0));
     if (broken.length) errors.push(`images not loaded: ${broken.map((i) => i.src).join(", ")}`);
     const svgs = seen.images.filter((i) => i.src.endsWith(".svg") && i.width > 0).length;
@@ -236,7 +268,8 @@ async function main() {
     report.push({ page, ...seen, errors });
     console.log(
       `${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.katex} formulas, ${svgs} figures, ` +
-        `${seen.rustBlocks} code blocks, ${seen.outputBlocks} outputs, ${seen.details} details`,
+        `${seen.rustBlocks} code blocks, ${seen.outputBlocks} outputs, ${seen.details} details` +
+        (seen.codeColumn ? `, code column ${seen.codeColumn.chars} characters` : ""),
     );
     if (screenshotPages.has(page)) {
       const shot = async (name) => {

@@ -11,6 +11,9 @@
 //! cargo run -p ch05-causal --features tch -- doctor  # is libtorch usable? what to fix
 //! ```
 //!
+//! A chapter that needs options of its own (chapter 11's `--steps N`) describes them in a
+//! `clap::Args` struct and calls [`chapter_main_with`]; the others call [`chapter_main`].
+//!
 //! Hints are data: each chapter keeps them in `exercises/hints.md`, one `## name` section
 //! per exercise with three `### ` tiers (the idea, the shapes, the API), shown one at a
 //! time so a learner takes only as much help as they need.
@@ -25,7 +28,7 @@ use crate::narrative::{Narrative, Seed};
 
 #[derive(Parser)]
 #[command(about = "Prints this chapter's steps exactly as the PyTorch articles print them")]
-struct Args {
+struct Args<Options: clap::Args> {
     /// Where to compute: cpu (ours), torch-cpu, cuda or cuda:N (libtorch; needs --features tch).
     /// Defaults to $SHARED_DEVICE, else cpu.
     #[arg(long, global = true)]
@@ -34,9 +37,16 @@ struct Args {
     /// (0 to 18446744073709551615, as torch.manual_seed accepts).
     #[arg(long, global = true, value_name = "S")]
     seed: Option<u64>,
+    /// The chapter's own options (none for most chapters).
+    #[command(flatten)]
+    options: Options,
     #[command(subcommand)]
     command: Option<Command>,
 }
+
+/// The options of a chapter that has none of its own.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct NoOptions {}
 
 #[derive(Subcommand)]
 enum Command {
@@ -119,7 +129,16 @@ pub fn chapter_main(
     narrative: impl FnOnce(Seed) -> shared::Result<Narrative>,
     hints: &str,
 ) -> ExitCode {
-    let args = Args::parse();
+    chapter_main_with(|seed, _: NoOptions| narrative(seed), hints)
+}
+
+/// [`chapter_main`] for a chapter with options of its own: `Options` adds its flags to the
+/// command line (and to `--help`), and the narrative receives their values with the seed.
+pub fn chapter_main_with<Options: clap::Args>(
+    narrative: impl FnOnce(Seed, Options) -> shared::Result<Narrative>,
+    hints: &str,
+) -> ExitCode {
+    let args = Args::<Options>::parse();
     let exercises = parse_hints(hints);
     if let Some(Command::Doctor) = args.command {
         println!("{}", doctor_report());
@@ -136,7 +155,7 @@ pub fn chapter_main(
     }
     match args.command {
         Some(Command::Doctor) => unreachable!("handled above"),
-        None => match narrative(Seed::from(args.seed)) {
+        None => match narrative(Seed::from(args.seed), args.options) {
             Ok(story) => {
                 print!("{story}");
                 ExitCode::SUCCESS

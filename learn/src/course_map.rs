@@ -144,7 +144,7 @@ mod tests {
     fn every_exercise_of_the_course_is_found_with_its_file() {
         let root = find_root(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("workspace root");
         let exercises = all_exercises(&root).expect("exercises");
-        assert!(exercises.len() >= 18, "{} exercises", exercises.len());
+        assert!(exercises.len() >= 36, "{} exercises", exercises.len());
         for exercise in &exercises {
             assert!(
                 root.join(&exercise.stub).is_file(),

@@ -8,6 +8,7 @@
 //! - code (`.rs`) and hints (`.md`) are included only by anchor, program output only from
 //!   snapshot files (`.snap`), and only their body, never insta's header;
 //! - every anchor in the chapters is closed, and every page of `SUMMARY.md` exists;
+//! - no included line of code or output is wider than the book's code column;
 //! - every figure is up to date: each SVG in `book/src/figures` records the digest of the
 //!   tensors it was drawn from, and the chapters (through `book-figures`) still compute
 //!   the same tensors; every figure is used by a page and every figure used exists.
@@ -288,6 +289,65 @@ fn every_include_resolves_to_code_hints_or_outputs() {
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
+/// The characters of monospace text that fit in one line of the book's code column
+/// (mdBook's 750-pixel content column at the default font size, as measured by
+/// `scripts/check-book-browser.mjs`). A longer line would be clipped or scroll sideways.
+const CODE_COLUMN_CHARS: usize = 86;
+
+/// `lines` without the leading spaces they all share (what `book/preprocessors/dedent-code.py`
+/// does to every code block).
+fn dedented(lines: &[String]) -> Vec<String> {
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn every_included_code_and_output_line_fits_the_column() {
+    let mut problems = Vec::new();
+    for include in includes(&mut problems) {
+        let is_code_or_output = [".rs", ".snap"].iter().any(|e| include.target.ends_with(e));
+        let Ok(body) = resolve(&include) else {
+            continue; // reported by every_include_resolves_to_code_hints_or_outputs
+        };
+        if !is_code_or_output {
+            continue;
+        }
+        for line in dedented(&body) {
+            let width = line.chars().count();
+            if width > CODE_COLUMN_CHARS {
+                problems.push(format!(
+                    "{}:{}: {} ({width} > {CODE_COLUMN_CHARS} characters): {}",
+                    relative(&include.page),
+                    include.line,
+                    include.argument,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "lines wider than the book's code column (shorten them: name an intermediate \
+         value, move a comment to its own line, or print a label on its own line):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn dedenting_removes_the_common_indentation_only() {
+    let lines: Vec<String> = ["    fn f() {", "", "        x", "    }"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(dedented(&lines), ["fn f() {", "", "    x", "}"]);
+}
 #[test]
 fn line_ranges_are_checked() {
     // The selectors the book may use, and mdBook's meaning of each.
@@ -385,11 +445,18 @@ fn every_figure_is_up_to_date_and_used() {
     // (`scripts/test-tch.sh`) the last bits may differ, so compute on ours here.
     shared::set_device(shared::Device::Cpu);
     let dir = root().join(book_figures::FIGURES_DIR);
-    let figures = book_figures::figures();
+    // Heatmaps and line charts alike: a file name and the digest of what it shows.
+    let heatmaps = book_figures::figures()
+        .into_iter()
+        .map(|f| (f.file_name(), f.digest()));
+    let charts = book_figures::line_charts()
+        .into_iter()
+        .map(|c| (c.file_name(), c.digest()));
+    let figures: Vec<(String, String)> = heatmaps.chain(charts).collect();
     let mut problems = Vec::new();
     let mut names = BTreeSet::new();
-    for figure in &figures {
-        let file = figure.file_name();
+    for (file, digest) in &figures {
+        let file = file.clone();
         names.insert(file.clone());
         let path = dir.join(&file);
         let Ok(svg) = fs::read_to_string(&path) else {
@@ -399,11 +466,10 @@ fn every_figure_is_up_to_date_and_used() {
             continue;
         };
         match book_figures::recorded_digest(&svg) {
-            Some(d) if d == figure.digest() => {}
+            Some(d) if d == digest => {}
             Some(d) => problems.push(format!(
-                "{file}: stale, drawn from {d} but the chapters now give {} \
-                 (run: bash scripts/make-figures.sh)",
-                figure.digest()
+                "{file}: stale, drawn from {d} but the chapters now give {digest} \
+                 (run: bash scripts/make-figures.sh)"
             )),
             None => problems.push(format!("{file}: records no digest")),
         }

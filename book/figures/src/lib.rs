@@ -11,6 +11,15 @@
 //! figures through this library and compares the digests, so a committed figure that no
 //! longer shows the chapters' numbers fails `cargo test`, without compiling plotters.
 
+mod ch10;
+pub mod ch11;
+mod ch12;
+mod ch13;
+mod ch14;
+pub mod line_chart;
+
+pub use line_chart::LineChart;
+
 use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS, my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
@@ -118,11 +127,11 @@ impl Figure {
         format!("fnv1a64:{:016x}", fnv1a64(self.source_text().as_bytes()))
     }
 
-    /// The largest value of all panels (the darkest colour), at least 1e-6.
+    /// The largest magnitude of all panels (the darkest colour), at least 1e-6.
     pub fn max_value(&self) -> f32 {
         self.panels
             .iter()
-            .flat_map(|p| p.values.iter().copied())
+            .flat_map(|p| p.values.iter().map(|v| v.abs()))
             .filter(|v| v.is_finite())
             .fold(1e-6, f32::max)
     }
@@ -148,6 +157,7 @@ pub fn figures() -> Vec<Figure> {
     vec![
         ch02_weights(),
         ch04_scaled_weights(),
+        ch04_linear_weights(),
         ch05_causal_mask(),
         ch05_dropout(),
         ch06_wrapper_heads(),
@@ -155,10 +165,23 @@ pub fn figures() -> Vec<Figure> {
         ch07_einsum_heads(),
         ch08_cross_attention(),
         ch08_padded_cross_attention(),
+        ch10::ch10_score_gradients(),
+        ch11::attention_before_after(),
+        ch12::ch12_sinusoidal(),
+        ch12::ch12_rope(),
+        ch13::three_attentions(),
     ]
+    .into_iter()
+    .chain(ch14::figures())
+    .collect()
 }
 
-/// The words of seed 004's sentence in sentence order: `Life`, `is`, `short`, ...
+/// Every line chart of the book (see [`line_chart`]), in the order of the chapters.
+pub fn line_charts() -> Vec<LineChart> {
+    vec![ch11::loss_curve()]
+}
+
+/// The words of Raschka's sentence in sentence order: `Life`, `is`, `short`, ...
 fn life_is_short_words() -> Vec<String> {
     LIFE_IS_SHORT
         .split_whitespace()
@@ -166,7 +189,7 @@ fn life_is_short_words() -> Vec<String> {
         .collect()
 }
 
-/// Seed 004's sentence embedded as chapter 1 does it: `Embedding(6, 16)` after
+/// Raschka's sentence embedded as chapter 1 does it: `Embedding(6, 16)` after
 /// `manual_seed(123)`, rows in sentence order.
 ///
 /// # Shapes
@@ -201,8 +224,8 @@ fn ch02_weights() -> Figure {
     }
 }
 
-/// Chapter 4: seed 004's scaled attention weights (rand weights after `manual_seed(123)`),
-/// for every query; the chapter prints row `is`, the query of x(2).
+/// Chapter 4: the scaled attention weights of Raschka's article (rand weights after
+/// `manual_seed(123)`), for every query; the chapter prints row `is`, the query of x(2).
 fn ch04_scaled_weights() -> Figure {
     let words = life_is_short_words();
     let embedded_sentence = life_is_short_embedded();
@@ -217,8 +240,26 @@ fn ch04_scaled_weights() -> Figure {
     let weights = scaled_attention_weights(&queries.matmul(&keys.t()), d_k);
     Figure {
         name: "ch04-scaled-weights",
-        title: "Scaled attention weights, softmax(Q·Kᵀ / √24), seed 004",
+        title: "Scaled attention weights, softmax(Q·Kᵀ / √24), rand weights (Raschka's article)",
         panels: vec![Panel::new("queries × keys", &words, &words, &weights)],
+        panels_per_row: 1,
+    }
+}
+
+/// Chapter 4: the scaled attention weights of `SelfAttention_v2` (`nn::Linear` weights after
+/// `manual_seed(789)`), every key visible: the weights beside which the `rand` weights of
+/// Raschka's article look one-hot.
+fn ch04_linear_weights() -> Figure {
+    let (weights, _) = ch05_weights();
+    Figure {
+        name: "ch04-linear-weights",
+        title: "Scaled attention weights of SelfAttention_v2 (nn.Linear weights, manual_seed(789))",
+        panels: vec![Panel::new(
+            "queries × keys",
+            &YOUR_JOURNEY_WORDS,
+            &YOUR_JOURNEY_WORDS,
+            &weights,
+        )],
         panels_per_row: 1,
     }
 }
@@ -298,7 +339,7 @@ fn your_journey_batch() -> Tensor {
     stack(&[&inputs, &inputs], 0)
 }
 
-/// Chapter 6: the causal weights of each head of seed 000's `MultiHeadAttentionWrapper`
+/// Chapter 6: the causal weights of each head of the blog post's `MultiHeadAttentionWrapper`
 /// (`manual_seed(123)`, two heads of `d_out = 2`), first sequence of the batch.
 fn ch06_wrapper_heads() -> Figure {
     let batch = your_journey_batch();
@@ -332,7 +373,7 @@ fn ch06_wrapper_heads() -> Figure {
     }
 }
 
-/// Chapter 7: the causal weights of each head of seed 000's `MultiHeadAttention`
+/// Chapter 7: the causal weights of each head of the blog post's `MultiHeadAttention`
 /// (`manual_seed(123)`, `d_out = 2`, two heads of one feature), first sequence.
 fn ch07_split_heads() -> Figure {
     let batch = your_journey_batch();
@@ -364,7 +405,7 @@ fn ch07_split_heads() -> Figure {
     }
 }
 
-/// Chapter 7: seed 001's four einsum heads over "my name is marcello politi" (no mask).
+/// Chapter 7: Politi's four einsum heads over "my name is marcello politi" (no mask).
 fn ch07_einsum_heads() -> Figure {
     let words = ["my", "name", "is", "marcello", "politi"];
     manual_seed(0);
@@ -383,13 +424,13 @@ fn ch07_einsum_heads() -> Figure {
         .collect();
     Figure {
         name: "ch07-einsum-heads",
-        title: "Four heads with einsum (seed 001, manual_seed(0)): each head attends its own way",
+        title: "Four heads with einsum (Politi's article, manual_seed(0)): each head attends its own way",
         panels,
         panels_per_row: 2,
     }
 }
 
-/// Chapter 8: every token of seed 004's sentence attends to the second sequence of 8
+/// Chapter 8: every token of Raschka's sentence attends to the second sequence of 8
 /// tokens (rand after the weights); the chapter prints row `is`.
 fn ch08_cross_attention() -> Figure {
     let words = life_is_short_words();
@@ -518,12 +559,37 @@ mod tests {
     }
 
     #[test]
+    fn rand_weights_make_softmax_one_hot_and_linear_weights_do_not() {
+        // The text of chapter 4: with `rand` weights (mean 0.5) four rows of Raschka's
+        // weights are nearly one-hot even after scaling; `nn.Linear`'s weights stay soft.
+        let largest = |figure: &Figure| -> Vec<f32> {
+            let panel = &figure.panels[0];
+            (0..panel.rows.len())
+                .map(|i| {
+                    (0..panel.cols.len())
+                        .map(|j| panel.value(i, j))
+                        .fold(0.0, f32::max)
+                })
+                .collect()
+        };
+        let one_hot = largest(&ch04_scaled_weights())
+            .iter()
+            .filter(|&&w| w > 0.99)
+            .count();
+        assert_eq!(one_hot, 4);
+        assert!(largest(&ch04_linear_weights()).iter().all(|&w| w < 0.25));
+    }
+
+    #[test]
     fn every_row_of_weights_sums_to_one() {
         for figure in figures() {
-            if figure.name == "ch05-dropout" {
-                continue; // dropout rescales: rows sum to 1 only on average
+            if figure.name == "ch05-dropout" || figure.name.starts_with("ch12") {
+                continue; // dropout rescales; chapter 12 draws encodings and scores
             }
             for panel in &figure.panels {
+                if panel.title.starts_with("|dS|") {
+                    continue; // chapter 10's gradient sizes, beside its weights
+                }
                 for row in panel.values.chunks(panel.cols.len()) {
                     let sum: f32 = row.iter().sum();
                     assert!(

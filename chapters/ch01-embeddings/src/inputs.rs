@@ -3,7 +3,7 @@
 use shared::{Tensor, tensor};
 
 /// "Your journey starts with one step": six words already embedded as 3-d vectors
-/// (seed 000's hand-made example; later chapters attend over these).
+/// (the blog post's hand-made example; later chapters attend over these).
 ///
 /// # Shapes
 /// Returns `[6, 3]`: one row per word.
@@ -23,10 +23,10 @@ pub fn your_journey() -> Tensor {
 /// The words of [`your_journey`], for labelling rows and figures.
 pub const YOUR_JOURNEY_WORDS: [&str; 6] = ["Your", "journey", "starts", "with", "one", "step"];
 
-/// Seed 004's sentence, embedded by `Embedding(6, 16)` after `manual_seed(123)`.
+/// Raschka's article's sentence, embedded by `Embedding(6, 16)` after `manual_seed(123)`.
 pub const LIFE_IS_SHORT: &str = "Life is short, eat dessert first";
 
-/// Seed 001's sentence, already tokenized to these ids: my, name, is, marcello, politi.
+/// Politi's sentence, already tokenized to these ids: my, name, is, marcello, politi.
 ///
 /// # Shapes
 /// Returns `[5]`.

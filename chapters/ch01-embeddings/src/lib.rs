@@ -13,6 +13,8 @@ pub mod inputs;
 #[cfg_attr(feature = "exercise", path = "../exercises/lookup.rs")]
 pub mod lookup;
 pub mod narrative;
+#[cfg_attr(feature = "exercise", path = "../exercises/one_hot.rs")]
+pub mod one_hot;
 #[cfg_attr(feature = "exercise", path = "../exercises/vocabulary.rs")]
 pub mod vocabulary;
 

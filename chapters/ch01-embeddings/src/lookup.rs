@@ -9,7 +9,8 @@ use shared::{Tensor, stack};
 /// `table`: `[vocab_size, d]`, `ids`: `[n]` with ids in `0..vocab_size`. Returns `[n, d]`.
 // ANCHOR: lookup
 pub fn lookup(table: &Tensor, ids: &Tensor<i64>) -> Tensor {
-    let rows: Vec<Tensor> = ids.to_vec().into_iter().map(|id| table.get(id)).collect();
+    // One row of the table per id, in the order of the ids.
+    let rows: Vec<Tensor> = ids.to_vec().iter().map(|&id| table.get(id)).collect();
     stack(&rows, 0)
 }
 // ANCHOR_END: lookup

@@ -17,7 +17,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: your_journey_print
     let inputs = your_journey();
     story
-        .step("Seed 000: \"Your journey starts with one step\" as six 3-d vectors")
+        .step("\"Your journey starts with one step\" as six 3-d vectors")
         .print(&inputs)
         .print(inputs.shape());
     // ANCHOR_END: your_journey_print
@@ -25,17 +25,17 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: life_is_short
     let vocab = vocabulary(LIFE_IS_SHORT);
     story
-        .step("Seed 004: vocabulary of \"Life is short, eat dessert first\"")
+        .step("Vocabulary of \"Life is short, eat dessert first\"")
         .print(python_dict(&vocab));
     let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
-    story.step("Seed 004: token ids").print(&sentence_int);
+    story.step("Token ids").print(&sentence_int);
 
     manual_seed(seed.or(123));
     let embed = Embedding::new(6, 16);
     let embedded_sentence = lookup(&embed.weight, &sentence_int);
     story
         .step(format!(
-            "Seed 004: Embedding(6, 16) after manual_seed({})",
+            "Embedding(6, 16) after manual_seed({})",
             seed.or(123)
         ))
         .print(&embedded_sentence)
@@ -45,14 +45,14 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: my_name
     let tokenized_sentence = my_name_ids();
     story
-        .step("Seed 001: token ids of \"my name is marcello politi\"")
+        .step("Token ids of \"my name is marcello politi\"")
         .print(&tokenized_sentence);
     manual_seed(seed.or(0));
     let embed = Embedding::new(10, 16);
     let sentence_embed = lookup(&embed.weight, &tokenized_sentence);
     story
         .step(format!(
-            "Seed 001: Embedding(10, 16) after manual_seed({})",
+            "Embedding(10, 16) after manual_seed({})",
             seed.or(0)
         ))
         .print(&sentence_embed)

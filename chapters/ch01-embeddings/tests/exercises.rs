@@ -5,6 +5,7 @@
 
 use ch01_embeddings::inputs::LIFE_IS_SHORT;
 use ch01_embeddings::lookup::lookup;
+use ch01_embeddings::one_hot::{Agreement, lookup_by_matmul, one_hot, predict_matmul_agreement};
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -60,5 +61,61 @@ proptest! {
         for (row, &id) in ids.iter().enumerate() {
             prop_assert_eq!(out.get(row as i64), embed.weight.get(id));
         }
+    }
+}
+
+/// Whether two tensors hold the same `f32`s bit for bit, or only close ones.
+fn agreement(a: &shared::Tensor, b: &shared::Tensor) -> Agreement {
+    let bits = |t: &shared::Tensor| t.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    if bits(a) == bits(b) {
+        Agreement::BitForBit
+    } else {
+        Agreement::UpToRounding
+    }
+}
+
+#[test]
+fn exercise_one_hot() {
+    assert_eq!(
+        one_hot(&tensor!([2, 0]), 3).to_vec(),
+        [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    );
+    // The chapter's table and sentence: the product reads the same rows as the layer.
+    manual_seed(123);
+    let embed = Embedding::new(6, 16);
+    let ids = tensor!([0, 4, 5, 2, 1, 3]);
+    let by_matmul = lookup_by_matmul(&embed.weight, &ids);
+    assert_eq!(by_matmul.shape(), [6, 16]);
+    assert_eq!(
+        predict_matmul_agreement(),
+        agreement(&by_matmul, &embed.forward(&ids)),
+        "the prediction does not match what the product gives"
+    );
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+    /// For any vocabulary, width and ids: one 1 per row, in the id's column; the product
+    /// agrees with the embedding layer as predicted, and is close to it in any case.
+    #[test]
+    fn exercise_one_hot_is_a_lookup(
+        ids in proptest::collection::vec(0i64..40, 1..10),
+        vocab in 1usize..40, d in 1usize..24, seed in 0u64..1000,
+    ) {
+        let ids: Vec<i64> = ids.iter().map(|&id| id % vocab as i64).collect();
+        let ids_tensor = shared::Tensor::from_vec(ids.clone(), &[ids.len()]);
+        let rows = one_hot(&ids_tensor, vocab);
+        prop_assert_eq!(rows.shape(), [ids.len(), vocab]);
+        for (row, &id) in rows.to_vec().chunks(vocab).zip(&ids) {
+            for (col, &x) in row.iter().enumerate() {
+                prop_assert_eq!(x, if col as i64 == id { 1.0 } else { 0.0 });
+            }
+        }
+        manual_seed(seed);
+        let embed = Embedding::new(vocab, d);
+        let by_matmul = lookup_by_matmul(&embed.weight, &ids_tensor);
+        let by_lookup = embed.forward(&ids_tensor);
+        prop_assert!(shared::testing::close(&by_matmul, &by_lookup, 1e-6, 1e-6));
+        prop_assert_eq!(predict_matmul_agreement(), agreement(&by_matmul, &by_lookup));
     }
 }

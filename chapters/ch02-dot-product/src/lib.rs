@@ -26,6 +26,8 @@ pub mod narrative;
 pub mod normalise;
 #[cfg_attr(feature = "exercise", path = "../exercises/scores.rs")]
 pub mod scores;
+#[cfg_attr(feature = "exercise", path = "../exercises/top_key.rs")]
+pub mod top_key;
 
 /// The exercises and their hints, shown by `cargo run -p ch02-dot-product -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -7,6 +7,7 @@ use ch01_embeddings::inputs::your_journey;
 use ch02_dot_product::all_at_once::{all_attention_scores, all_context_vectors};
 use ch02_dot_product::context::context_vector;
 use ch02_dot_product::scores::attention_scores;
+use ch02_dot_product::top_key::{Score, cosine_scores, predict_always_itself, top_key};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::assert_close;
@@ -150,6 +151,101 @@ proptest! {
         let picked = all_context_vectors(&reverse, &inputs);
         for i in 0..n as i64 {
             prop_assert_eq!(picked.get(i), inputs.get(n as i64 - 1 - i));
+        }
+    }
+}
+
+/// The key of the largest weight in every row, found by hand.
+fn largest_per_row(weights: &Tensor) -> Vec<usize> {
+    let n = weights.size(-1);
+    let values = weights.to_vec();
+    values
+        .chunks(n)
+        .map(|row| (0..n).fold(0, |best, j| if row[j] > row[best] { j } else { best }))
+        .collect()
+}
+
+/// `cos(xᵢ, xⱼ)` for every pair of rows, in `f64`.
+fn cosines_by_hand(inputs: &Tensor) -> Tensor {
+    let d = inputs.size(1);
+    let rows: Vec<Vec<f64>> = inputs
+        .to_vec()
+        .chunks(d)
+        .map(|r| r.iter().map(|&x| f64::from(x)).collect())
+        .collect();
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let mut cosines = Vec::new();
+    for a in &rows {
+        for b in &rows {
+            cosines.push((dot(a, b) / (dot(a, a) * dot(b, b)).sqrt()) as f32);
+        }
+    }
+    Tensor::from_vec(cosines, &[rows.len(), rows.len()])
+}
+
+#[test]
+fn exercise_top_key() {
+    let inputs = your_journey();
+    let dot = inputs.matmul(&inputs.t()).softmax(-1);
+    let cosine = cosine_scores(&inputs);
+    assert_close(&cosine, &cosines_by_hand(&inputs), 1e-5, 1e-6);
+    // The chapter's sentence: which token does each one look at most?
+    assert_eq!(top_key(&dot), largest_per_row(&dot));
+    let cosine_top = top_key(&cosine.softmax(-1));
+    for (score, top) in [
+        (Score::DotProduct, top_key(&dot)),
+        (Score::Cosine, cosine_top),
+    ] {
+        let itself = top.iter().enumerate().all(|(i, &j)| i == j);
+        if !itself {
+            assert!(
+                !predict_always_itself(score),
+                "{score:?}: the top keys of 'Your journey starts with one step' are {top:?}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+
+    /// On random inputs: `top_key` finds the largest weight of every row; with cosine scores
+    /// every token's largest weight is its own (so the prediction must say so), and
+    /// whenever a dot product puts another key first, the prediction must not claim
+    /// "always itself" for dot products.
+    #[test]
+    fn exercise_top_key_on_random_inputs(
+        inputs in (2usize..8, 2usize..6)
+            .prop_flat_map(|(n, d)| matrix(n, d))
+            .prop_filter("no row near zero", |x| {
+                let d = x.size(1);
+                x.to_vec().chunks(d).all(|r| r.iter().map(|v| v * v).sum::<f32>() > 0.01)
+            }),
+    ) {
+        let dot = inputs.matmul(&inputs.t()).softmax(-1);
+        prop_assert_eq!(top_key(&dot), largest_per_row(&dot));
+        let cosine = cosine_scores(&inputs);
+        let by_hand = cosines_by_hand(&inputs).to_vec();
+        prop_assert!(shared::testing::close(
+            &cosine,
+            &Tensor::from_vec(by_hand.clone(), cosine.dims()),
+            1e-4,
+            1e-5
+        ));
+        let weights = cosine.softmax(-1);
+        prop_assert_eq!(top_key(&weights), largest_per_row(&weights));
+        let n = inputs.size(0);
+        // Rows that point the same way tie with the query itself; random rows almost
+        // never do, and then the query itself is the only top key.
+        let distinct = |i: usize| (0..n).all(|j| j == i || by_hand[i * n + j] < 0.9999);
+        for (i, &top) in top_key(&weights).iter().enumerate() {
+            if distinct(i) {
+                prop_assert_eq!(top, i);
+            }
+        }
+        prop_assert!(predict_always_itself(Score::Cosine));
+        if top_key(&dot).iter().enumerate().any(|(i, &j)| i != j) {
+            prop_assert!(!predict_always_itself(Score::DotProduct));
         }
     }
 }

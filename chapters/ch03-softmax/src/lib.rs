@@ -19,6 +19,8 @@
 #[cfg_attr(feature = "exercise", path = "../exercises/naive.rs")]
 pub mod naive;
 pub mod narrative;
+#[cfg_attr(feature = "exercise", path = "../exercises/shift_scale.rs")]
+pub mod shift_scale;
 #[cfg_attr(feature = "exercise", path = "../exercises/stable.rs")]
 pub mod stable;
 

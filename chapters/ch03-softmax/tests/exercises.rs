@@ -6,6 +6,7 @@
 
 use ch01_embeddings::inputs::your_journey;
 use ch03_softmax::naive::softmax_naive;
+use ch03_softmax::shift_scale::{Effect, predict_scale, predict_shift, scale_scores, shift_scores};
 use ch03_softmax::stable::softmax_stable;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -129,5 +130,67 @@ proptest! {
     #[test]
     fn naive_equals_stable_on_small_scores(x in vector(5.0)) {
         assert_close(&softmax_naive(&x), &softmax_stable(&x, 0), 0.0, 1e-6);
+    }
+}
+
+/// What happened to the softmax weights of a row: the same up to rounding, or a larger or
+/// a smaller largest weight.
+fn effect(before: &Tensor, after: &Tensor) -> Effect {
+    let (b, a) = (before.softmax(-1).to_vec(), after.softmax(-1).to_vec());
+    let largest = |w: &[f32]| w.iter().copied().fold(0.0f32, f32::max);
+    if b.iter().zip(&a).all(|(x, y)| (x - y).abs() <= 1e-5) {
+        Effect::Unchanged
+    } else if largest(&a) > largest(&b) {
+        Effect::Sharper
+    } else {
+        Effect::Flatter
+    }
+}
+
+#[test]
+fn exercise_shift_and_scale() {
+    // The scores of x(2): shifted by its own largest score (what the stable softmax
+    // does), and scaled as chapter 4 will scale them.
+    let scores = scores_of_x2();
+    let max = scores.max().item();
+    assert_eq!(shift_scores(&scores, -max), &scores - max);
+    assert_eq!(scale_scores(&scores, 0.5), &scores * 0.5);
+    assert_eq!(
+        predict_shift(-max),
+        effect(&scores, &shift_scores(&scores, -max))
+    );
+    for factor in [0.5, 1.0, 3.0] {
+        assert_eq!(
+            predict_scale(factor),
+            effect(&scores, &scale_scores(&scores, factor)),
+            "scaling the scores of x(2) by {factor}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+
+    /// On random rows of scores (not all equal), random shifts and random factors below
+    /// and above 1: the predictions match what the softmax does.
+    #[test]
+    fn exercise_shift_and_scale_on_random_rows(
+        row in proptest::collection::vec(-3.0f32..3.0, 2..9)
+            .prop_filter("scores not all equal", |v| {
+                v.iter().copied().fold(f32::MIN, f32::max) - v.iter().copied().fold(f32::MAX, f32::min) > 0.5
+            }),
+        c in -20.0f32..20.0,
+        factor in prop_oneof![0.2f32..0.8, Just(1.0f32), 1.25f32..4.0],
+    ) {
+        let n = row.len();
+        let scores = Tensor::from_vec(row.clone(), &[n]);
+        let shifted = shift_scores(&scores, c);
+        let scaled = scale_scores(&scores, factor);
+        for (i, &s) in row.iter().enumerate() {
+            prop_assert_eq!(shifted.to_vec()[i], s + c);
+            prop_assert_eq!(scaled.to_vec()[i], s * factor);
+        }
+        prop_assert_eq!(predict_shift(c), effect(&scores, &shifted), "shift by {}", c);
+        prop_assert_eq!(predict_scale(factor), effect(&scores, &scaled), "factor {}", factor);
     }
 }

@@ -10,12 +10,12 @@
 //! al., 2017, "Attention Is All You Need".
 //!
 //! The articles write the projection two ways, and the chapter follows each:
-//! - seed 000 keeps `W` as `[d_in, d_out]` and multiplies a row vector from the left:
+//! - the blog post keeps `W` as `[d_in, d_out]` and multiplies a row vector from the left:
 //!   `q = x · W` (and `Q = X · W` for all tokens at once);
 //! - seeds 004 and 001 keep `W` as `[d_out, d_in]`, as `nn.Linear` stores it, and multiply
 //!   a column vector: `q = W · x`, so all tokens at once are `X · Wᵀ`.
 //!
-//! Both give the same vectors for `W` and its transpose. Seed 004 also shows that the
+//! Both give the same vectors for `W` and its transpose. Raschka's article also shows that the
 //! query/key size and the value size are separate choices (`d_q = d_k = 24`, `d_v = 28`):
 //! queries and keys must match for their dot products, while the values set the size of
 //! the output.
@@ -29,6 +29,8 @@ pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/scaled.rs")]
 pub mod scaled;
 pub mod self_attention;
+#[cfg_attr(feature = "exercise", path = "../exercises/unscaled.rs")]
+pub mod unscaled;
 
 pub use self_attention::{SelfAttentionV1, SelfAttentionV2};
 

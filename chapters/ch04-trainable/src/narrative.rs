@@ -20,7 +20,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     Ok(story)
 }
 
-/// Seed 000 (Raschka): one query step by step with `x · W`, then the two modules.
+/// The blog post: one query step by step with `x · W`, then the two modules.
 fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     let inputs = your_journey();
     let x_2 = inputs.f_select(0, 1)?;
@@ -37,7 +37,7 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     let query_2 = x_2.f_matmul(&w_query)?;
     story
         .step(format!(
-            "Seed 000: query of x(2) (randn weights, manual_seed({}))",
+            "Query of x(2) (randn weights, manual_seed({}))",
             seed.or(123)
         ))
         .print(format!("Query vector: {query_2}"));
@@ -47,46 +47,38 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     let keys = inputs.f_matmul(&w_key)?;
     let values = inputs.f_matmul(&w_value)?;
     story
-        .step("Seed 000: keys and values of all inputs")
+        .step("Keys and values of all inputs")
         .print(format!("Keys shape: {}", keys.shape()))
         .print(format!("Values shape: {}", values.shape()));
     // ANCHOR_END: seed_000_keys_values
 
     // ANCHOR: seed_000_scores
     let attn_score_22 = query_2.f_dot(&keys.f_select(0, 1)?)?;
-    story
-        .step("Seed 000: attention score omega_22")
-        .print(&attn_score_22);
+    story.step("Attention score omega_22").print(&attn_score_22);
     let attn_scores_2 = query_2.f_matmul(&keys.t())?;
-    story
-        .step("Seed 000: attention scores omega_2")
-        .print(&attn_scores_2);
+    story.step("Attention scores omega_2").print(&attn_scores_2);
     // ANCHOR_END: seed_000_scores
 
     // ANCHOR: seed_000_weights_context
     let d_k = keys.size(-1);
     let attn_weights_2 = scaled_attention_weights(&attn_scores_2, d_k);
-    story
-        .step("Seed 000: scaled softmax")
-        .print(&attn_weights_2);
+    story.step("Scaled softmax").print(&attn_weights_2);
     let context_vec_2 = attn_weights_2.f_matmul(&values)?;
-    story
-        .step("Seed 000: context vector z(2)")
-        .print(&context_vec_2);
+    story.step("Context vector z(2)").print(&context_vec_2);
     // ANCHOR_END: seed_000_weights_context
 
     // ANCHOR: seed_000_modules
     // No new seed: V1 draws its matrices right after the three above, as in the article.
     let sa_v1 = SelfAttentionV1::new(d_in, d_out);
     story
-        .step("Seed 000: SelfAttentionv1 (the generator continues, no re-seed)")
+        .step("SelfAttentionv1 (the generator continues, no re-seed)")
         .print(sa_v1.forward(&inputs));
 
     manual_seed(seed.or(789));
     let sa_v2 = SelfAttentionV2::new(d_in, d_out, false);
     story
         .step(format!(
-            "Seed 000: SelfAttention_v2 with nn.Linear (manual_seed({}))",
+            "SelfAttention_v2 with nn.Linear (manual_seed({}))",
             seed.or(789)
         ))
         .print(sa_v2.forward(&inputs));
@@ -94,7 +86,7 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     Ok(())
 }
 
-/// Seed 004 (Raschka): `d_q = d_k = 24`, `d_v = 28`, weights stored `[d_out, d_in]` and
+/// Raschka's article: `d_q = d_k = 24`, `d_v = 28`, weights stored `[d_out, d_in]` and
 /// applied as `W · x`.
 fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     let vocab = vocabulary(LIFE_IS_SHORT);
@@ -119,7 +111,7 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     let value_2 = w_value.f_matmul(&x_2)?;
     story
         .step(format!(
-            "Seed 004: query, key and value of x(2) (rand weights, manual_seed({}))",
+            "Query, key and value of x(2) (rand weights, manual_seed({}))",
             seed.or(123)
         ))
         .print(query_2.shape())
@@ -128,11 +120,12 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_004_x_2
 
     // ANCHOR: seed_004_keys_values
-    // W · Eᵀ projects every token at once (one column each); `.t()` turns columns into rows.
+    // W · Eᵀ projects every token at once (one column each); `.t()` turns the
+    // columns into rows.
     let keys = w_key.f_matmul(&embedded_sentence.t())?.t();
     let values = w_value.f_matmul(&embedded_sentence.t())?.t();
     story
-        .step("Seed 004: keys and values of all inputs")
+        .step("Keys and values of all inputs (d_k = 24, d_v = 28)")
         .print(format!("keys.shape: {}", keys.shape()))
         .print(format!("values.shape: {}", values.shape()));
     // ANCHOR_END: seed_004_keys_values
@@ -140,29 +133,29 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: seed_004_omega
     let omega_24 = query_2.f_dot(&keys.f_select(0, 4)?)?;
     story
-        .step("Seed 004: unnormalized attention weight omega_24")
+        .step("Unnormalized attention weight omega_24")
         .print(&omega_24);
     let omega_2 = query_2.f_matmul(&keys.t())?;
     story
-        .step("Seed 004: unnormalized attention weights omega_2")
+        .step("Unnormalized attention weights omega_2")
         .print(&omega_2);
     // ANCHOR_END: seed_004_omega
 
     // ANCHOR: seed_004_context
     let attention_weights_2 = scaled_attention_weights(&omega_2, d_k);
     story
-        .step("Seed 004: attention weights (softmax of omega_2 / sqrt(d_k))")
+        .step("Attention weights (softmax of omega_2 / sqrt(d_k))")
         .print(&attention_weights_2);
     let context_vector_2 = attention_weights_2.f_matmul(&values)?;
     story
-        .step("Seed 004: context vector z(2)")
+        .step("Context vector z(2) (d_v = 28)")
         .print(context_vector_2.shape())
         .print(&context_vector_2);
     // ANCHOR_END: seed_004_context
     Ok(())
 }
 
-/// Seed 001 (Politi): one head with square `16 × 16` weights, `k = W_k · x`.
+/// Politi's article: one head with square `16 × 16` weights, `k = W_k · x`.
 fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: seed_001_weights
     let tokenized_sentence = my_name_ids();
@@ -182,7 +175,7 @@ fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
     let query_1 = w_query.f_matmul(&token1_embed)?;
     let value_1 = w_value.f_matmul(&token1_embed)?;
     story
-        .step("Seed 001: key, query and value of token 1 (rand 16x16 weights)")
+        .step("Key, query and value of token 1 (rand 16x16 weights)")
         .print(format!("key vector for token1:\n {key_1}"))
         .print(format!("query vector for token1:\n {query_1}"))
         .print(format!("value vector for token1:\n {value_1}"));
@@ -192,23 +185,19 @@ fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
     // E · Wᵀ is the same projection for every row of E at once.
     let keys = sentence_embed.f_matmul(&w_key.t())?;
     story
-        .step("Seed 001: keys of all tokens (keys[0] is token 1's key)")
+        .step("Keys of all tokens (keys[0] is token 1's key)")
         .print(keys.f_select(0, 0)?);
     let values = sentence_embed.f_matmul(&w_value.t())?;
     story
-        .step("Seed 001: values of all tokens (values[0] is token 1's value)")
+        .step("Values of all tokens (values[0] is token 1's value)")
         .print(values.f_select(0, 0)?);
     // ANCHOR_END: seed_001_all_tokens
 
     // ANCHOR: seed_001_context
     let a1: Tensor = scaled_attention_weights(&query_1.f_matmul(&keys.t())?, d);
-    story
-        .step("Seed 001: attention weights of token 1")
-        .print(&a1);
+    story.step("Attention weights of token 1").print(&a1);
     let z1 = a1.f_matmul(&values)?;
-    story
-        .step("Seed 001: context vector z1 of token 1")
-        .print(&z1);
+    story.step("Context vector z1 of token 1").print(&z1);
     // ANCHOR_END: seed_001_context
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Self-attention as a module that owns its three projections.
 //!
-//! Two versions of the same thing, as in seed 000 (Raschka):
+//! Two versions of the same thing, as in the blog post:
 //! - [`SelfAttentionV1`] keeps the projections as raw `[d_in, d_out]` parameter matrices and
 //!   projects with `x · W`;
 //! - [`SelfAttentionV2`] uses `nn.Linear` layers, which store `[d_out, d_in]` weights and
@@ -26,8 +26,9 @@ pub struct SelfAttentionV1 {
 }
 
 impl SelfAttentionV1 {
-    /// Draws the three matrices from N(0, 1) with this thread's generator, in the order
-    /// query, key, value (the order decides which random numbers each one gets).
+    /// Draws the three matrices from N(0, 1) with this thread's generator, in the
+    /// order query, key, value (the order decides which random numbers each one
+    /// gets).
     ///
     /// # Shapes
     /// `w_query`, `w_key`, `w_value`: `[d_in, d_out]`.
@@ -57,8 +58,8 @@ pub struct SelfAttentionV2 {
 }
 
 impl SelfAttentionV2 {
-    /// Creates the three layers in the order query, key, value, each initialised as PyTorch
-    /// initialises `nn.Linear(d_in, d_out, bias=qkv_bias)`.
+    /// Creates the three layers in the order query, key, value, each initialised as
+    /// PyTorch initialises `nn.Linear(d_in, d_out, bias=qkv_bias)`.
     ///
     /// # Shapes
     /// Each layer's weight: `[d_out, d_in]`; bias (with `qkv_bias`): `[d_out]`.

@@ -5,6 +5,9 @@
 
 use ch01_embeddings::inputs::your_journey;
 use ch04_trainable::scaled::scaled_attention_weights;
+use ch04_trainable::unscaled::{
+    Trend, predict_entropy_trend, row_entropy, unscaled_attention_weights,
+};
 use ch04_trainable::{SelfAttentionV1, SelfAttentionV2};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -18,7 +21,7 @@ fn pytorch_step(title: &str) -> &'static str {
     course::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
 }
 
-/// Seed 000's three `randn(3, 2)` matrices after `manual_seed(123)`: query, key, value.
+/// The blog post's three `randn(3, 2)` matrices after `manual_seed(123)`: query, key, value.
 fn seed_000_weights() -> [Tensor; 3] {
     manual_seed(123);
     [randn(&[3, 2]), randn(&[3, 2]), randn(&[3, 2])]
@@ -31,10 +34,7 @@ fn exercise_scaled_attention_weights() {
     let query_2 = inputs.get(1).matmul(&w_query);
     let keys = inputs.matmul(&w_key);
     let weights = scaled_attention_weights(&query_2.matmul(&keys.t()), 2);
-    assert_eq!(
-        weights.to_string(),
-        pytorch_step("Seed 000: scaled softmax")
-    );
+    assert_eq!(weights.to_string(), pytorch_step("Scaled softmax"));
     // All queries at once: one row of weights per query, and row 1 is the one above.
     let all = scaled_attention_weights(&inputs.matmul(&w_query).matmul(&keys.t()), 2);
     assert_eq!(all.shape(), [6, 6]);
@@ -74,7 +74,7 @@ fn exercise_self_attention_v1() {
     let sa_v1 = SelfAttentionV1::new(3, 2);
     assert_eq!(
         sa_v1.forward(&inputs).to_string(),
-        pytorch_step("Seed 000: SelfAttentionv1 (the generator continues, no re-seed)")
+        pytorch_step("SelfAttentionv1 (the generator continues, no re-seed)")
     );
     // The step-by-step context vector of x(2) is row 1 when the module gets those weights.
     let [w_query, w_key, w_value] = seed_000_weights();
@@ -85,7 +85,7 @@ fn exercise_self_attention_v1() {
     };
     assert_eq!(
         sa.forward(&inputs).get(1).to_string(),
-        pytorch_step("Seed 000: context vector z(2)")
+        pytorch_step("Context vector z(2)")
     );
 }
 
@@ -121,7 +121,7 @@ fn exercise_self_attention_v2() {
     let sa_v2 = SelfAttentionV2::new(3, 2, false);
     assert_eq!(
         sa_v2.forward(&inputs).to_string(),
-        pytorch_step("Seed 000: SelfAttention_v2 with nn.Linear (manual_seed(789))")
+        pytorch_step("SelfAttention_v2 with nn.Linear (manual_seed(789))")
     );
     // With biases the layers add them: another result, the same shape.
     manual_seed(789);
@@ -153,4 +153,117 @@ proptest! {
             prop_assert!((p - q).abs() <= 1e-5, "{} vs {}", v1, v2);
         }
     }
+}
+
+/// `-Σ w·ln w` of every row, in `f64`, skipping zeros.
+fn entropy_by_hand(weights: &Tensor) -> Vec<f64> {
+    let n = weights.size(-1);
+    weights
+        .to_vec()
+        .chunks(n)
+        .map(|row| {
+            row.iter()
+                .filter(|&&w| w > 0.0)
+                .map(|&w| -f64::from(w) * f64::from(w).ln())
+                .sum()
+        })
+        .collect()
+}
+
+/// The average entropy of the weights of 16 random queries over 16 random keys, entries of
+/// variance 1, with or without the `1/√d_k`.
+fn mean_entropy(d_k: usize, scaled: bool) -> f64 {
+    let (q, k) = (randn(&[16, d_k]), randn(&[16, d_k]));
+    let scores = q.matmul(&k.t());
+    let weights = if scaled {
+        (&scores / (d_k as f32).sqrt()).softmax(-1)
+    } else {
+        unscaled_attention_weights(&scores)
+    };
+    let entropies = row_entropy(&weights).to_vec();
+    entropies.iter().map(|&e| f64::from(e)).sum::<f64>() / entropies.len() as f64
+}
+
+/// What the average entropy did between a small and a 64 times larger key size.
+fn trend(small: f64, large: f64) -> Trend {
+    if large < 0.6 * small {
+        Trend::Falls
+    } else if large > small / 0.6 {
+        Trend::Grows
+    } else {
+        Trend::StaysAbout
+    }
+}
+
+#[test]
+fn exercise_unscaled_weights() {
+    // The blog post's scores with and without the scaling: the same order, sharper rows.
+    let inputs = your_journey();
+    let [w_query, w_key, _] = seed_000_weights();
+    let scores = inputs.matmul(&w_query).matmul(&inputs.matmul(&w_key).t());
+    let unscaled = unscaled_attention_weights(&scores);
+    assert_close(&unscaled, &scores.softmax(-1), 0.0, 0.0);
+    let (plain, scaled) = (
+        row_entropy(&unscaled),
+        row_entropy(&scaled_attention_weights_of(&scores, 2)),
+    );
+    for (e, by_hand) in plain.to_vec().iter().zip(entropy_by_hand(&unscaled)) {
+        assert!(
+            (f64::from(*e) - by_hand).abs() < 1e-5,
+            "entropy {e}, by hand {by_hand}"
+        );
+    }
+    for (p, s) in plain.to_vec().iter().zip(scaled.to_vec()) {
+        assert!(*p <= s + 1e-6, "without scaling {p}, with {s}");
+    }
+    // A one-hot row has entropy 0 (no NaN from 0·ln 0) and a uniform row ln n.
+    let rows = Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 0.25], &[2, 4]);
+    let e = row_entropy(&rows).to_vec();
+    assert_eq!(e[0], 0.0);
+    assert!((e[1] - 4f32.ln()).abs() < 1e-6);
+    manual_seed(0);
+    for scaled in [true, false] {
+        let (small, large) = (mean_entropy(4, scaled), mean_entropy(256, scaled));
+        assert_eq!(
+            predict_entropy_trend(scaled),
+            trend(small, large),
+            "scaled: {scaled}; mean entropy {small:.3} at d_k = 4, {large:.3} at d_k = 256"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// For random queries and keys of a random small key size: entropies match a direct
+    /// computation, every row is at least as sharp without the scaling as with it, and the
+    /// average entropy goes from `d_k` to `64·d_k` as predicted.
+    #[test]
+    fn exercise_unscaled_weights_as_d_k_grows(seed in 0u64..10_000, d_k in 2usize..8) {
+        manual_seed(seed);
+        let (q, k) = (randn(&[8, d_k]), randn(&[8, d_k]));
+        let scores = q.matmul(&k.t());
+        let plain = unscaled_attention_weights(&scores);
+        prop_assert!(shared::testing::close(&plain, &scores.softmax(-1), 0.0, 0.0));
+        let entropy = row_entropy(&plain).to_vec();
+        prop_assert_eq!(entropy.len(), 8);
+        for (e, by_hand) in entropy.iter().zip(entropy_by_hand(&plain)) {
+            prop_assert!((f64::from(*e) - by_hand).abs() < 1e-5, "{} vs {}", e, by_hand);
+        }
+        let scaled = row_entropy(&scaled_attention_weights_of(&scores, d_k)).to_vec();
+        for (p, s) in entropy.iter().zip(&scaled) {
+            prop_assert!(*p <= s + 1e-5, "without scaling {}, with {}", p, s);
+        }
+        for scaled in [true, false] {
+            let (small, large) = (mean_entropy(d_k, scaled), mean_entropy(64 * d_k, scaled));
+            prop_assert_eq!(predict_entropy_trend(scaled), trend(small, large),
+                "scaled: {}; {} at d_k = {}, {} at {}", scaled, small, d_k, large, 64 * d_k);
+        }
+    }
+}
+
+/// The chapter's scaled weights, written out (so that this test does not need the
+/// `scaled_attention_weights` exercise).
+fn scaled_attention_weights_of(scores: &Tensor, d_k: usize) -> Tensor {
+    (scores / (d_k as f32).sqrt()).softmax(-1)
 }

@@ -5,7 +5,7 @@
 //! its top-left `n × n` corner for a sequence of `n` tokens. The forward pass is in
 //! [`crate::forward`].
 //!
-//! Two notes on seed 000's code (for the book):
+//! Two notes on the blog post's code (for the book):
 //! - It creates the layers in the order `W_query`, `W_value`, `W_key` (Raschka's book uses
 //!   query, key, value). The order decides which random numbers each layer draws, and the
 //!   article's printed outputs (here and in chapter 6) need this order, so it is kept.
@@ -20,7 +20,7 @@ use shared::nn::{Dropout, Linear};
 
 use crate::mask::causal_mask;
 
-/// Causal self-attention (seed 000's `CausalAttention`).
+/// Causal self-attention (the blog post's `CausalAttention`).
 #[derive(Clone, Debug)]
 // ANCHOR: causal_attention
 pub struct CausalAttention {
@@ -39,9 +39,9 @@ pub struct CausalAttention {
 }
 
 impl CausalAttention {
-    /// Creates the layers in the article's order (query, *value*, key), each initialised as
-    /// `nn.Linear(d_in, d_out, bias=qkv_bias)`, a dropout of probability `dropout`, and the
-    /// causal mask for up to `context_length` tokens.
+    /// Creates the layers in the article's order (query, *value*, key), each
+    /// initialised as `nn.Linear(d_in, d_out, bias=qkv_bias)`, a dropout of
+    /// probability `dropout`, and the causal mask for up to `context_length` tokens.
     ///
     /// # Shapes
     /// Layer weights `[d_out, d_in]`; `mask`: `[context_length, context_length]`.

@@ -27,7 +27,8 @@ impl CausalAttention {
         let values = self.w_value.forward(x);
         let queries = self.w_query.forward(x);
 
-        // [batch, tokens, tokens]: the batch stays first, keys are transposed per sequence.
+        // [batch, tokens, tokens]: the batch stays first, the keys are transposed
+        // per sequence.
         let scores = queries.matmul(&keys.transpose(-2, -1));
         let mask = self.mask.slice(0, ..num_tokens).slice(1, ..num_tokens);
         let weights = masked_softmax(&scores, &mask, keys.size(-1));

@@ -21,6 +21,8 @@ pub mod mask;
 pub mod masked_softmax;
 pub mod narrative;
 pub mod renormalize;
+#[cfg_attr(feature = "exercise", path = "../exercises/sliding_window.rs")]
+pub mod sliding_window;
 
 pub use causal_attention::CausalAttention;
 pub use mask::causal_mask;

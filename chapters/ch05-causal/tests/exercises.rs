@@ -11,6 +11,7 @@ use ch05_causal::CausalAttention;
 use ch05_causal::mask::causal_mask;
 use ch05_causal::masked_softmax::masked_softmax;
 use ch05_causal::renormalize::renormalize_rows;
+use ch05_causal::sliding_window::{predict_reach, sliding_window_mask};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, ones, randn, stack};
@@ -22,7 +23,7 @@ fn pytorch_step(title: &str) -> &'static str {
     course::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
 }
 
-/// Seed 000's unscaled scores `[6, 6]` from `SelfAttention_v2` after `manual_seed(789)`.
+/// The blog post's unscaled scores `[6, 6]` from `SelfAttention_v2` after `manual_seed(789)`.
 fn seed_000_scores() -> Tensor {
     let inputs = your_journey();
     manual_seed(789);
@@ -38,7 +39,7 @@ fn exercise_causal_mask() {
         causal_mask(3).to_string(),
         "tensor([[False,  True,  True],\n        [False, False,  True],\n        [False, False, False]])"
     );
-    // Hiding the future of seed 000's scores prints what PyTorch printed.
+    // Hiding the future of the blog post's scores prints what PyTorch printed.
     let masked = seed_000_scores().masked_fill(&causal_mask(6), f32::NEG_INFINITY);
     assert_eq!(
         masked.to_string(),
@@ -182,5 +183,81 @@ proptest! {
                 prop_assert!((p - f).abs() <= 1e-6 * f.abs().max(1.0), "{} vs {}", p, f);
             }
         }
+    }
+}
+
+/// `layers` attention layers without trained weights (chapter 2's `softmax(x·xᵀ)·x`), each
+/// under `mask`, the output of one the input of the next.
+fn stacked_attention(x: &Tensor, mask: &Tensor<bool>, layers: usize) -> Tensor {
+    (0..layers).fold(x.clone(), |x, _| {
+        let scores = x.matmul(&x.t()).masked_fill(mask, f32::NEG_INFINITY);
+        scores.softmax(-1).matmul(&x)
+    })
+}
+
+/// How many places back the last token's output depends on the inputs: the largest
+/// distance `d` such that changing input `n - 1 - d` (by 1 in every feature) changes the
+/// last output row at all.
+fn measured_reach(x: &Tensor, mask: &Tensor<bool>, layers: usize) -> usize {
+    let n = x.size(0);
+    let last = |x: &Tensor| stacked_attention(x, mask, layers).get(n as i64 - 1);
+    let before = last(x);
+    (0..n)
+        .filter(|&j| {
+            let d = x.size(1);
+            let mut values = x.to_vec();
+            values[j * d..(j + 1) * d]
+                .iter_mut()
+                .for_each(|v| *v += 0.5);
+            last(&Tensor::from_vec(values, &[n, d])) != before
+        })
+        .map(|j| n - 1 - j)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn exercise_sliding_window() {
+    assert_eq!(
+        sliding_window_mask(4, 2).to_string(),
+        "tensor([[False,  True,  True,  True],\n        [False, False,  True,  True],\n        \
+         [ True, False, False,  True],\n        [ True,  True, False, False]])"
+    );
+    // A window as long as the text is the causal mask.
+    assert_eq!(sliding_window_mask(6, 6), ones(&[6, 6]).triu(1).bool());
+    // The sentence of the chapter through two layers with a window of 2.
+    let x = your_journey();
+    let reach = measured_reach(&x, &sliding_window_mask(6, 2), 2);
+    assert_eq!(
+        predict_reach(2, 2),
+        reach,
+        "measured on 'Your journey starts with one step'"
+    );
+}
+
+proptest! {
+    #![proptest_config(quiet(32))]
+
+    /// For any length and window: the mask is true exactly outside the window, and the
+    /// predicted reach of a stack of layers is what changing the inputs one at a time finds.
+    #[test]
+    fn exercise_sliding_window_reach(
+        seed in 0u64..10_000, window in 1usize..5, layers in 1usize..4, extra in 1usize..4,
+    ) {
+        let n = layers * (window - 1) + 1 + extra;
+        let mask = sliding_window_mask(n, window);
+        prop_assert_eq!(mask.shape(), [n, n]);
+        let values = mask.to_vec();
+        for row in 0..n {
+            for col in 0..n {
+                let hidden = col > row || row - col >= window;
+                prop_assert_eq!(values[row * n + col], hidden, "row {} col {}", row, col);
+            }
+        }
+        // Small inputs give small scores and so weights far from 0: a change travels
+        // through every layer without being lost to rounding.
+        manual_seed(seed);
+        let x = &randn(&[n, 4]) * 0.3;
+        prop_assert_eq!(predict_reach(layers, window), measured_reach(&x, &mask, layers));
     }
 }

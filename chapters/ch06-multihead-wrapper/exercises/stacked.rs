@@ -1,4 +1,4 @@
-//! Exercise: seed 004's heads stacked in one tensor. Replace each `todo!()`; test with
+//! Exercise: Raschka's article's heads stacked in one tensor. Replace each `todo!()`; test with
 //! `cargo test -p ch06-multihead-wrapper --features exercise project_heads` (and
 //! `head_contexts`).
 

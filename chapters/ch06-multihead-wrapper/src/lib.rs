@@ -7,9 +7,9 @@
 //! (Vaswani et al., 2017, "Attention Is All You Need", section 3.2.2), built here the plain
 //! way, from separate heads:
 //!
-//! - [`wrapper`]: seed 000's `MultiHeadAttentionWrapper`, a list of chapter 5's causal
+//! - [`wrapper`]: the blog post's `MultiHeadAttentionWrapper`, a list of chapter 5's causal
 //!   heads whose outputs are concatenated along the last dim;
-//! - [`stacked`]: seed 004's version, the heads' weights stacked into one tensor and every
+//! - [`stacked`]: Raschka's article's version, the heads' weights stacked into one tensor and every
 //!   head projected at once with a batched matrix product (`bmm`).
 //!
 //! Both run the heads one after another; chapter 7 computes all of them with one projection.
@@ -18,6 +18,8 @@
 //! where the learner writes them.
 
 pub mod narrative;
+#[cfg_attr(feature = "exercise", path = "../exercises/one_big_head.rs")]
+pub mod one_big_head;
 #[cfg_attr(feature = "exercise", path = "../exercises/stacked.rs")]
 pub mod stacked;
 pub mod wrapper;

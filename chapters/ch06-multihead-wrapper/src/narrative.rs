@@ -24,21 +24,21 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mha = MultiHeadAttentionWrapper::new(d_in, d_out, context_length, 0.0, 2, false);
     let context_vecs = mha.forward(&batch);
     let step = story.step(format!(
-        "Seed 000: MultiHeadAttentionWrapper, two heads (manual_seed({}))",
+        "MultiHeadAttentionWrapper, two heads (manual_seed({}))",
         seed.or(123)
     ));
     step.print(&context_vecs);
     step.print_shape("context_vecs.shape", &context_vecs);
     // ANCHOR_END: wrapper_print
 
-    // Seed 004's sentence, embedded as in chapter 1.
+    // Raschka's article's sentence, embedded as in chapter 1.
     let vocab = vocabulary(LIFE_IS_SHORT);
     let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
     manual_seed(seed.or(123));
     let embed = Embedding::new(6, 16);
     let embedded_sentence = lookup(&embed.weight, &sentence_int); // [6, 16]
 
-    // Chapter 4's single-head weights. They are drawn only because seed 004 draws the
+    // Chapter 4's single-head weights. They are drawn only because Raschka's article draws the
     // multi-head weights right after them, without re-seeding: the generator must be at
     // the same place.
     manual_seed(seed.or(123));
@@ -55,7 +55,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let multihead_w_key = rand(&[h, d_k, d]);
     let multihead_w_value = rand(&[h, d_v, d]);
     // ANCHOR_END: stacked_weights
-    let step = story.step("Seed 004: three heads of weights (rand, the generator continues)");
+    let step = story.step("Three heads of weights (rand, the generator continues)");
     step.print_shape("multihead_W_query.shape", &multihead_w_query);
     step.print_shape("multihead_W_key.shape", &multihead_w_key);
     step.print_shape("multihead_W_value.shape", &multihead_w_value);
@@ -63,12 +63,12 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // [heads, d_q, d] · [d]: one query of x(2) per head.
     let multihead_query_2 = multihead_w_query.matmul(&x_2);
     story
-        .step("Seed 004: the query of x(2) in every head")
+        .step("The query of x(2) in every head")
         .print(multihead_query_2.shape());
 
     let multihead_key_2 = multihead_w_key.matmul(&x_2);
     let multihead_value_2 = multihead_w_value.matmul(&x_2);
-    let step = story.step("Seed 004: the key and value of x(2) in every head");
+    let step = story.step("The key and value of x(2) in every head");
     step.print_shape("multihead_key_2.shape", &multihead_key_2);
     step.print_shape("multihead_value_2.shape", &multihead_value_2);
 
@@ -76,10 +76,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: stacked_steps
     let stacked_inputs = embedded_sentence.t().repeat(&[h, 1, 1]);
     story
-        .step("Seed 004: the inputs stacked once per head")
+        .step("The inputs stacked once per head")
         .print(stacked_inputs.shape());
 
-    let step = story.step("Seed 004: keys and values of all inputs with bmm");
+    let step = story.step("Keys and values of all inputs (d_k = 24, d_v = 28) with bmm");
     step.print_shape(
         "multihead_keys.shape",
         &multihead_w_key.bmm(&stacked_inputs),
@@ -91,7 +91,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let multihead_keys = project_heads(&multihead_w_key, &embedded_sentence);
     let multihead_values = project_heads(&multihead_w_value, &embedded_sentence);
-    let step = story.step("Seed 004: permuted to (heads, tokens, dims)");
+    let step = story.step("Permuted to (heads, tokens, dims)");
     step.print_shape("multihead_keys.shape", &multihead_keys);
     step.print_shape("multihead_values.shape", &multihead_values);
     // ANCHOR_END: stacked_steps
@@ -100,11 +100,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let multihead_context_vector_2 =
         head_contexts(&multihead_query_2, &multihead_keys, &multihead_values);
     for (i, context_vector_2) in multihead_context_vector_2.iter().enumerate() {
-        let step = story.step(format!("Seed 004: head {i}: context vector z(2)"));
+        let step = story.step(format!("Head {i}: context vector z(2)"));
         step.print_shape("context_vector_2.shape", &context_vector_2);
-        step.print(format!("context_vector_2: {context_vector_2}"));
+        step.print("context_vector_2:").print(&context_vector_2);
     }
-    let step = story.step("Seed 004: the h x d_v context of x(2)");
+    let step = story.step("The h x d_v context of x(2)");
     step.print_shape(
         "multihead_context_vector_2.shape",
         &multihead_context_vector_2,

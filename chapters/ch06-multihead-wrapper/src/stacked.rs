@@ -1,19 +1,19 @@
-//! Seed 004's multi-head attention with all heads in one tensor.
+//! Raschka's article's multi-head attention with all heads in one tensor.
 //!
 //! One head has three weight matrices (query, key, value). `h` heads have `h` of each, so
-//! seed 004 stacks them into `[h, d_out, d]` tensors. To project every token in every head
+//! Raschka's article stacks them into `[h, d_out, d]` tensors. To project every token in every head
 //! at once, the inputs are stacked `h` times too, and `bmm` (batch matrix multiply) does
 //! one matrix product per head. After that each head is the single-head attention of
 //! chapter 4, run on its own keys and values.
 //!
-//! Seed 004 writes weights as `[d_out, d]` and multiplies `W·x` (a column vector), so a
+//! Raschka's article writes weights as `[d_out, d]` and multiplies `W·x` (a column vector), so a
 //! token's key is `W_key.matmul(x)`; for a whole sequence it is `W_key·Xᵀ`, shape
 //! `[d_out, n]`, which we turn back into one row per token.
 
 use shared::{Tensor, stack};
 
 /// The keys (or values, or queries) of every token in every head: for each head `i`,
-/// `w[i]·xᵀ`, turned to one row per token. This is seed 004's three steps: stack the
+/// `w[i]·xᵀ`, turned to one row per token. This is Raschka's article's three steps: stack the
 /// inputs once per head (`repeat`), one product per head (`bmm`), then swap the last two
 /// dims (`permute`) so that the result has the layout of the input sequence.
 ///
@@ -22,7 +22,8 @@ use shared::{Tensor, stack};
 // ANCHOR: project_heads
 pub fn project_heads(w: &Tensor, x: &Tensor) -> Tensor {
     let heads = w.size(0);
-    // [tokens, d] -> [d, tokens] -> [heads, d, tokens]: the same inputs for every head.
+    // [tokens, d] -> [d, tokens] -> [heads, d, tokens]: the same inputs for every
+    // head.
     let stacked_inputs = x.t().repeat(&[heads, 1, 1]);
     // [heads, d_out, d] · [heads, d, tokens] = [heads, d_out, tokens].
     let projected = w.bmm(&stacked_inputs);

@@ -1,4 +1,4 @@
-//! Seed 000's `MultiHeadAttentionWrapper`: several causal heads side by side.
+//! The blog post's `MultiHeadAttentionWrapper`: several causal heads side by side.
 //!
 //! The simplest multi-head attention: make `num_heads` independent copies of chapter 5's
 //! `CausalAttention` (each draws its own weights), run every head on the same input, and
@@ -20,8 +20,9 @@ pub struct MultiHeadAttentionWrapper {
 
 impl MultiHeadAttentionWrapper {
     /// `MultiHeadAttentionWrapper(d_in, d_out, context_length, dropout, num_heads,
-    /// qkv_bias)`: creates the heads one after another, so head 0 draws its weights from
-    /// the generator first, exactly as PyTorch's `nn.ModuleList` comprehension does.
+    /// qkv_bias)`: creates the heads one after another, so head 0 draws its weights
+    /// from the generator first, exactly as PyTorch's `nn.ModuleList` comprehension
+    /// does. `d_out` is the size of one head.
     ///
     /// # Shapes
     /// Each head maps `[batch, tokens, d_in]` to `[batch, tokens, d_out]`; `tokens <=
@@ -35,7 +36,10 @@ impl MultiHeadAttentionWrapper {
         qkv_bias: bool,
     ) -> MultiHeadAttentionWrapper {
         let heads = (0..num_heads)
-            .map(|_| CausalAttention::new(d_in, d_out, context_length, dropout, qkv_bias))
+            .map(|_| {
+                // Each head draws its own weights as it is created.
+                CausalAttention::new(d_in, d_out, context_length, dropout, qkv_bias)
+            })
             .collect();
         MultiHeadAttentionWrapper { heads }
     }

@@ -14,7 +14,7 @@ impl MultiHeadAttentionWrapper {
     /// `x`: `[batch, tokens, d_in]`. Returns `[batch, tokens, num_heads · d_out]`.
     // ANCHOR: wrapper_forward
     pub fn forward(&self, x: &Tensor) -> Tensor {
-        let outputs: Vec<Tensor> = self.heads.iter().map(|head| head.forward(x)).collect();
+        let outputs: Vec<Tensor> = self.heads.iter().map(|h| h.forward(x)).collect();
         cat(&outputs, -1)
     }
     // ANCHOR_END: wrapper_forward

@@ -7,13 +7,14 @@ use ch01_embeddings::inputs::{LIFE_IS_SHORT, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use ch05_causal::CausalAttention;
+use ch06_multihead_wrapper::one_big_head::{Outcome, one_big_head, predict_one_big_head};
 use ch06_multihead_wrapper::stacked::{head_contexts, project_heads};
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Embedding;
 use shared::testing::close;
-use shared::{Tensor, manual_seed, rand, stack};
+use shared::{Tensor, manual_seed, rand, randn, stack};
 
 /// Equal up to float32 rounding (the two sides add in different orders):
 /// `|got - want| <= ATOL + RTOL·|want|` everywhere.
@@ -33,7 +34,7 @@ fn reorder(x: &Tensor, order: &[usize]) -> Tensor {
 
 #[test]
 fn exercise_wrapper_forward() {
-    // Seed 000's printed result: two heads of d_out = 2 after manual_seed(123).
+    // The blog post's printed result: two heads of d_out = 2 after manual_seed(123).
     let inputs = your_journey();
     let batch = stack(&[&inputs, &inputs], 0);
     manual_seed(123);
@@ -84,7 +85,7 @@ proptest! {
     }
 }
 
-/// Seed 004's embedded sentence, `[6, 16]`.
+/// Raschka's article's embedded sentence, `[6, 16]`.
 fn embedded_sentence() -> Tensor {
     let vocab = vocabulary(LIFE_IS_SHORT);
     manual_seed(123);
@@ -174,5 +175,94 @@ proptest! {
         let by_token = |t: &Tensor| reorder(&t.transpose(0, 1), &shuffle).transpose(0, 1);
         let shuffled = head_contexts(&queries, &by_token(&keys), &by_token(&values));
         prop_assert!(close(&shuffled, &contexts, RTOL, ATOL));
+    }
+}
+
+/// Whether two outputs are the same up to rounding, clearly different, or neither (too
+/// close to call: the weights of the heads happen to nearly agree).
+fn outcome(a: &Tensor, b: &Tensor) -> Option<Outcome> {
+    let largest_gap = a
+        .to_vec()
+        .iter()
+        .zip(b.to_vec())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max);
+    if close(a, b, RTOL, ATOL) {
+        Some(Outcome::Same)
+    } else if largest_gap > 1e-3 {
+        Some(Outcome::Different)
+    } else {
+        None
+    }
+}
+
+/// One head's context vectors for every token (no mask): keys `x·w_keyᵀ` and so on,
+/// `softmax(q·kᵀ/√d_k)·v`.
+///
+/// `x`: `[tokens, d]`, each `w`: `[d_out, d]`. Returns `[tokens, d_out]`.
+fn one_head(x: &Tensor, w_query: &Tensor, w_key: &Tensor, w_value: &Tensor) -> Tensor {
+    let (q, k, v) = (
+        x.matmul(&w_query.t()),
+        x.matmul(&w_key.t()),
+        x.matmul(&w_value.t()),
+    );
+    let d_k = k.size(-1) as f32;
+    (q.matmul(&k.t()) / d_k.sqrt()).softmax(-1).matmul(&v)
+}
+
+/// The outputs of `heads` random heads side by side, and of one big head made of their
+/// weights, for random inputs: both `[tokens, heads · d_out]`.
+fn heads_and_big_head(heads: usize, d_out: usize, tokens: usize) -> (Tensor, Tensor) {
+    let x = randn(&[tokens, 3]);
+    // Scores of about unit size: weights neither uniform nor one-hot, where every way of
+    // attending looks alike.
+    let [w_query, w_key, w_value] = [(); 3].map(|_| &randn(&[heads, d_out, 3]) * 0.5);
+    let side_by_side: Vec<Tensor> = (0..heads as i64)
+        .map(|h| one_head(&x, &w_query.get(h), &w_key.get(h), &w_value.get(h)))
+        .collect();
+    let big = one_head(
+        &x,
+        &one_big_head(&w_query),
+        &one_big_head(&w_key),
+        &one_big_head(&w_value),
+    );
+    (shared::cat(&side_by_side, -1), big)
+}
+
+#[test]
+fn exercise_one_big_head() {
+    manual_seed(123);
+    let w = rand(&[2, 2, 3]);
+    let big = one_big_head(&w);
+    assert_eq!(big.shape(), [4, 3]);
+    assert_eq!(big.slice(0, ..2), w.get(0));
+    assert_eq!(big.slice(0, 2..), w.get(1));
+    for heads in [1, 2] {
+        let (side_by_side, big) = heads_and_big_head(heads, 2, 6);
+        let outcome = outcome(&big, &side_by_side).expect("a clear outcome for this seed");
+        assert_eq!(predict_one_big_head(heads), outcome, "{heads} heads");
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(32))]
+
+    /// For random weights, head counts, sizes and inputs: the big head's weights are the
+    /// heads' rows in order, and it matches the heads side by side as predicted.
+    #[test]
+    fn exercise_one_big_head_on_random_heads(
+        seed in 0u64..10_000, heads in 1usize..5, d_out in 1usize..4, tokens in 2usize..7,
+    ) {
+        manual_seed(seed);
+        let w = rand(&[heads, d_out, 3]);
+        let big = one_big_head(&w);
+        prop_assert_eq!(big.shape(), [heads * d_out, 3]);
+        for h in 0..heads {
+            prop_assert_eq!(big.slice(0, h * d_out..(h + 1) * d_out), w.get(h as i64));
+        }
+        let (side_by_side, big) = heads_and_big_head(heads, d_out, tokens);
+        if let Some(outcome) = outcome(&big, &side_by_side) {
+            prop_assert_eq!(predict_one_big_head(heads), outcome);
+        }
     }
 }

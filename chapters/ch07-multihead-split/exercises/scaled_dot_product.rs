@@ -1,4 +1,4 @@
-//! Exercise: seed 003's scaled dot-product attention. Replace the `todo!()`; test with
+//! Exercise: Sum's scaled dot-product attention. Replace the `todo!()`; test with
 //! `cargo test -p ch07-multihead-split --features exercise scaled_dot_product_attention`.
 
 use shared::Tensor;

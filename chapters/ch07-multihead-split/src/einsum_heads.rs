@@ -1,4 +1,4 @@
-//! Seed 001's multi-head attention, written with `einsum`.
+//! Politi's multi-head attention, written with `einsum`.
 //!
 //! The weights of all heads live in one `[heads, d, d_k]` tensor (x·W convention: a token
 //! row times a weight matrix). `einsum` names every dim with a letter, so one line says
@@ -19,7 +19,7 @@ pub fn einsum_project(x: &Tensor, w: &Tensor) -> Tensor {
 }
 // ANCHOR_END: einsum_project
 
-/// Every head's scaled scores, written as seed 001 writes them:
+/// Every head's scaled scores, written as Politi's article writes them:
 /// `einsum('hse,hek->hsk', queries, keysᵀ) / √d_k`.
 ///
 /// # Shapes

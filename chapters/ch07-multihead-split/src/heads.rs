@@ -10,7 +10,7 @@
 use shared::Tensor;
 
 /// Cuts the last dim into heads and puts the heads before the tokens: Raschka's
-/// `x.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)` (seed 003's `split_heads`).
+/// `x.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)` (Sum's `split_heads`).
 /// Head `i` gets features `i·head_dim .. (i+1)·head_dim` of every token.
 ///
 /// # Shapes

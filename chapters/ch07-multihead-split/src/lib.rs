@@ -8,10 +8,10 @@
 //! by side, and an output projection that mixes them.
 //!
 //! - [`heads`]: the change of shape, `split_heads` and `merge_heads`;
-//! - [`multihead`]: seed 000's (Raschka's) causal `MultiHeadAttention`, with the
+//! - [`multihead`]: the blog post's causal `MultiHeadAttention`, with the
 //!   article's two typos fixed;
-//! - [`einsum_heads`]: seed 001's version, every product written with `einsum`;
-//! - [`scaled_dot_product`] and [`qkv`]: seed 003's `scaled_dot_product_attention` (with
+//! - [`einsum_heads`]: Politi's version, every product written with `einsum`;
+//! - [`scaled_dot_product`] and [`qkv`]: Sum's `scaled_dot_product_attention` (with
 //!   an optional mask, returning the weights too) and its module with separate query,
 //!   key and value inputs, ready for cross-attention in chapter 8.
 //!
@@ -19,6 +19,8 @@
 //! where the learner writes them.
 
 pub mod einsum_heads;
+#[cfg_attr(feature = "exercise", path = "../exercises/grouped.rs")]
+pub mod grouped;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;
 pub mod multihead;

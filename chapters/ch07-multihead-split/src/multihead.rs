@@ -1,4 +1,4 @@
-//! Seed 000's (Raschka's) `MultiHeadAttention`: causal multi-head attention with one
+//! The blog post's `MultiHeadAttention`: causal multi-head attention with one
 //! projection per role, split into heads.
 //!
 //! Chapter 6's wrapper runs `num_heads` causal heads one after another, each with its own
@@ -40,7 +40,8 @@ pub struct MultiHeadAttention {
     pub out_proj: Linear,
     /// Applied to the attention weights during training.
     pub dropout: Dropout,
-    /// `[context_length, context_length]`, `true` above the diagonal: the future to hide.
+    /// `[context_length, context_length]`, `true` above the diagonal: the future to
+    /// hide.
     pub mask: Tensor<bool>,
 }
 // ANCHOR_END: multihead_struct

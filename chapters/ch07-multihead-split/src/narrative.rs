@@ -20,7 +20,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let inputs = your_journey();
     let batch = stack(&[&inputs, &inputs], 0); // [2, 6, 3]
 
-    // Seed 000: Raschka's MultiHeadAttention, as his book runs it.
+    // The blog post: Raschka's MultiHeadAttention, as his book runs it.
     manual_seed(seed.or(123));
     let (b, num_tokens, d_in) = (batch.size(0), batch.size(1), batch.size(2));
     let context_length = num_tokens;
@@ -33,7 +33,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let keys = mha.w_key.forward(&batch);
     let queries = mha.w_query.forward(&batch);
     let values = mha.w_value.forward(&batch);
-    let step = story.step("Seed 000: projections, (b, num_tokens, d_out)");
+    let step = story.step("Projections, (b, num_tokens, d_out)");
     step.print_shape("keys.shape", &keys);
     step.print_shape("queries.shape", &queries);
     step.print_shape("values.shape", &values);
@@ -42,7 +42,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let keys = keys.view(&split);
     let values = values.view(&split);
     let queries = queries.view(&split);
-    let step = story.step("Seed 000: view as (b, num_tokens, num_heads, head_dim)");
+    let step = story.step("View as (b, num_tokens, num_heads, head_dim)");
     step.print_shape("keys.shape", &keys);
     step.print_shape("queries.shape", &queries);
     step.print_shape("values.shape", &values);
@@ -50,7 +50,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let keys = keys.transpose(1, 2);
     let queries = queries.transpose(1, 2);
     let values = values.transpose(1, 2);
-    let step = story.step("Seed 000: transpose to (b, num_heads, num_tokens, head_dim)");
+    let step = story.step("Transpose to (b, num_heads, num_tokens, head_dim)");
     step.print_shape("keys.shape", &keys);
     step.print_shape("queries.shape", &queries);
     step.print_shape("values.shape", &values);
@@ -59,12 +59,14 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mask_bool = mha.mask.slice(0, ..num_tokens).slice(1, ..num_tokens);
     attn_scores.masked_fill_(&mask_bool, f32::NEG_INFINITY);
     let attn_weights = (&attn_scores / (keys.size(-1) as f32).sqrt()).softmax(-1);
-    let step = story
-        .step("Seed 000: causal attention in every head, (b, num_heads, num_tokens, num_tokens)");
+    let step = story.step(
+        "Causal attention in every head, \
+         (b, num_heads, num_tokens, num_tokens)",
+    );
     step.print_shape("attn_scores.shape", &attn_scores);
     step.print_shape("attn_weights.shape", &attn_weights);
 
-    let step = story.step("Seed 000: heads back together, (b, num_tokens, d_out)");
+    let step = story.step("Heads back together, (b, num_tokens, d_out)");
     let context_vec = attn_weights.matmul(&values).transpose(1, 2);
     step.print_shape(
         "(attn_weights @ values).transpose(1, 2).shape",
@@ -81,7 +83,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: multihead_print
     let context_vecs = mha.forward(&batch);
     let step = story.step(format!(
-        "Seed 000: MultiHeadAttention (manual_seed({}), d_out = 2, two heads)",
+        "MultiHeadAttention (manual_seed({}), d_out = 2, two heads)",
         seed.or(123)
     ));
     step.print(&context_vecs);
@@ -109,7 +111,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // With out_proj the identity (and a zero bias) nothing is mixed.
     let mut mha_split = MultiHeadAttention::new(d_in, 4, context_length, 0.0, 2, false);
     let stacked = |weight: fn(&ch05_causal::CausalAttention) -> &Linear| {
-        let weights: Vec<&Tensor> = wrapper.heads.iter().map(|h| &weight(h).weight).collect();
+        let heads = wrapper.heads.iter();
+        let weights: Vec<&Tensor> = heads.map(|h| &weight(h).weight).collect();
         Linear::from_parameters(cat(&weights, 0), None)
     };
     mha_split.w_query = stacked(|h| &h.w_query);
@@ -117,7 +120,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     mha_split.w_value = stacked(|h| &h.w_value);
     mha_split.out_proj = Linear::from_parameters(eye(4), Some(zeros(&[4])));
     let split_out = mha_split.forward(&batch);
-    let step = story.step("The split version with the wrapper's weights and out_proj = identity");
+    let step = story.step(
+        "The split version with the wrapper's weights \
+         and out_proj = identity",
+    );
     step.print(&split_out);
     step.print(format!(
         "allclose(split, wrapper): {}",
@@ -125,7 +131,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     // ANCHOR_END: equivalence
 
-    // Seed 001: multi-head attention with einsum.
+    // Politi's article: multi-head attention with einsum.
     // ANCHOR: einsum
     manual_seed(seed.or(0));
     let tokenized_sentence = my_name_ids();
@@ -142,51 +148,48 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let queries = einsum_project(&sentence_embed, &w_query); // [h, seq, d_k]
     let keys = einsum_project(&sentence_embed, &w_key);
     let values = einsum_project(&sentence_embed, &w_value);
-    let step = story.step("Seed 001: queries, keys and values of every head with einsum");
+    let step = story.step("Queries, keys and values of every head with einsum");
     step.print_shape("queries.shape", &queries);
     step.print_shape("keys.shape", &keys);
     step.print_shape("values.shape", &values);
 
     let scores = einsum_scores(&queries, &keys); // [h, seq, seq]
     let attention_weights = scores.softmax(-1);
-    let step = story.step("Seed 001: attention scores and weights of every head");
+    let step = story.step("Attention scores and weights of every head");
     step.print_shape("scores.shape", &scores);
     step.print_shape("attention_weights.shape", &attention_weights);
 
     let head_outputs = einsum_head_outputs(&attention_weights, &values); // [h, seq, d_k]
-    story
-        .step("Seed 001: head outputs")
-        .print(head_outputs.shape());
+    story.step("Head outputs").print(head_outputs.shape());
 
     let concatenated = concat_heads(&head_outputs); // [seq, h · d_k]
     story
-        .step("Seed 001: heads concatenated per token")
+        .step("Heads concatenated per token")
         .print(concatenated.shape());
 
     let multihead_output = concatenated.matmul(&w_output); // [seq, d]
     // The export shows "...:n": the backslash of "\n" was lost.
-    story
-        .step("Seed 001: output projection, token 1")
-        .print(format!(
-            "Multi-head attention output for token1:\n {}",
-            multihead_output.get(0)
-        ));
+    story.step("Output projection, token 1").print(format!(
+        "Multi-head attention output for token1:\n {}",
+        multihead_output.get(0)
+    ));
     // ANCHOR_END: einsum
 
-    // Seed 003: seed 000's six tokens as q = k = v, shaped (batch 1, heads 1, 6, 3).
+    // Sum's article: the blog post's six tokens as q = k = v, shaped (batch 1, heads 1, 6, 3).
     // ANCHOR: sdpa_print
     let x = inputs.view(&[1, 1, 6, 3]);
     let (output, weights) = scaled_dot_product_attention(&x, &x, &x, None);
-    let step = story.step("Seed 003: scaled_dot_product_attention without a mask");
+    let step = story.step("Scaled_dot_product_attention without a mask");
     step.print_shape("output.shape", &output);
     step.print_shape("weights.shape", &weights);
     step.print(format!("weights: {weights}"));
     step.print(format!("output: {output}"));
 
-    // Seed 003 keeps the places where the mask is 1, so a causal mask is tril.
+    // Sum's article keeps the places where the mask is 1, so a causal mask is tril.
     let causal_mask = ones(&[6, 6]).tril(0);
-    let (output, weights) = scaled_dot_product_attention(&x, &x, &x, Some(&causal_mask.bool()));
-    let step = story.step("Seed 003: scaled_dot_product_attention with a causal mask");
+    let allowed = causal_mask.bool();
+    let (output, weights) = scaled_dot_product_attention(&x, &x, &x, Some(&allowed));
+    let step = story.step("Scaled_dot_product_attention with a causal mask");
     step.print(format!("mask: {causal_mask}"));
     step.print(format!("weights: {weights}"));
     step.print(format!("output: {output}"));
@@ -198,7 +201,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mha_qkv = MultiHeadAttentionQkv::new(4, 2);
     let out = mha_qkv.forward(&x, &x, &x, None);
     let step = story.step(format!(
-        "Seed 003: MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed({}))",
+        "MultiHeadAttention(d_model=4, n_heads=2), self-attention (manual_seed({}))",
         seed.or(123)
     ));
     step.print(format!("x: {x}"));
@@ -207,7 +210,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let out = mha_qkv.forward(&x, &x, &x, Some(&ones(&[3, 3]).tril(0).bool()));
     story
-        .step("Seed 003: the same with a causal mask")
+        .step("The same with a causal mask")
         .print(format!("out: {out}"));
     // ANCHOR_END: qkv_print
 

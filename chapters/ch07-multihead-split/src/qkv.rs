@@ -1,6 +1,6 @@
-//! Seed 003's multi-head attention: separate inputs for queries, keys and values.
+//! Sum's multi-head attention: separate inputs for queries, keys and values.
 //!
-//! Raschka's module takes one sequence `x` and is always causal. Seed 003's takes three,
+//! Raschka's module takes one sequence `x` and is always causal. Sum's takes three,
 //! `q`, `k` and `v`, and an optional mask. With `q = k = v` it is self-attention; with
 //! queries from one sequence and keys and values from another it is cross-attention
 //! (chapter 8). Everything else is the same recipe: one projection per role split into
@@ -12,7 +12,7 @@ use shared::nn::Linear;
 use crate::heads::{merge_heads, split_heads};
 use crate::scaled_dot_product::scaled_dot_product_attention;
 
-/// Seed 003's `MultiHeadAttention`, renamed so it can live next to Raschka's
+/// Sum's `MultiHeadAttention`, renamed so it can live next to Raschka's
 /// [`MultiHeadAttention`](crate::multihead::MultiHeadAttention) (the reference script
 /// calls it `MultiHeadAttentionQKV`). All four projections have a bias.
 // ANCHOR: qkv_struct
@@ -33,7 +33,7 @@ pub struct MultiHeadAttentionQkv {
 // ANCHOR_END: qkv_struct
 
 impl MultiHeadAttentionQkv {
-    /// `MultiHeadAttention(d_model, n_heads)` of seed 003: four `Linear(d_model, d_model)`
+    /// `MultiHeadAttention(d_model, n_heads)` of Sum's article: four `Linear(d_model, d_model)`
     /// drawn in the order `W_q`, `W_k`, `W_v`, `W_o`.
     ///
     /// # Panics

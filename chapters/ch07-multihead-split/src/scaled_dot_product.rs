@@ -1,4 +1,4 @@
-//! Seed 003's `scaled_dot_product_attention`: the whole attention formula in one function,
+//! Sum's `scaled_dot_product_attention`: the whole attention formula in one function,
 //! `softmax(Q·Kᵀ / √d_k)·V`, for any number of leading (batch, head) dims, with an
 //! optional mask of the positions a query may look at.
 
@@ -8,7 +8,7 @@ use shared::Tensor;
 /// `false` set to `-inf` (so they get weight 0), softmax over the keys, then the weighted
 /// sum of the values. Returns `(output, weights)`.
 ///
-/// Seed 003 passes a 0/1 mask and hides the places where `mask == 0`; here the mask is
+/// Sum's article passes a 0/1 mask and hides the places where `mask == 0`; here the mask is
 /// already boolean: `true` = may attend. That is the opposite convention to chapter 5's
 /// `causal_mask`, which marks the *hidden* future with `true`; a causal mask here is
 /// `tril(ones)`, or `causal_mask(n).logical_not()`.
@@ -25,7 +25,8 @@ pub fn scaled_dot_product_attention(
     mask: Option<&Tensor<bool>>,
 ) -> (Tensor, Tensor) {
     let d_k = q.size(-1) as f32;
-    let mut scores = q.matmul(&k.transpose(-2, -1)) / d_k.sqrt(); // [.., queries, keys]
+    // [.., queries, keys]
+    let mut scores = q.matmul(&k.transpose(-2, -1)) / d_k.sqrt();
     if let Some(mask) = mask {
         scores.masked_fill_(&mask.logical_not(), f32::NEG_INFINITY);
     }

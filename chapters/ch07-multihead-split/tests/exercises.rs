@@ -4,6 +4,7 @@
 
 use ch01_embeddings::inputs::your_journey;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
+use ch07_multihead_split::grouped::{kv_head_of, repeat_kv};
 use ch07_multihead_split::heads::{merge_heads, split_heads};
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
@@ -96,7 +97,7 @@ proptest! {
 
 #[test]
 fn exercise_scaled_dot_product_attention() {
-    // The reference's example: seed 000's six tokens as q = k = v.
+    // The reference's example: the blog post's six tokens as q = k = v.
     let x = your_journey().view(&[1, 1, 6, 3]);
     let (output, weights) = scaled_dot_product_attention(&x, &x, &x, None);
     assert_eq!(output.shape(), [1, 1, 6, 3]);
@@ -244,5 +245,59 @@ proptest! {
         let (out, out_changed) = (mha.forward(&x), mha.forward(&changed));
         prop_assert_eq!(out_changed.narrow(1, 0, later), out.narrow(1, 0, later));
         prop_assert_ne!(out_changed.get(1).get(later as i64), out.get(1).get(later as i64));
+    }
+}
+
+/// `softmax(q·kᵀ/√d)·v` over the last two dims, written out (so that this test does not
+/// need the `scaled_dot_product_attention` exercise).
+fn attention(q: &Tensor, k: &Tensor, v: &Tensor) -> Tensor {
+    let d = q.size(-1) as f32;
+    (q.matmul(&k.transpose(-2, -1)) / d.sqrt())
+        .softmax(-1)
+        .matmul(v)
+}
+
+#[test]
+fn exercise_repeat_kv() {
+    // Two key/value heads of one token with one feature: 10 and 20. Three copies each.
+    let kv = Tensor::from_vec(vec![10.0, 20.0], &[1, 2, 1, 1]);
+    assert_eq!(
+        repeat_kv(&kv, 3).to_vec(),
+        [10.0, 10.0, 10.0, 20.0, 20.0, 20.0]
+    );
+    assert_eq!(repeat_kv(&kv, 1), kv);
+    // Eight query heads, two key/value heads: heads 0-3 share the first.
+    let served: Vec<usize> = (0..8).map(|h| kv_head_of(h, 8, 2)).collect();
+    assert_eq!(served, [0, 0, 0, 0, 1, 1, 1, 1]);
+}
+
+proptest! {
+    #![proptest_config(quiet(32))]
+
+    /// For random queries, keys and values: attention with the repeated keys and values
+    /// gives, in every query head, that head's attention over the key/value head
+    /// `kv_head_of` names, and the repeated heads are copies, in order.
+    #[test]
+    fn exercise_repeat_kv_shares_heads(
+        seed in 0u64..10_000, batch in 1usize..3, kv_heads in 1usize..4, groups in 1usize..4,
+        tokens in 1usize..6, head_dim in 1usize..5,
+    ) {
+        let num_heads = kv_heads * groups;
+        manual_seed(seed);
+        let q = rand(&[batch, num_heads, tokens, head_dim]);
+        let k = rand(&[batch, kv_heads, tokens, head_dim]);
+        let v = rand(&[batch, kv_heads, tokens, head_dim]);
+        let (k_all, v_all) = (repeat_kv(&k, groups), repeat_kv(&v, groups));
+        prop_assert_eq!(k_all.shape(), [batch, num_heads, tokens, head_dim]);
+        let out = attention(&q, &k_all, &v_all);
+        for h in 0..num_heads {
+            let served = kv_head_of(h, num_heads, kv_heads);
+            prop_assert_eq!(served, h / groups, "query head {} of {}", h, num_heads);
+            let (h, served) = (h as i64, served as i64);
+            prop_assert_eq!(k_all.select(1, h), k.select(1, served));
+            prop_assert_eq!(v_all.select(1, h), v.select(1, served));
+            let one_head = attention(&q.select(1, h), &k.select(1, served), &v.select(1, served));
+            prop_assert!(close(&out.select(1, h), &one_head, RTOL, ATOL));
+        }
     }
 }

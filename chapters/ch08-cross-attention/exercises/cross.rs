@@ -14,7 +14,7 @@ pub fn cross_attention(
     w_key: &Tensor,
     w_value: &Tensor,
 ) -> (Tensor, Tensor) {
-    // TODO: compute the keys and values of `other` (seed 004 multiplies W·xᵀ, then turns the
+    // TODO: compute the keys and values of `other` (Raschka's article multiplies W·xᵀ, then turns the
     // result back to one row per token), the scores of `query` against every key, the
     // weights softmax(scores / √d_k) over the tokens of `other`, and the context vector
     // weights·values.

@@ -1,4 +1,4 @@
-//! Cross-attention with one head, as seed 004 introduces it.
+//! Cross-attention with one head, as Raschka's article introduces it.
 //!
 //! Self-attention relates the tokens of one sequence to each other. Cross-attention
 //! relates two sequences: the queries come from one (in a translation model, the words
@@ -7,7 +7,7 @@
 //! embedding size must match the weights. Each query gets one weight per token of the
 //! *other* sequence, and its context vector is a mix of the other sequence's values.
 //!
-//! Seed 004 writes weights as `[d_out, d]` and multiplies `W·x`, so the keys of a whole
+//! Raschka's article writes weights as `[d_out, d]` and multiplies `W·x`, so the keys of a whole
 //! sequence are `(W_key·Xᵀ)ᵀ`, one row per token.
 
 use shared::Tensor;

@@ -7,7 +7,7 @@
 //! attends from image features to the words of a prompt the same way. That is
 //! cross-attention: the same computation as self-attention, with two inputs.
 //!
-//! - [`cross`]: seed 004's single head, one query of the first sentence attending to a
+//! - [`cross`]: Raschka's article's single head, one query of the first sentence attending to a
 //!   second sequence of another length;
 //! - [`padding`]: a batch of sequences of different lengths is padded to one length, and
 //!   a padding mask over the keys keeps the padding out of the attention. Chapter 7's
@@ -22,6 +22,8 @@ pub mod cross;
 pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/padding.rs")]
 pub mod padding;
+#[cfg_attr(feature = "exercise", path = "../exercises/shuffle.rs")]
+pub mod shuffle;
 
 /// The exercises and their hints, shown by `cargo run -p ch08-cross-attention -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

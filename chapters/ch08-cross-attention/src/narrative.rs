@@ -19,7 +19,7 @@ use crate::padding::{key_padding, padding_mask};
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 8: Cross-attention");
 
-    // Seed 004's sentence, embedded as in chapter 1.
+    // Raschka's article's sentence, embedded as in chapter 1.
     let vocab = vocabulary(LIFE_IS_SHORT);
     let sentence_int = token_ids(LIFE_IS_SHORT, &vocab);
     manual_seed(seed.or(123));
@@ -38,7 +38,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let keys = w_key.matmul(&embedded_sentence.t()).t(); // [6, 24]
     let values = w_value.matmul(&embedded_sentence.t()).t(); // [6, 28]
     let step = story.step(format!(
-        "Seed 004: self-attention recap (manual_seed({}), rand weights)",
+        "Self-attention recap (manual_seed({}), rand weights)",
         seed.or(123)
     ));
     step.print_shape("embedded_sentence.shape", &embedded_sentence);
@@ -51,22 +51,23 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: second_sequence
     let embedded_sentence_2 = rand(&[8, 16]); // a second input sequence, 8 tokens
     story
-        .step("Seed 004: a second input sequence of 8 tokens (rand, the generator continues)")
+        .step("A second input sequence of 8 tokens (rand, the generator continues)")
         .print(&embedded_sentence_2);
 
     let keys = w_key.matmul(&embedded_sentence_2.t()).t(); // [8, 24]
     let values = w_value.matmul(&embedded_sentence_2.t()).t(); // [8, 28]
-    let step = story.step("Seed 004: keys and values from the second sequence");
+    let step = story.step("Keys and values from the second sequence");
     step.print_shape("keys.shape", &keys);
     step.print_shape("values.shape", &values);
 
     let (attention_weights_2, context_vector_2) =
         cross_attention(&query_2, &embedded_sentence_2, &w_key, &w_value);
     story
-        .step("Seed 004: x(2) attends to the second sequence")
-        .print(format!("attention_weights_2: {attention_weights_2}"));
+        .step("X(2) attends to the second sequence")
+        .print("attention_weights_2:")
+        .print(&attention_weights_2);
     story
-        .step("Seed 004: cross-attention context vector z(2)")
+        .step("Cross-attention context vector z(2)")
         .print(context_vector_2.shape())
         .print(&context_vector_2);
     // ANCHOR_END: second_sequence
@@ -106,7 +107,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let k = split_heads(&cross_attn.w_k.forward(&x_enc), cross_attn.n_heads);
     let v = split_heads(&cross_attn.w_v.forward(&x_enc), cross_attn.n_heads);
     let (_, weights) = scaled_dot_product_attention(&q, &k, &v, Some(&mask));
-    let step = story.step("Cross-attention weights per head, (batch, heads, queries, keys)");
+    let step = story.step(
+        "Cross-attention weights per head, \
+         (batch, heads, queries, keys)",
+    );
     step.print_shape("weights.shape", &weights);
     step.print(format!("weights: {weights}"));
 

@@ -10,6 +10,7 @@ use ch07_multihead_split::qkv::MultiHeadAttentionQkv;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch08_cross_attention::cross::cross_attention;
 use ch08_cross_attention::padding::{key_padding, padding_mask};
+use ch08_cross_attention::shuffle::{Change, predict_shuffled_other, shuffle_tokens};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Embedding;
@@ -23,7 +24,7 @@ const ATOL: f64 = 1e-5;
 
 #[test]
 fn exercise_cross_attention() {
-    // Seed 004's numbers, as PyTorch printed them (reference/expected/ch08-cross-attention.txt).
+    // Raschka's article's numbers, as PyTorch printed them (reference/expected/ch08-cross-attention.txt).
     let vocab = vocabulary(LIFE_IS_SHORT);
     manual_seed(123);
     let embed = Embedding::new(6, 16);
@@ -151,5 +152,93 @@ proptest! {
         let out = cross_attn.forward(&x_dec, &x_enc, &x_enc, Some(&mask));
         let out_junk = cross_attn.forward(&x_dec, &x_enc_junk, &x_enc_junk, Some(&mask));
         prop_assert!(close(&out, &out_junk, RTOL, ATOL));
+    }
+}
+
+/// The chapter's one-query cross-attention, written out (so that this test does not need
+/// the `cross_attention` exercise): `(weights [m], context [d_v])`.
+fn attend(query: &Tensor, other: &Tensor, w_key: &Tensor, w_value: &Tensor) -> (Tensor, Tensor) {
+    let keys = other.matmul(&w_key.t());
+    let values = other.matmul(&w_value.t());
+    let d_k = keys.size(-1) as f32;
+    let weights = (query.matmul(&keys.t()) / d_k.sqrt()).softmax(0);
+    let context = weights.matmul(&values);
+    (weights, context)
+}
+
+/// Which `Change` turns `before` into `after`, for a shuffle by `order`.
+fn change(before: &Tensor, after: &Tensor, order: &[usize]) -> Change {
+    if close(after, before, RTOL, ATOL) {
+        Change::Unchanged
+    } else if before.size(0) == order.len()
+        && close(after, &shuffle_by_hand(before, order), RTOL, ATOL)
+    {
+        Change::ShuffledLikeTheTokens
+    } else {
+        Change::Different
+    }
+}
+
+/// `x[order[i]]` for every `i`, along dim 0, by indexing the numbers.
+fn shuffle_by_hand(x: &Tensor, order: &[usize]) -> Tensor {
+    let row = x.numel() / x.size(0);
+    let values = x.to_vec();
+    let picked = order
+        .iter()
+        .flat_map(|&i| values[i * row..(i + 1) * row].to_vec())
+        .collect();
+    Tensor::from_vec(picked, x.dims())
+}
+
+#[test]
+fn exercise_shuffle_tokens() {
+    // Raschka's article's query and second sentence, the sentence reversed.
+    manual_seed(123);
+    let w_query = rand(&[24, 16]);
+    let w_key = rand(&[24, 16]);
+    let w_value = rand(&[28, 16]);
+    let query = w_query.matmul(&rand(&[16]));
+    let other = rand(&[8, 16]);
+    let order: Vec<usize> = (0..8).rev().collect();
+    let shuffled = shuffle_tokens(&other, &order);
+    assert_eq!(shuffled, shuffle_by_hand(&other, &order));
+    let (weights, context) = attend(&query, &other, &w_key, &w_value);
+    let (weights_after, context_after) = attend(&query, &shuffled, &w_key, &w_value);
+    assert_eq!(
+        predict_shuffled_other(),
+        (
+            change(&weights, &weights_after, &order),
+            change(&context, &context_after, &order)
+        )
+    );
+}
+
+proptest! {
+    #![proptest_config(quiet(32))]
+
+    /// For random sequences, weights and shuffles (not the identity): the shuffled rows are
+    /// the right ones, and the weights and the context change as predicted.
+    #[test]
+    fn exercise_shuffle_tokens_any_order(
+        seed in 0u64..10_000,
+        order in (2usize..8).prop_flat_map(|m| Just((0..m).collect::<Vec<usize>>()).prop_shuffle()),
+        d in 1usize..5, d_k in 1usize..5, d_v in 2usize..5,
+    ) {
+        prop_assume!(order.iter().enumerate().any(|(i, &j)| i != j));
+        manual_seed(seed);
+        let m = order.len();
+        let other = &rand(&[m, d]) * 4.0;
+        let (w_key, w_value) = (&rand(&[d_k, d]) - 0.5, &rand(&[d_v, d]) - 0.5);
+        let query = &rand(&[d_k]) * 4.0;
+        let shuffled = shuffle_tokens(&other, &order);
+        prop_assert_eq!(&shuffled, &shuffle_by_hand(&other, &order));
+        let (weights, context) = attend(&query, &other, &w_key, &w_value);
+        let (weights_after, context_after) = attend(&query, &shuffled, &w_key, &w_value);
+        let (on_weights, on_context) = predict_shuffled_other();
+        // Weights that happen to be equal would look unchanged as well as shuffled.
+        if change(&weights, &weights_after, &order) != Change::Unchanged {
+            prop_assert_eq!(on_weights, change(&weights, &weights_after, &order));
+        }
+        prop_assert_eq!(on_context, change(&context, &context_after, &order));
     }
 }

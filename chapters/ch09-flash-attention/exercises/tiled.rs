@@ -9,7 +9,13 @@ use shared::Tensor;
 /// # Shapes
 /// `q`: `[.., queries, d]`, `k`: `[.., keys, d]`, `v`: `[.., keys, d_v]`, the same leading
 /// dims. Returns `[.., queries, d_v]`. `block > 0`.
-pub fn tiled_attention(q: &Tensor, k: &Tensor, v: &Tensor, block: usize, causal: bool) -> Tensor {
+pub fn tiled_attention(
+    q: &Tensor, // [.., queries, d]
+    k: &Tensor, // [.., keys, d]
+    v: &Tensor, // [.., keys, d_v]
+    block: usize,
+    causal: bool,
+) -> Tensor {
     // TODO: for every block of queries (`narrow` on dim -2): a running max (-inf), a running
     // sum (0), both [.., rows, 1], and an output [.., rows, d_v] of zeros. For every block
     // of keys up to `crate::blocks::key_block_count(..)`: scores = q_block·k_blockᵀ / √d;

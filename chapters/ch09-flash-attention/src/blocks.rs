@@ -21,7 +21,12 @@
 /// # Shapes
 /// Counts only: `keys` is the number of keys, `block` the keys per block (`> 0`).
 // ANCHOR: key_block_count
-pub fn key_block_count(query_end: usize, keys: usize, block: usize, causal: bool) -> usize {
+pub fn key_block_count(
+    query_end: usize, // one past the last query of the block
+    keys: usize,
+    block: usize,
+    causal: bool,
+) -> usize {
     let visible_keys = if causal { query_end.min(keys) } else { keys };
     visible_keys.div_ceil(block)
 }

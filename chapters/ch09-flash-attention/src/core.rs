@@ -66,7 +66,8 @@ pub fn forward_with_core(
     let queries = split_heads(&mha.w_query.forward(x), mha.num_heads);
     let keys = split_heads(&mha.w_key.forward(x), mha.num_heads);
     let values = split_heads(&mha.w_value.forward(x), mha.num_heads);
-    let context = core.causal_attention(&queries, &keys, &values); // [b, heads, tokens, head_dim]
+    // [b, heads, tokens, head_dim]
+    let context = core.causal_attention(&queries, &keys, &values);
     mha.out_proj.forward(&merge_heads(&context))
 }
 // ANCHOR_END: forward_with_core

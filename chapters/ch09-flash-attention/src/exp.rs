@@ -47,7 +47,8 @@ const P5: f32 = 0.5;
 // ANCHOR: exp
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
-    // Clamp first (written as selects, which vectorise): every step below stays finite.
+    // Clamp first (written as selects, which vectorise): every step below stays
+    // finite.
     let x = if x < X_MIN { X_MIN } else { x };
     let x = if x > X_MAX { X_MAX } else { x };
     // n = round(x / ln 2), as a float and as an integer (the low bits of the sum).

@@ -244,7 +244,7 @@ fn run(
             out_head
                 .par_chunks_mut(BLOCK_Q * d_v)
                 .enumerate()
-                .for_each(|(qb, out_rows)| kernel.query_block(&head, qb, causal, out_rows));
+                .for_each(|(qb, rows)| kernel.query_block(&head, qb, causal, rows));
         });
     // ANCHOR_END: parallel
     out
@@ -438,18 +438,19 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
         let k_start = kb * BLOCK_K;
         let kt = &head.kt[kb * d * BLOCK_K..][..d * BLOCK_K];
         let v = &head.v[k_start * d_v_pad..][..BLOCK_K * d_v_pad];
-        let masked =
-            tile_needs_mask(q_start, k_start + BLOCK_K, causal) || k_start + BLOCK_K > head.keys;
+        let crosses_diagonal = tile_needs_mask(q_start, k_start + BLOCK_K, causal);
+        let runs_past_keys = k_start + BLOCK_K > head.keys;
+        let masked = crosses_diagonal || runs_past_keys;
         for g in 0..groups {
-            // A tile on the diagonal can lie wholly after a group's last query (blocks of
-            // 48 queries and 64 keys do not line up): all its weights would be 0, and
-            // the group skips it.
+            // A tile on the diagonal can lie wholly after a group's last query
+            // (blocks of 48 queries and 64 keys do not line up): all its weights
+            // would be 0, and the group skips it.
             let last_query = q_start + (g * R + R - 1).min(rows - 1);
             if causal && k_start > last_query {
                 continue;
             }
-            // The group's R queries; a last group short of R rows repeats its last query
-            // (the extra rows are computed and never written out).
+            // The group's R queries; a last group short of R rows repeats its last
+            // query (the extra rows are computed and never written out).
             let queries: [&[f32]; R] = std::array::from_fn(|r| {
                 let row = (g * R + r).min(rows - 1);
                 &q_rows[row * d..][..d]
@@ -469,7 +470,8 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
                         *x = simd.hide_from(*x, k_start + i * S::LANES, limit);
                     }
                 }
-                rescale[r] = online_update(simd, &mut state[g * R + r], row, &mut weights[r]);
+                let row_state = &mut state[g * R + r];
+                rescale[r] = online_update(simd, row_state, row, &mut weights[r]);
             }
             let acc_rows = &mut acc[g * R * d_v_pad..][..R * d_v_pad];
             weighted_values::<S, R, CV>(simd, &weights, v, rescale, acc_rows);
@@ -539,9 +541,10 @@ fn online_update<S: Simd, const KV: usize>(
     for &s in &scores[1..] {
         block_max = simd.max(block_max, s);
     }
-    // Once the first tiles have been seen the maximum seldom grows. One comparison of the
-    // lanes with it tells; only then is the lanes' maximum found, and the factor
-    // 2^(old max - new max) computed (0 on the first tile, where the old max is -∞).
+    // Once the first tiles have been seen the maximum seldom grows. One comparison
+    // of the lanes with it tells; only then is the lanes' maximum found, and the
+    // factor 2^(old max - new max) computed (0 on the first tile, where the old max
+    // is -∞).
     let rescale = if simd.any_greater(block_max, state.max) {
         let new_max = simd.reduce_max(block_max);
         let rescale = exp2_flushed_scalar(state.max - new_max);

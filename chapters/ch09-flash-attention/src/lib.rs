@@ -26,9 +26,12 @@ pub mod core;
 #[cfg_attr(feature = "exercise", path = "../exercises/exp.rs")]
 pub mod exp;
 pub mod kernel;
+#[cfg_attr(feature = "exercise", path = "../exercises/merge.rs")]
+pub mod merge;
 pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/online.rs")]
 pub mod online;
+pub mod partial;
 pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/tiled.rs")]
 pub mod tiled;

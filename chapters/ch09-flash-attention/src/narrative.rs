@@ -41,7 +41,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     for (i, block) in score_values.chunks(2).enumerate() {
         state.update(&mut block.to_vec()); // the weights are not needed here
         step.print(format!(
-            "block {i}: scores {}, running max {}, running sum {}",
+            "block {i}: scores {}, max {}, sum {}",
             Tensor::from_vec(block.to_vec(), &[block.len()]),
             Tensor::scalar(state.max),
             Tensor::scalar(state.sum)
@@ -59,7 +59,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: online_context
     let step = story.step("The context vector of x(2), one block of keys at a time");
     let mut state = OnlineSoftmax::new();
-    let mut out = zeros(&[3]); // the weighted sum of the values so far, relative to the max
+    // The weighted sum of the values so far, relative to the running maximum.
+    let mut out = zeros(&[3]);
     for (i, block) in score_values.chunks(2).enumerate() {
         let values = inputs.narrow(0, 2 * i, block.len()); // [2, 3]
         let mut block_weights = block.to_vec();

@@ -23,14 +23,21 @@ use crate::blocks::{key_block_count, tile_needs_mask};
 /// `q`: `[.., queries, d]`, `k`: `[.., keys, d]`, `v`: `[.., keys, d_v]`, the same leading
 /// dims. Returns `[.., queries, d_v]`. `block > 0`.
 // ANCHOR: tiled_attention
-pub fn tiled_attention(q: &Tensor, k: &Tensor, v: &Tensor, block: usize, causal: bool) -> Tensor {
+pub fn tiled_attention(
+    q: &Tensor, // [.., queries, d]
+    k: &Tensor, // [.., keys, d]
+    v: &Tensor, // [.., keys, d_v]
+    block: usize,
+    causal: bool,
+) -> Tensor {
     let (queries, keys) = (q.size(-2), k.size(-2));
     let scale = (q.size(-1) as f32).sqrt();
     let mut outputs = Vec::new();
     for q_start in (0..queries).step_by(block) {
         let q_len = block.min(queries - q_start);
         let q_block = q.narrow(-2, q_start, q_len); // [.., q_len, d]
-        // Per row: the running maximum, the running Σ exp(s - max), the output so far.
+        // Per row: the running maximum, the running Σ exp(s - max), and the
+        // output so far.
         let mut row_shape = q_block.dims().to_vec(); // [.., q_len, d]
         *row_shape.last_mut().expect("q has a last dim") = 1;
         let mut max = Tensor::full(&row_shape, f32::NEG_INFINITY); // [.., q_len, 1]
@@ -45,16 +52,18 @@ pub fn tiled_attention(q: &Tensor, k: &Tensor, v: &Tensor, block: usize, causal:
             let mut scores = q_block.matmul(&k_block.transpose(-2, -1)) / scale;
             if tile_needs_mask(q_start, k_start + k_len, causal) {
                 // Key j is hidden from query i when j > i (absolute positions).
+                let hidden = |i: usize, j: usize| k_start + j > q_start + i;
                 let future = Tensor::from_vec(
                     (0..q_len)
-                        .flat_map(|i| (0..k_len).map(move |j| k_start + j > q_start + i))
+                        .flat_map(|i| (0..k_len).map(move |j| hidden(i, j)))
                         .collect(),
                     &[q_len, k_len],
                 );
                 scores.masked_fill_(&future, f32::NEG_INFINITY);
             }
             let new_max = max.maximum(&scores.max_dim(-1, true).0);
-            let weights = (&scores - &new_max).exp(); // this tile's unnormalised weights
+            // This tile's unnormalised weights.
+            let weights = (&scores - &new_max).exp();
             let rescale = (&max - &new_max).exp(); // exp(old max - new max)
             sum = &(&rescale * &sum) + &weights.sum_dim(-1, true);
             out = &(&rescale * &out) + &weights.matmul(&v_block);

@@ -6,7 +6,9 @@
 use ch01_embeddings::inputs::your_journey;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch09_flash_attention::exp::exp;
+use ch09_flash_attention::merge::{merge_partials, predict_order_matters};
 use ch09_flash_attention::online::OnlineSoftmax;
+use ch09_flash_attention::partial::partial_attention;
 use ch09_flash_attention::tiled::tiled_attention;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -219,5 +221,62 @@ proptest! {
         let changed = |t: &Tensor| t.masked_fill(&from_later, 9.0);
         let out2 = tiled_attention(&changed(&q), &changed(&k), &changed(&v), block, true);
         prop_assert_eq!(out2.narrow(1, 0, later), out.narrow(1, 0, later));
+    }
+}
+
+#[test]
+fn exercise_merge_partials() {
+    // The sentence of chapter 2 as queries, keys and values, the keys split 2 + 4.
+    let x = your_journey();
+    let (a, b) = (
+        partial_attention(&x, &x.narrow(0, 0, 2), &x.narrow(0, 0, 2)),
+        partial_attention(&x, &x.narrow(0, 2, 4), &x.narrow(0, 2, 4)),
+    );
+    let merged = merge_partials(&a, &b);
+    let (whole, _) = scaled_dot_product_attention(&x, &x, &x, None);
+    assert!(close(&merged.finish(), &whole, RTOL, ATOL));
+    let swapped = merge_partials(&b, &a).finish();
+    assert_eq!(
+        predict_order_matters(),
+        !close(&swapped, &merged.finish(), RTOL, ATOL)
+    );
+    // The merged maximum and sum are those of all six keys (to rounding: a product with
+    // fewer keys may add in another order).
+    let all = partial_attention(&x, &x, &x);
+    assert!(close(&merged.max, &all.max, RTOL, ATOL));
+    assert!(close(&merged.sum, &all.sum, RTOL, ATOL));
+}
+
+proptest! {
+    #![proptest_config(quiet(32))]
+
+    /// For random queries, keys and values, split at a random place into two parts in
+    /// either order, or into three parts merged two ways: the same attention as all the keys
+    /// at once, also when one part's scores are far larger than the other's.
+    #[test]
+    fn exercise_merge_partials_any_split(
+        seed in 0u64..10_000, queries in 1usize..5, keys in 2usize..9, d in 1usize..5,
+        split in 1usize..8, spread in prop_oneof![Just(1.0f32), Just(30.0f32)],
+    ) {
+        let split = 1 + split % (keys - 1);
+        manual_seed(seed);
+        let q = &randn(&[2, queries, d]) * spread;
+        let (k, v) = (randn(&[2, keys, d]), randn(&[2, keys, 3]));
+        let (whole, _) = scaled_dot_product_attention(&q, &k, &v, None);
+        let part = |start: usize, len: usize| {
+            partial_attention(&q, &k.narrow(-2, start, len), &v.narrow(-2, start, len))
+        };
+        let (a, b) = (part(0, split), part(split, keys - split));
+        let (ab, ba) = (merge_partials(&a, &b).finish(), merge_partials(&b, &a).finish());
+        prop_assert!(close(&ab, &whole, RTOL, ATOL));
+        let mut order_matters = !close(&ab, &ba, RTOL, ATOL);
+        if split >= 2 {
+            let (a1, a2) = (part(0, 1), part(1, split - 1));
+            let left = merge_partials(&merge_partials(&a1, &a2), &b).finish();
+            let right = merge_partials(&a1, &merge_partials(&a2, &b)).finish();
+            prop_assert!(close(&left, &whole, RTOL, ATOL));
+            order_matters |= !close(&left, &right, RTOL, ATOL);
+        }
+        prop_assert_eq!(predict_order_matters(), order_matters);
     }
 }

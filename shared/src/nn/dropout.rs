@@ -60,4 +60,66 @@ impl Dropout {
         });
         out
     }
+
+    /// `dropout(x)` that also returns the noise it multiplied `x` by, for a backward pass:
+    /// `Some(noise)` with `0.0` where an element was dropped and `1 ⊘ f32(1 - p)` where it
+    /// was kept, or `None` when nothing is dropped (evaluation mode, `p = 0`). PyTorch's CPU
+    /// dropout computes exactly this, `noise = bernoulli(1 - p) / (1 - p)`, `y = x * noise`,
+    /// and its backward is `grad_x = grad_y * noise`.
+    ///
+    /// Draws the same numbers from the default generator as [`Dropout::forward`] and
+    /// returns the same `y`, bit for bit.
+    ///
+    /// # Shapes
+    /// Any shape; `y` and `noise` have the shape of `x`.
+    pub fn forward_with_noise(&self, x: &Tensor) -> (Tensor, Option<Tensor>) {
+        if !self.training || self.p == 0.0 {
+            return (x.clone(), None);
+        }
+        // Dropout applied to ones leaves the noise itself (1 · s = s, 1 · 0 = 0), drawn in
+        // the memory order of `x`, as `forward` draws it.
+        let mut noise = x.clone();
+        noise.fill_in_memory_order(|values, _| {
+            values.fill(1.0);
+            with_default_generator(|g| dropout_in_place(g, values, self.p))
+        });
+        (x * &noise, Some(noise))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{manual_seed, randn};
+
+    #[test]
+    fn forward_with_noise_equals_forward() {
+        for p in [0.0, 0.1, 0.5, 1.0] {
+            manual_seed(7);
+            let x = randn(&[3, 5, 6]);
+            let dropout = Dropout::new(p);
+            manual_seed(11);
+            let y = dropout.forward(&x);
+            manual_seed(11);
+            let (y_noise, noise) = dropout.forward_with_noise(&x);
+            let bits = |t: &Tensor| t.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&y), bits(&y_noise), "p = {p}");
+            match noise {
+                None => assert_eq!(p, 0.0),
+                Some(noise) => {
+                    let kept = 1.0 / (1.0 - p) as f32;
+                    assert!(noise.to_vec().iter().all(|&n| n == 0.0 || n == kept));
+                }
+            }
+        }
+        // A transposed input draws its noise in memory order, as `forward` does.
+        manual_seed(3);
+        let x = randn(&[4, 6]).t();
+        let dropout = Dropout::new(0.5);
+        manual_seed(5);
+        let y = dropout.forward(&x);
+        manual_seed(5);
+        let (y_noise, _) = dropout.forward_with_noise(&x);
+        assert_eq!(y.to_vec(), y_noise.to_vec());
+    }
 }

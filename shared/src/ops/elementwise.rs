@@ -130,6 +130,19 @@ impl Tensor {
         }
     }
 
+    /// `base ** t` with a number as the base and the tensor as the exponent (Python's
+    /// `__rpow__`, `torch.pow(base, t)`): how RoPE and the sinusoidal encodings write
+    /// `10000 ** (2i / d)`. Computed in `f64` and rounded once to `f32`, the correctly
+    /// rounded answer. (PyTorch uses SLEEF's vectorised `powf`, within one unit in the last
+    /// place; for base 10000 and the exponents `2i/d` of head sizes 8, 16, 64 and 128 the
+    /// two agree exactly.)
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn rpow(&self, base: f32) -> Tensor {
+        self.map(|x| (base as f64).powf(x as f64) as f32)
+    }
+
     /// `t.bool()`: every non-zero value becomes `true` (how `mask.bool()` turns a 0/1
     /// matrix into the boolean mask `masked_fill` takes).
     ///
@@ -309,6 +322,17 @@ mod tests {
         assert_eq!((&m + &row).to_vec(), vec![11.0, 22.0, 13.0, 24.0]);
         assert_eq!((&m / 2.0).to_vec(), vec![0.5, 1.0, 1.5, 2.0]);
         assert_eq!((1.0 - &m).to_vec(), vec![0.0, -1.0, -2.0, -3.0]);
+    }
+
+    #[test]
+    fn rpow_puts_the_tensor_in_the_exponent() {
+        let e = tensor!([0.0, 0.25, 0.5, 0.75]);
+        let p = e.rpow(10000.0).to_vec();
+        assert_eq!(p, vec![1.0, 10.0, 100.0, 1000.0]);
+        assert_eq!(
+            tensor!([2.0, -1.0]).rpow(3.0).to_vec(),
+            vec![9.0, 1.0 / 3.0]
+        );
     }
 
     #[test]

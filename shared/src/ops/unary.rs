@@ -1,7 +1,7 @@
-//! Unary maths on every element: `abs`, `clamp`, `tanh`, `log`.
+//! Unary maths on every element: `abs`, `clamp`, `tanh`, `log`, `sin`, `cos`.
 //!
-//! `abs` and `clamp` only compare and copy, so they give PyTorch's bits exactly. `tanh` and
-//! `log` are transcendental: PyTorch's CPU build takes them from Intel MKL's vector library,
+//! `abs` and `clamp` only compare and copy, so they give PyTorch's bits exactly. `tanh`,
+//! `log`, `sin` and `cos` are transcendental: PyTorch's CPU build takes them from Intel MKL's vector library,
 //! whose algorithm is closed and not correctly rounded (it is off by one unit in the last
 //! place for a fraction of a percent of the inputs). We compute them in `f64` and round once
 //! to `f32`, the correctly rounded answer, which is within one unit in the last place of
@@ -91,6 +91,24 @@ impl Tensor {
     pub fn log(&self) -> Tensor {
         self.map(|x| (x as f64).ln() as f32)
     }
+
+    /// `torch.sin(t)` (angles in radians), correctly rounded (within one unit in the last
+    /// place of PyTorch's, which takes it from Intel MKL's vector library).
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn sin(&self) -> Tensor {
+        self.map(|x| (x as f64).sin() as f32)
+    }
+
+    /// `torch.cos(t)` (angles in radians), correctly rounded (within one unit in the last
+    /// place of PyTorch's, which takes it from Intel MKL's vector library).
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn cos(&self) -> Tensor {
+        self.map(|x| (x as f64).cos() as f32)
+    }
 }
 
 #[cfg(test)]
@@ -120,5 +138,20 @@ mod tests {
         let t = tensor!([-0.0, 20.0, f32::NEG_INFINITY]).tanh().to_vec();
         assert_eq!(t[0].to_bits(), (-0.0f32).to_bits());
         assert_eq!(t[1..], [1.0, -1.0]);
+    }
+
+    #[test]
+    fn sin_and_cos_are_odd_and_even_and_exact_at_zero() {
+        let x = tensor!([0.0, 0.5, -0.5, 3.0, 1e-4]);
+        let (s, c) = (x.sin().to_vec(), x.cos().to_vec());
+        assert_eq!((s[0], c[0]), (0.0, 1.0));
+        assert_eq!((s[1], c[1]), (-s[2], c[2]));
+        // sin(x) rounds to x itself for a small x: x³/6 is below half an ulp of x.
+        assert_eq!(s[4], 1e-4);
+        for (v, (s, c)) in x.to_vec().iter().zip(s.iter().zip(&c)) {
+            assert_eq!(*s, (*v as f64).sin() as f32);
+            assert!((s * s + c * c - 1.0).abs() < 1e-6);
+        }
+        assert!(tensor!([f32::INFINITY]).sin().to_vec()[0].is_nan());
     }
 }

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use book_figures::{DIGEST_MARKER, FIGURES_DIR, Figure, Panel, figures};
+use book_figures::{DIGEST_MARKER, FIGURES_DIR, Figure, Panel, figures, line_charts};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -45,14 +45,18 @@ fn text_width(text: &str, size: u32) -> i32 {
     (0.56 * px * text.chars().count() as f64).ceil() as i32
 }
 
-/// The colour of a value on the figure's scale `0 ..= max`.
+/// The darkest colour of a negative value (encodings and scores have a sign; weights do not).
+const DARK_NEGATIVE: (f64, f64, f64) = (165.0, 15.0, 21.0);
+
+/// The colour of a value on the figure's scale `-max ..= max`: blue above 0, red below.
 fn colour(value: f32, max: f32) -> RGBColor {
-    let t = f64::from((value / max).clamp(0.0, 1.0));
+    let t = f64::from((value.abs() / max).clamp(0.0, 1.0));
+    let dark = if value < 0.0 { DARK_NEGATIVE } else { DARK };
     let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
     RGBColor(
-        mix(LIGHT.0, DARK.0),
-        mix(LIGHT.1, DARK.1),
-        mix(LIGHT.2, DARK.2),
+        mix(LIGHT.0, dark.0),
+        mix(LIGHT.1, dark.1),
+        mix(LIGHT.2, dark.2),
     )
 }
 
@@ -144,7 +148,7 @@ where
                 [(x0, y0), (x0 + CELL, y0 + CELL)],
                 RGBColor(255, 255, 255).stroke_width(1),
             ))?;
-            let ink = if value / max > 0.6 {
+            let ink = if value.abs() / max > 0.6 {
                 RGBColor(255, 255, 255)
             } else {
                 dark_text
@@ -191,10 +195,14 @@ fn draw(figure: &Figure) -> Result<String, Box<dyn Error>> {
         }
         root.present()?;
     }
+    with_digest(svg, &figure.digest())
+}
+
+/// The SVG text with the figure's digest in a comment after the opening tag.
+fn with_digest(mut svg: String, digest: &str) -> Result<String, Box<dyn Error>> {
     let comment = format!(
         "\n<!-- Drawn by book/figures (bash scripts/make-figures.sh) from the chapters' tensors; \
-         do not edit. {DIGEST_MARKER}{} -->",
-        figure.digest()
+         do not edit. {DIGEST_MARKER}{digest} -->"
     );
     let tag_end = svg.find('>').ok_or("plotters wrote no <svg> tag")? + 1;
     svg.insert_str(tag_end, &comment);
@@ -210,9 +218,18 @@ fn run(check: bool) -> Result<bool, Box<dyn Error>> {
         return Err(format!("{FIGURES_DIR} not found: run from the repository root").into());
     }
     let mut stale = Vec::new();
+    let mut drawn = Vec::new();
     for figure in figures() {
-        let path = dir.join(figure.file_name());
-        let svg = draw(&figure)?;
+        drawn.push((figure.file_name(), draw(&figure)?));
+    }
+    for chart in line_charts() {
+        drawn.push((
+            chart.file_name(),
+            with_digest(chart.draw()?, &chart.digest())?,
+        ));
+    }
+    for (file, svg) in drawn {
+        let path = dir.join(file);
         let current = fs::read_to_string(&path).unwrap_or_default();
         if current == svg {
             continue;

@@ -1,0 +1,42 @@
+//! Softmax's backward, as a Jacobian-vector product.
+//!
+//! For one row, `p_j = exp(s_j) / Σ_k exp(s_k)`, and `∂p_j/∂s_i = p_j (δ_ij − p_i)`: the
+//! Jacobian is `diag(p) − p pᵀ`, an `n × n` matrix per row. The backward never builds it:
+//! `grad_s_i = Σ_j grad_p_j · p_j (δ_ij − p_i) = p_i (grad_p_i − Σ_j grad_p_j p_j)`, one dot
+//! product per row and one elementwise step, `dS = P ∘ (dP − rowsum(dP ∘ P))`.
+
+use shared::Tensor;
+
+use crate::lanes::row_dot;
+
+/// The gradient of the softmax input, from the softmax output `y` and its gradient
+/// `grad_y`, over the last dim: `y ∘ (grad_y − rowsum(grad_y ∘ y))`.
+///
+/// Computed as PyTorch does, bit for bit: the row's dot product in PyTorch's lane order
+/// ([`row_dot`]), then `(grad_y ⊖ dot) ⊗ y`, the subtraction rounded first. A weight of 0
+/// (a masked key) gets a gradient of 0.
+///
+/// # Shapes
+/// `y`, `grad_y`: `[.., n]`, the same shape. Returns it.
+///
+/// # Panics
+/// If the shapes differ or `y` is 0-d.
+// ANCHOR: softmax_backward
+pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
+    assert!(
+        y.dims() == grad_y.dims() && y.dim() > 0,
+        "softmax_backward: output {:?} and its gradient {:?} must have one \
+         shape, of at least one dim",
+        y.dims(),
+        grad_y.dims()
+    );
+    let n = y.size(-1).max(1);
+    let (y_rows, g_rows) = (y.to_vec(), grad_y.to_vec());
+    let mut grad_x = Vec::with_capacity(y_rows.len());
+    for (y_row, g_row) in y_rows.chunks(n).zip(g_rows.chunks(n)) {
+        let dot = row_dot(g_row, y_row);
+        grad_x.extend(g_row.iter().zip(y_row).map(|(&g, &y)| (g - dot) * y));
+    }
+    Tensor::from_vec(grad_x, y.dims())
+}
+// ANCHOR_END: softmax_backward

@@ -1,0 +1,60 @@
+//! Central differences, the independent check of a hand-written backward.
+
+use shared::Tensor;
+
+/// The step of the central differences: large enough that float32 rounding of the
+/// forward pass (about 1e-7 of each output) stays far below the difference, small enough
+/// that the curvature's error (of order `STEP²`) does too.
+pub const STEP: f32 = 1e-2;
+
+/// `|numerical - analytic| <= ATOL + RTOL·|analytic|`.
+pub const ATOL: f64 = 2e-3;
+pub const RTOL: f64 = 2e-2;
+
+/// `Σ weights ∘ out`, added up in f64: a loss whose gradient with respect to `out` is
+/// `weights`.
+pub fn weighted_sum(out: &Tensor, weights: &Tensor) -> f64 {
+    out.to_vec()
+        .iter()
+        .zip(weights.to_vec())
+        .map(|(&o, w)| o as f64 * w as f64)
+        .sum()
+}
+
+/// `x` with element `index` (row-major) moved by `delta`.
+pub fn nudged(x: &Tensor, index: usize, delta: f32) -> Tensor {
+    let mut values = x.to_vec();
+    values[index] += delta;
+    Tensor::from_vec(values, x.dims())
+}
+
+/// `(loss(x + h·e_i) − loss(x − h·e_i)) / 2h`, the loss evaluated in f64.
+pub fn central_difference(x: &Tensor, index: usize, loss: impl Fn(&Tensor) -> f64) -> f64 {
+    let up = loss(&nudged(x, index, STEP));
+    let down = loss(&nudged(x, index, -STEP));
+    (up - down) / (2.0 * STEP as f64)
+}
+
+/// Checks the analytic gradient `grad` of `loss` at `x` by central differences at a few
+/// elements (all of them for small tensors), returning a description of the first
+/// mismatch.
+pub fn check_gradient(
+    name: &str,
+    x: &Tensor,
+    grad: &Tensor,
+    loss: impl Fn(&Tensor) -> f64,
+) -> Result<(), String> {
+    assert_eq!(x.dims(), grad.dims(), "{name}: gradient shape");
+    let analytic = grad.to_vec();
+    let stride = (analytic.len() / 12).max(1);
+    for index in (0..analytic.len()).step_by(stride) {
+        let numerical = central_difference(x, index, &loss);
+        let a = analytic[index] as f64;
+        if (numerical - a).abs() > ATOL + RTOL * a.abs() {
+            return Err(format!(
+                "{name}[{index}]: backward {a:e}, central differences {numerical:e}"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! The chapter's printed steps, in the order of the reference script
+//! `reference/ch11_training.py`.
+
+use course::{Narrative, Seed, Step};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shared::{Result, Tensor, manual_seed};
+use std::io::IsTerminal;
+
+use crate::model::{AttentionModel, HEADS};
+use crate::task::Task;
+use crate::train::{BATCH, train};
+
+/// The training steps of the default run.
+pub const DEFAULT_STEPS: u32 = 60;
+
+/// The chapter's own command-line option.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct TrainOptions {
+    /// Train N steps instead of 60 (the reference script takes the same `--steps N`). A
+    /// progress bar shows on the terminal while it trains.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_STEPS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub steps: u32,
+}
+
+/// Runs the chapter with the default number of steps and returns what it prints; `seed`
+/// replaces the chapter's seed 123.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
+    story(seed, DEFAULT_STEPS, |_, _| {})
+}
+
+/// The binary's entry: [`narrative`] with `--steps N`, drawing a progress bar on stderr
+/// when stderr is a terminal (never into the printed text).
+pub fn run(seed: Seed, options: TrainOptions) -> Result<Narrative> {
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(options.steps.into()), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} steps, loss {msg}, {eta} left")
+            .expect("a valid template"),
+    );
+    let story = story(seed, options.steps, |_, loss| {
+        bar.set_message(format!("{loss:.4}"));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    story
+}
+
+/// Everything the chapter shows of one training run (the book's figures draw it too).
+pub struct TrainingRun {
+    /// The sequence whose attention is shown, `[1, TOKENS]`.
+    pub shown: Tensor<i64>,
+    /// Its attention weights before training, `[1, HEADS, TOKENS, TOKENS]`.
+    pub before: Tensor,
+    /// The loss of every step.
+    pub losses: Vec<f32>,
+    /// Right answers on a fresh batch after training, and how many were asked.
+    pub correct: (usize, usize),
+    /// The shown sequence's attention weights after training.
+    pub after: Tensor,
+    /// The trained model.
+    pub model: AttentionModel,
+}
+
+/// Trains the chapter's model for `steps` steps after `manual_seed(seed)`, drawing in the
+/// reference script's order: the parameters, the shown sequence, one batch per step, the
+/// batch the accuracy is measured on.
+pub fn training_run(seed: u64, steps: u32, on_step: impl FnMut(u32, f32)) -> TrainingRun {
+    let task = Task::TWO_BACK;
+    // ANCHOR: setup
+    manual_seed(seed);
+    let mut model = AttentionModel::new();
+    let shown = task.draw_batch(1);
+    let before = model.attention_weights(&shown);
+    // ANCHOR_END: setup
+    // ANCHOR: training
+    let losses = train(&mut model, task, steps, on_step);
+    let ids = task.draw_batch(BATCH);
+    let correct = task.count_correct(&model.forward(&ids), &ids);
+    // ANCHOR_END: training
+    let after = model.attention_weights(&shown);
+    TrainingRun {
+        shown,
+        before,
+        losses,
+        correct,
+        after,
+        model,
+    }
+}
+
+/// The chapter: the task, the model, its attention before training, the loss at every
+/// step, the accuracy, its attention after training.
+fn story(seed: Seed, steps: u32, on_step: impl FnMut(u32, f32)) -> Result<Narrative> {
+    let mut story = Narrative::new("Chapter 11: Training: attention learns");
+    let task = Task::TWO_BACK;
+    let run = training_run(seed.or(123), steps, on_step);
+
+    story
+        .step("The task: the token two places back")
+        .print(format!("tokens:  {}", run.shown.select(0, 0)))
+        .print(format!(
+            "targets: {} (for positions 2 to 7)",
+            task.targets(&run.shown)
+        ));
+
+    let model_step = story.step("The model");
+    let mut count = 0;
+    for (name, p) in run.model.named_parameters() {
+        model_step.print_shape(name, p);
+        count += p.numel();
+    }
+    model_step.print(format!("parameters: {count}"));
+
+    print_heads(story.step("Attention weights before training"), &run.before);
+
+    let step = story.step("Training: the loss at every step");
+    for (i, loss) in run.losses.iter().enumerate() {
+        step.print(format!("step {:3}: loss {loss:.4}", i + 1));
+    }
+
+    let (correct, total) = run.correct;
+    story
+        .step("Accuracy on a fresh batch")
+        .print(format!("correct: {correct}/{total}"));
+
+    print_heads(story.step("Attention weights after training"), &run.after);
+    Ok(story)
+}
+
+/// The attention weights of the sequence `ids[0]`, head by head, two decimals, row `i`
+/// holding what position `i` attends to (positions 0 to `i`; the mask hides the rest).
+///
+/// # Shapes
+/// `weights`: `[1, HEADS, tokens, tokens]`.
+fn print_heads(step: &mut Step, weights: &Tensor) {
+    for h in 0..HEADS {
+        step.print(format!("head {h}:"));
+        let head = weights.select(0, 0).select(0, h as i64);
+        for i in 0..head.size(0) {
+            let row: Vec<String> = head
+                .select(0, i as i64)
+                .slice(0, ..=i)
+                .to_vec()
+                .iter()
+                .map(|w| format!("{w:.2}"))
+                .collect();
+            step.print(format!("  {i}: {}", row.join(" ")));
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! # Chapter 14: generation with a KV cache, grouped-query attention and sliding windows
+//!
+//! A decoder writes one token at a time: it reads the sequence so far, picks the most likely
+//! next token (greedy decoding) and appends it. Recomputing the whole sequence for every
+//! new token repeats almost all the work of the step before; a KV cache keeps the keys and
+//! values of the earlier tokens (they never change under a causal mask), so each step
+//! projects only the new token. Grouped-query attention (Ainslie et al., 2023, "GQA")
+//! shrinks that cache by letting groups of query heads share one key/value head
+//! (multi-query attention, Shazeer, 2019, shares one among all); a sliding window (as in
+//! Mistral 7B) bounds it by keeping only the last `w` tokens.
+//!
+//! - [`products`]: two ways to compute a forward pass, PyTorch's batched products and a
+//!   batch-invariant one that takes every product one query row at a time;
+//! - [`gqa`]: `repeat_kv`, key/value heads shared by groups of query heads;
+//! - [`window`]: the sliding-window mask;
+//! - [`attention`]: grouped-query causal attention over a whole sequence;
+//! - [`kv_cache`] and `decode_step`: the cache, and one decoding step that uses it;
+//! - [`model`]: a tiny decoder-only model around that attention;
+//! - [`generate`]: greedy decoding, recomputing and cached;
+//! - [`cache_size`]: the cache's size in bytes for real models;
+//! - [`digits`]: a float32 printed with all the digits that tell it from its neighbours.
+//!
+//! With `--features exercise`, the modules marked below come from `exercises/` instead,
+//! where the learner writes them.
+
+pub mod attention;
+#[cfg_attr(feature = "exercise", path = "../exercises/cache_size.rs")]
+pub mod cache_size;
+#[cfg_attr(feature = "exercise", path = "../exercises/decode_step.rs")]
+mod decode_step;
+pub mod digits;
+pub mod generate;
+#[cfg_attr(feature = "exercise", path = "../exercises/repeat_kv.rs")]
+pub mod gqa;
+pub mod kv_cache;
+pub mod model;
+pub mod narrative;
+pub mod products;
+#[cfg_attr(feature = "exercise", path = "../exercises/sliding_window.rs")]
+pub mod window;
+
+pub use attention::GroupedQueryAttention;
+pub use kv_cache::KvCache;
+pub use model::{DecoderConfig, TinyDecoder};
+pub use products::Products;
+
+/// The exercises and their hints, shown by `cargo run -p ch14-generation -- hint NAME`.
+pub const HINTS: &str = include_str!("../exercises/hints.md");

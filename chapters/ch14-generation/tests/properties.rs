@@ -1,0 +1,118 @@
+//! Properties of the chapter's attention and decoding beyond the exercises: grouped-query
+//! attention with one key/value head per query head is chapter 7's multi-head attention, a
+//! window as long as the sequence is the causal mask, and the batched (PyTorch's) products
+//! give cached and recomputed logits that are close but not always equal.
+
+use ch07_multihead_split::multihead::MultiHeadAttention;
+use ch14_generation::generate::{generate_cached, generate_recomputing};
+use ch14_generation::{DecoderConfig, GroupedQueryAttention, Products, TinyDecoder};
+use course::quiet_proptest::quiet;
+use proptest::prelude::*;
+use shared::testing::close;
+use shared::{Tensor, manual_seed, rand};
+
+fn bits(t: &Tensor) -> Vec<u32> {
+    t.to_vec().iter().map(|x| x.to_bits()).collect()
+}
+
+proptest! {
+    #![proptest_config(quiet(16))]
+
+    /// With as many key/value heads as query heads and no window, the attention is
+    /// chapter 7's `MultiHeadAttention` given the same weights, bit for bit.
+    #[test]
+    fn gqa_with_one_group_per_head_is_chapter_7(
+        (b, t, heads, head_dim) in (1usize..3, 1usize..7, 1usize..4, 1usize..4),
+        seed in 0u64..1000,
+    ) {
+        let d = heads * head_dim;
+        manual_seed(seed);
+        let gqa = GroupedQueryAttention::new(d, heads, heads, None);
+        let mut mha = MultiHeadAttention::new(d, d, t, 0.0, heads, false);
+        mha.w_query = gqa.w_query.clone();
+        mha.w_key = gqa.w_key.clone();
+        mha.w_value = gqa.w_value.clone();
+        mha.out_proj = gqa.out_proj.clone();
+        let x = rand(&[b, t, d]);
+        let (ours, _) = gqa.forward(&x, Products::Batched);
+        prop_assert_eq!(bits(&ours), bits(&mha.forward(&x)));
+    }
+
+    /// A window at least as long as the sequence changes nothing, in both ways of
+    /// computing the products.
+    #[test]
+    fn a_window_as_long_as_the_sequence_is_causal(
+        (t, extra, n_kv, groups) in (1usize..7, 0usize..3, 1usize..3, 1usize..3),
+        seed in 0u64..1000,
+    ) {
+        let d = n_kv * groups * 2;
+        manual_seed(seed);
+        let mut attn = GroupedQueryAttention::new(d, n_kv * groups, n_kv, None);
+        let x = rand(&[1, t, d]);
+        for products in [Products::Batched, Products::RowByRow] {
+            attn.window = None;
+            let (causal, _) = attn.forward(&x, products);
+            attn.window = Some(t + extra);
+            let (windowed, _) = attn.forward(&x, products);
+            prop_assert_eq!(bits(&causal), bits(&windowed));
+        }
+    }
+
+    /// With PyTorch's batched products the cached logits are those of recomputing up to
+    /// rounding (the one-row and many-row products add in different orders), and the
+    /// first step, computed by the same prefill, is equal.
+    #[test]
+    fn batched_cached_is_close_to_recomputed(
+        (n_kv, groups, window) in (1usize..3, 1usize..3, prop::option::of(1usize..5)),
+        prompt_len in 1usize..5,
+        n_new in 1usize..6,
+        seed in 0u64..1000,
+    ) {
+        let config = DecoderConfig {
+            vocab_size: 12,
+            context_length: 12,
+            d_model: n_kv * groups * 4,
+            n_heads: n_kv * groups,
+            n_kv_heads: n_kv,
+            window,
+        };
+        manual_seed(seed);
+        let model = TinyDecoder::new(config);
+        let prompt = Tensor::from_vec((0..prompt_len as i64).collect(), &[1, prompt_len]);
+        let recomputed = generate_recomputing(&model, &prompt, n_new, Products::Batched);
+        let cached = generate_cached(&model, &prompt, n_new, Products::Batched);
+        // Compare only as far as both chose the same tokens (a near tie could go either way).
+        let same = (0..n_new)
+            .take_while(|&s| cached.ids.to_vec()[prompt_len + s] == recomputed.ids.to_vec()[prompt_len + s])
+            .count()
+            .max(1)
+            .min(n_new);
+        let c = cached.logits.narrow(0, 0, same);
+        let r = recomputed.logits.narrow(0, 0, same);
+        prop_assert!(close(&c, &r, 1e-4, 1e-5), "cached {} recomputed {}", c, r);
+        prop_assert_eq!(bits(&cached.logits.get(0)), bits(&recomputed.logits.get(0)));
+    }
+}
+
+#[test]
+fn the_batched_products_differ_in_the_last_bits() {
+    // The chapter's model: recomputing and caching pick the same tokens, but some logits
+    // differ in their last bits.
+    manual_seed(123);
+    let model = TinyDecoder::new(ch14_generation::narrative::CONFIG);
+    let prompt = Tensor::from_vec(ch14_generation::narrative::PROMPT.to_vec(), &[1, 3]);
+    let recomputed = generate_recomputing(&model, &prompt, 6, Products::Batched);
+    let cached = generate_cached(&model, &prompt, 6, Products::Batched);
+    assert!(cached.ids == recomputed.ids);
+    let max_diff = (&cached.logits - &recomputed.logits).abs().max().item();
+    assert!(
+        max_diff > 0.0 && max_diff < 1e-6,
+        "max |difference| {max_diff}"
+    );
+}
+
+#[test]
+#[should_panic(expected = "n_heads (4) must be a multiple of n_kv_heads (3)")]
+fn heads_must_group_evenly() {
+    let _ = GroupedQueryAttention::new(8, 4, 3, None);
+}
