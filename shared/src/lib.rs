@@ -32,6 +32,7 @@ pub mod ops;
 pub mod rng;
 pub mod tensor;
 pub mod testing;
+pub mod viz;
 
 pub use backend::{Device, device, set_device};
 pub use cpu::{get_num_threads, set_num_threads};
