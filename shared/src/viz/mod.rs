@@ -195,9 +195,9 @@ mod tests {
         let cube = crate::zeros(&[2, 2, 2]);
         let error = heatmap(&cube, &["a", "b"], &["a", "b"]).unwrap_err();
         assert!(
-            error
-                .to_string()
-                .starts_with("heatmap: expected a 2-D tensor of weights [queries, keys], got shape [2, 2, 2]"),
+            error.to_string().starts_with(
+                "heatmap: expected a 2-D tensor of weights [queries, keys], got shape [2, 2, 2]"
+            ),
             "{error}"
         );
         let error = heatmap(&tensor!([[0.5, 0.5]]), &["a", "b"], &["x", "y"]).unwrap_err();

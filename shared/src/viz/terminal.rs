@@ -51,7 +51,12 @@ impl Heatmap {
             .max()
             .unwrap_or(0)
             .max(2 + value_w);
-        let label_w = self.rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        let label_w = self
+            .rows
+            .iter()
+            .map(|r| r.chars().count())
+            .max()
+            .unwrap_or(0);
 
         let mut lines = Vec::new();
         if !self.title.is_empty() {
@@ -71,7 +76,10 @@ impl Heatmap {
             {
                 let value = self.value(i, j);
                 // The shade and the value stay together; a wide key label pads on the right.
-                let cell = format!("{:<cell_w$}", format!("{}{text:>value_w$}", shade(value, max)));
+                let cell = format!(
+                    "{:<cell_w$}",
+                    format!("{}{text:>value_w$}", shade(value, max))
+                );
                 line.text.push(' ');
                 line.width += 1 + cell_w;
                 if self.colour {
@@ -81,8 +89,9 @@ impl Heatmap {
                     } else {
                         "20;20;20"
                     };
-                    line.text
-                        .push_str(&format!("\x1b[48;2;{r};{g};{b}m\x1b[38;2;{ink}m{cell}\x1b[0m"));
+                    line.text.push_str(&format!(
+                        "\x1b[48;2;{r};{g};{b}m\x1b[38;2;{ink}m{cell}\x1b[0m"
+                    ));
                 } else {
                     line.text.push_str(&cell);
                 }
@@ -152,8 +161,12 @@ mod tests {
 
     fn causal() -> Heatmap {
         let weights = tensor!([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.2, 0.3, 0.5]]);
-        heatmap(&weights, &["Your", "journey", "starts"], &["Your", "journey", "starts"])
-            .unwrap()
+        heatmap(
+            &weights,
+            &["Your", "journey", "starts"],
+            &["Your", "journey", "starts"],
+        )
+        .unwrap()
     }
 
     #[test]
