@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run -p ch05-causal                          # print the chapter's steps
 //! cargo run -p ch05-causal -- --seed 7              # the same with manual_seed(7) throughout
+//! cargo run -p ch05-causal -- --heatmaps            # with the attention weights as heatmaps
 //! cargo run -p ch05-causal -- exercises             # list the exercises and their tests
 //! cargo run -p ch05-causal -- hint causal_mask      # hint 1: the idea
 //! cargo run -p ch05-causal -- hint causal_mask 3    # hint 3: the API to use
@@ -18,6 +19,7 @@
 //! per exercise with three `### ` tiers (the idea, the shapes, the API), shown one at a
 //! time so a learner takes only as much help as they need.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +39,10 @@ struct Args<Options: clap::Args> {
     /// (0 to 18446744073709551615, as torch.manual_seed accepts).
     #[arg(long, global = true, value_name = "S")]
     seed: Option<u64>,
+    /// Also draws the attention weights of each step as heatmaps, after the step's text
+    /// (in colour on a terminal, unless NO_COLOR is set).
+    #[arg(long, global = true)]
+    heatmaps: bool,
     /// The chapter's own options (none for most chapters).
     #[command(flatten)]
     options: Options,
@@ -75,6 +81,13 @@ fn doctor_report() -> String {
          and sets LIBTORCH and LD_LIBRARY_PATH)"
             .to_string()
     })
+}
+
+/// Whether to colour the heatmaps: only on a terminal, and not when the environment sets
+/// `NO_COLOR` (to anything but the empty string, as <https://no-color.org> asks).
+fn colour_wanted() -> bool {
+    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    std::io::stdout().is_terminal() && !no_colour
 }
 
 /// One exercise as `exercises/hints.md` describes it.
@@ -156,6 +169,10 @@ pub fn chapter_main_with<Options: clap::Args>(
     match args.command {
         Some(Command::Doctor) => unreachable!("handled above"),
         None => match narrative(Seed::from(args.seed), args.options) {
+            Ok(story) if args.heatmaps => {
+                print!("{}", story.text_with_heatmaps(colour_wanted()));
+                ExitCode::SUCCESS
+            }
             Ok(story) => {
                 print!("{story}");
                 ExitCode::SUCCESS

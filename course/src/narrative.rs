@@ -20,6 +20,7 @@
 
 use std::fmt::{self, Display};
 
+use shared::viz::{self, Heatmap};
 use shared::{Element, Tensor};
 
 /// The seed a chapter runs with: one given on the command line, or the articles' own.
@@ -57,13 +58,16 @@ impl From<Option<u64>> for Seed {
     }
 }
 
-/// One step: a heading and the lines printed under it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One step: a heading, the lines printed under it, and the attention matrices it shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     /// The heading, without the leading `## `.
     pub title: String,
     /// Everything printed under the heading, one entry per `print` (may span lines).
     pub lines: Vec<String>,
+    /// The step's matrices of weights as heatmaps, printed after its lines only on request
+    /// (`--heatmaps`): the chapter's text stays the text the PyTorch scripts print.
+    pub heatmaps: Vec<Heatmap>,
 }
 
 impl Step {
@@ -76,6 +80,36 @@ impl Step {
     /// Prints `label: torch.Size([..])`, like Python's `print("label:", t.shape)`.
     pub fn print_shape<E: Element>(&mut self, label: &str, t: &Tensor<E>) -> &mut Self {
         self.print(format!("{label}: {}", t.shape()))
+    }
+
+    /// Records `weights` as a heatmap titled `title`, rows labelled by `rows` (the queries)
+    /// and columns by `cols` (the keys). It prints nothing in the chapter's text; the
+    /// command line's `--heatmaps` shows it after the step's lines.
+    ///
+    /// # Shapes
+    /// `weights`: `[rows.len(), cols.len()]`; another rank or other label counts is an
+    /// error naming the shapes.
+    pub fn heatmap<R: AsRef<str>, C: AsRef<str>>(
+        &mut self,
+        title: &str,
+        weights: &Tensor,
+        rows: &[R],
+        cols: &[C],
+    ) -> shared::Result<&mut Self> {
+        self.heatmaps
+            .push(viz::heatmap(weights, rows, cols)?.title(title));
+        Ok(self)
+    }
+
+    /// [`Step::heatmap`] with rows and columns labelled by their indices `0, 1, 2, ...`,
+    /// for weights without words.
+    ///
+    /// # Shapes
+    /// `weights`: `[queries, keys]`.
+    pub fn heatmap_indexed(&mut self, title: &str, weights: &Tensor) -> shared::Result<&mut Self> {
+        self.heatmaps
+            .push(viz::heatmap_indexed(weights)?.title(title));
+        Ok(self)
     }
 
     /// The lines of this step as one text (each line ends with a newline).
@@ -99,7 +133,7 @@ impl Step {
 }
 
 /// A chapter's whole printed output.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Narrative {
     /// The chapter title, without the leading `# `.
     pub title: String,
@@ -121,8 +155,24 @@ impl Narrative {
         self.steps.push(Step {
             title: title.into(),
             lines: Vec::new(),
+            heatmaps: Vec::new(),
         });
         self.steps.last_mut().expect("just pushed")
+    }
+
+    /// The text with each step's heatmaps after its lines, each after an empty line;
+    /// `colour` paints the cells for a terminal. Without heatmaps, the same as the
+    /// narrative's [`Display`] text.
+    pub fn text_with_heatmaps(&self, colour: bool) -> String {
+        let mut text = format!("# {}\n\n", self.title);
+        for step in &self.steps {
+            text.push_str(&format!("## {}\n{}", step.title, step.text()));
+            for map in &step.heatmaps {
+                text.push_str(&format!("\n{}", map.clone().colour(colour)));
+            }
+            text.push('\n');
+        }
+        text
     }
 }
 
@@ -299,10 +349,52 @@ mod tests {
     }
 
     #[test]
+    fn heatmaps_print_only_on_request() {
+        let mut story = Narrative::new("Chapter 0: Demo");
+        let weights = shared::tensor!([[1.0, 0.0], [0.5, 0.5]]);
+        story
+            .step("Weights")
+            .print("w")
+            .heatmap("causal", &weights, &["a", "b"], &["a", "b"])
+            .unwrap();
+        story.step("Next").print("x");
+        let plain = "# Chapter 0: Demo\n\n## Weights\nw\n\n## Next\nx\n\n";
+        assert_eq!(
+            story.to_string(),
+            plain,
+            "the chapter's text does not change"
+        );
+        assert_eq!(
+            story.text_with_heatmaps(false),
+            "# Chapter 0: Demo\n\n## Weights\nw\n\ncausal\n    a      b\n\
+             a ██1.00      0\nb ▒▒0.50 ▒▒0.50\n(blank = 0, ██ = 1.00)\n\n## Next\nx\n\n"
+        );
+        assert!(story.text_with_heatmaps(true).contains("\x1b[48;2;"));
+        let mut bare = Narrative::new("Chapter 0: Demo");
+        bare.step("Weights").print("w");
+        assert_eq!(bare.text_with_heatmaps(true), bare.to_string());
+        let error = story
+            .step("Bad")
+            .heatmap("cube", &shared::zeros(&[2, 2, 2]), &["a"], &["b"])
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("heatmap: expected a 2-D tensor")
+        );
+        story
+            .step("Indices")
+            .heatmap_indexed("w", &weights)
+            .unwrap();
+        assert_eq!(story.steps[3].heatmaps[0].rows, ["0", "1"]);
+    }
+
+    #[test]
     fn python_texts() {
         let mut step = Step {
             title: "Shapes".into(),
             lines: Vec::new(),
+            heatmaps: Vec::new(),
         };
         step.print_shape("x.shape", &shared::zeros(&[2, 3]));
         assert_eq!(step.text(), "x.shape: torch.Size([2, 3])\n");
