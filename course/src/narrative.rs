@@ -86,9 +86,12 @@ impl Step {
     /// and columns by `cols` (the keys). It prints nothing in the chapter's text; the
     /// command line's `--heatmaps` shows it after the step's lines.
     ///
+    /// Weights with leading dims (a batch, heads) give one heatmap per leading index,
+    /// titled with it: `title [1, 0]` is batch 1, head 0 of `[batch, heads, queries, keys]`.
+    ///
     /// # Shapes
-    /// `weights`: `[rows.len(), cols.len()]`; another rank or other label counts is an
-    /// error naming the shapes.
+    /// `weights`: `[..., rows.len(), cols.len()]`; fewer than 2 dims or other label counts
+    /// is an error naming the shapes.
     pub fn heatmap<R: AsRef<str>, C: AsRef<str>>(
         &mut self,
         title: &str,
@@ -96,8 +99,29 @@ impl Step {
         rows: &[R],
         cols: &[C],
     ) -> shared::Result<&mut Self> {
-        self.heatmaps
-            .push(viz::heatmap(weights, rows, cols)?.title(title));
+        let dims = weights.dims();
+        if dims.len() <= 2 {
+            self.heatmaps
+                .push(viz::heatmap(weights, rows, cols)?.title(title));
+            return Ok(self);
+        }
+        let (lead, matrix) = dims.split_at(dims.len() - 2);
+        let count: usize = lead.iter().product();
+        let flat = weights.f_reshape(&[count as i64, matrix[0] as i64, matrix[1] as i64])?;
+        for k in 0..count {
+            // The leading index of matrix k, last dim fastest.
+            let mut index = Vec::with_capacity(lead.len());
+            let mut rest = k;
+            for &n in lead.iter().rev() {
+                index.push(rest % n);
+                rest /= n;
+            }
+            index.reverse();
+            let index: Vec<String> = index.iter().map(|i| i.to_string()).collect();
+            let map = viz::heatmap(&flat.f_select(0, k as i64)?, rows, cols)?;
+            self.heatmaps
+                .push(map.title(format!("{title} [{}]", index.join(", "))));
+        }
         Ok(self)
     }
 
@@ -105,11 +129,15 @@ impl Step {
     /// for weights without words.
     ///
     /// # Shapes
-    /// `weights`: `[queries, keys]`.
+    /// `weights`: `[..., queries, keys]`.
     pub fn heatmap_indexed(&mut self, title: &str, weights: &Tensor) -> shared::Result<&mut Self> {
-        self.heatmaps
-            .push(viz::heatmap_indexed(weights)?.title(title));
-        Ok(self)
+        let indices = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
+        let dims = weights.dims();
+        let (rows, cols) = match dims.len() {
+            0 | 1 => (Vec::new(), Vec::new()),
+            n => (indices(dims[n - 2]), indices(dims[n - 1])),
+        };
+        self.heatmap(title, weights, &rows, &cols)
     }
 
     /// The lines of this step as one text (each line ends with a newline).
@@ -375,18 +403,20 @@ mod tests {
         assert_eq!(bare.text_with_heatmaps(true), bare.to_string());
         let error = story
             .step("Bad")
-            .heatmap("cube", &shared::zeros(&[2, 2, 2]), &["a"], &["b"])
+            .heatmap("vector", &shared::zeros(&[2]), &["a"], &["b"])
             .unwrap_err();
+        let message = error.to_string();
         assert!(
-            error
-                .to_string()
-                .starts_with("heatmap: expected a 2-D tensor")
+            message.starts_with("heatmap: expected a 2-D tensor"),
+            "{message}"
         );
-        story
-            .step("Indices")
-            .heatmap_indexed("w", &weights)
-            .unwrap();
-        assert_eq!(story.steps[3].heatmaps[0].rows, ["0", "1"]);
+        let heads = shared::stack(&[&weights, &weights.t(), &weights], 0).reshape(&[3, 1, 2, 2]);
+        let step = story.step("Heads");
+        step.heatmap_indexed("w", &heads).unwrap();
+        let titles: Vec<&str> = step.heatmaps.iter().map(|m| m.title.as_str()).collect();
+        assert_eq!(titles, ["w [0, 0]", "w [1, 0]", "w [2, 0]"]);
+        assert_eq!(step.heatmaps[1].values, [1.0, 0.5, 0.0, 0.5]);
+        assert_eq!(step.heatmaps[0].rows, ["0", "1"]);
     }
 
     #[test]
