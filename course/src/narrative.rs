@@ -86,12 +86,13 @@ impl Step {
     /// and columns by `cols` (the keys). It prints nothing in the chapter's text; the
     /// command line's `--heatmaps` shows it after the step's lines.
     ///
-    /// Weights with leading dims (a batch, heads) give one heatmap per leading index,
-    /// titled with it: `title [1, 0]` is batch 1, head 0 of `[batch, heads, queries, keys]`.
+    /// The weights of one query (1-D) are one row. Weights with leading dims (a batch,
+    /// heads) give one heatmap per leading index, titled with it: `title [1, 0]` is batch
+    /// 1, head 0 of `[batch, heads, queries, keys]`.
     ///
     /// # Shapes
-    /// `weights`: `[..., rows.len(), cols.len()]`; fewer than 2 dims or other label counts
-    /// is an error naming the shapes.
+    /// `weights`: `[cols.len()]` (with one row label) or `[..., rows.len(), cols.len()]`;
+    /// a scalar or other label counts is an error naming the shapes.
     pub fn heatmap<R: AsRef<str>, C: AsRef<str>>(
         &mut self,
         title: &str,
@@ -100,7 +101,13 @@ impl Step {
         cols: &[C],
     ) -> shared::Result<&mut Self> {
         let dims = weights.dims();
-        if dims.len() <= 2 {
+        if dims.len() == 1 {
+            let row = weights.f_reshape(&[1, dims[0] as i64])?;
+            self.heatmaps
+                .push(viz::heatmap(&row, rows, cols)?.title(title));
+            return Ok(self);
+        }
+        if dims.len() == 2 || dims.is_empty() {
             self.heatmaps
                 .push(viz::heatmap(weights, rows, cols)?.title(title));
             return Ok(self);
@@ -134,7 +141,8 @@ impl Step {
         let indices = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
         let dims = weights.dims();
         let (rows, cols) = match dims.len() {
-            0 | 1 => (Vec::new(), Vec::new()),
+            0 => (Vec::new(), Vec::new()),
+            1 => (indices(1), indices(dims[0])),
             n => (indices(dims[n - 2]), indices(dims[n - 1])),
         };
         self.heatmap(title, weights, &rows, &cols)
@@ -403,7 +411,7 @@ mod tests {
         assert_eq!(bare.text_with_heatmaps(true), bare.to_string());
         let error = story
             .step("Bad")
-            .heatmap("vector", &shared::zeros(&[2]), &["a"], &["b"])
+            .heatmap("scalar", &shared::Tensor::scalar(0.5), &["a"], &["b"])
             .unwrap_err();
         let message = error.to_string();
         assert!(
@@ -417,6 +425,13 @@ mod tests {
         assert_eq!(titles, ["w [0, 0]", "w [1, 0]", "w [2, 0]"]);
         assert_eq!(step.heatmaps[1].values, [1.0, 0.5, 0.0, 0.5]);
         assert_eq!(step.heatmaps[0].rows, ["0", "1"]);
+        let step = story.step("One query");
+        step.heatmap("x(2)", &shared::tensor!([0.25, 0.75]), &["b"], &["a", "b"])
+            .unwrap();
+        assert_eq!(
+            step.heatmaps[0].to_string().lines().nth(2),
+            Some("b ░░0.25 ▓▓0.75")
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch02_dot_product.py`.
 
-use ch01_embeddings::inputs::your_journey;
+use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
 use course::{Narrative, Seed};
 use shared::{Result, Tensor};
 
@@ -49,7 +49,8 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
     story
         .step("Softmax weights of x(2)")
         .print(format!("Attention Weights: {attn_weights_2}"))
-        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()));
+        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()))
+        .heatmap("x(2) attends", &attn_weights_2, &[WORDS[1]], &WORDS)?;
     // ANCHOR_END: softmax_weights
 
     // ANCHOR: context_loop
@@ -73,7 +74,8 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         .print(format!(
             "Row sums: {}",
             two_decimals(&attn_weights.f_sum_dim(-1, false)?)
-        ));
+        ))
+        .heatmap("queries × keys", &attn_weights, &WORDS, &WORDS)?;
 
     let all_context_vecs = all_context_vectors(&attn_weights, &inputs);
     story

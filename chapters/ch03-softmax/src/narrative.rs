@@ -1,7 +1,7 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch03_softmax.py`.
 
-use ch01_embeddings::inputs::your_journey;
+use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
 use ch02_dot_product::narrative::two_decimals;
 use ch02_dot_product::scores::attention_scores;
 use course::narrative::python_bool;
@@ -39,7 +39,8 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
     story
         .step("torch.softmax")
         .print(format!("Attention Weights: {attn_weights_2}"))
-        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()));
+        .print(format!("Sum: {:.2}", attn_weights_2.sum().item()))
+        .heatmap("x(2) attends", &attn_weights_2, &[WORDS[1]], &WORDS)?;
     // ANCHOR_END: three_softmaxes
 
     // Our example: a float32 `exp` overflows to inf above about 88.7, so scores of 10, 100
@@ -81,7 +82,8 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         .print(format!(
             "Column sums: {}",
             two_decimals(&weights.f_sum_dim(0, false)?)
-        ));
+        ))
+        .heatmap_indexed("softmax(dim=0): columns sum to 1", &weights)?;
 
     let weights = scores.f_softmax(1)?;
     story
@@ -94,7 +96,8 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         .print(format!(
             "dim=-1 gives the same: {}",
             python_bool(weights == scores.f_softmax(-1)?)
-        ));
+        ))
+        .heatmap_indexed("softmax(dim=1): rows sum to 1", &weights)?;
     // ANCHOR_END: dims
 
     Ok(story)

@@ -1,7 +1,7 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch04_trainable.py`.
 
-use ch01_embeddings::inputs::{LIFE_IS_SHORT, my_name_ids, your_journey};
+use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS, my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use course::{Narrative, Seed};
@@ -62,7 +62,11 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: seed_000_weights_context
     let d_k = keys.size(-1);
     let attn_weights_2 = scaled_attention_weights(&attn_scores_2, d_k);
-    story.step("Scaled softmax").print(&attn_weights_2);
+    let (query, keys_words) = ([YOUR_JOURNEY_WORDS[1]], YOUR_JOURNEY_WORDS);
+    story
+        .step("Scaled softmax")
+        .print(&attn_weights_2)
+        .heatmap("x(2) attends", &attn_weights_2, &query, &keys_words)?;
     let context_vec_2 = attn_weights_2.f_matmul(&values)?;
     story.step("Context vector z(2)").print(&context_vec_2);
     // ANCHOR_END: seed_000_weights_context
@@ -143,9 +147,15 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
 
     // ANCHOR: seed_004_context
     let attention_weights_2 = scaled_attention_weights(&omega_2, d_k);
+    // The sentence's words in sentence order, without the comma: the heatmap's keys.
+    let words: Vec<&str> = LIFE_IS_SHORT
+        .split_whitespace()
+        .map(|w| w.trim_matches(','))
+        .collect();
     story
         .step("Attention weights (softmax of omega_2 / sqrt(d_k))")
-        .print(&attention_weights_2);
+        .print(&attention_weights_2)
+        .heatmap("x(2) attends", &attention_weights_2, &words[1..2], &words)?;
     let context_vector_2 = attention_weights_2.f_matmul(&values)?;
     story
         .step("Context vector z(2) (d_v = 28)")
@@ -195,7 +205,11 @@ fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
 
     // ANCHOR: seed_001_context
     let a1: Tensor = scaled_attention_weights(&query_1.f_matmul(&keys.t())?, d);
-    story.step("Attention weights of token 1").print(&a1);
+    let words = ["my", "name", "is", "marcello", "politi"];
+    story
+        .step("Attention weights of token 1")
+        .print(&a1)
+        .heatmap("token 1 attends", &a1, &words[..1], &words)?;
     let z1 = a1.f_matmul(&values)?;
     story.step("Context vector z1 of token 1").print(&z1);
     // ANCHOR_END: seed_001_context

@@ -1,7 +1,7 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch05_causal.py`.
 
-use ch01_embeddings::inputs::your_journey;
+use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
 use ch04_trainable::SelfAttentionV2;
 use ch04_trainable::scaled::scaled_attention_weights;
 use course::{Narrative, Seed};
@@ -32,7 +32,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             "Attention weights from SelfAttention_v2 (manual_seed({}))",
             seed.or(789)
         ))
-        .print(&attn_weights);
+        .print(&attn_weights)
+        .heatmap("every key visible", &attn_weights, &WORDS, &WORDS)?;
     // ANCHOR_END: weights
 
     // ANCHOR: renormalise
@@ -41,9 +42,15 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     story.step("A simple mask with tril").print(&mask_simple);
     // An elementwise product (the article calls it a matrix multiplication).
     let masked_simple = attn_weights.f_mul(&mask_simple)?;
-    story.step("Masked attention weights").print(&masked_simple);
+    story
+        .step("Masked attention weights")
+        .print(&masked_simple)
+        .heatmap("masked", &masked_simple, &WORDS, &WORDS)?;
     let masked_simple_norm = renormalize_rows(&masked_simple);
-    story.step("Renormalised rows").print(&masked_simple_norm);
+    story
+        .step("Renormalised rows")
+        .print(&masked_simple_norm)
+        .heatmap("renormalised", &masked_simple_norm, &WORDS, &WORDS)?;
     // ANCHOR_END: renormalise
 
     // ANCHOR: minus_infinity
@@ -55,7 +62,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let attn_weights = masked_softmax(&attn_scores, &mask, d_k);
     story
         .step("Softmax of the masked scores")
-        .print(&attn_weights);
+        .print(&attn_weights)
+        .heatmap("causal weights", &attn_weights, &WORDS, &WORDS)?;
     // ANCHOR_END: minus_infinity
 
     // ANCHOR: dropout
@@ -63,9 +71,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // (1 / (1 - 0.5)), so a row's expected sum stays 1; the seed fixes which ones drop.
     manual_seed(seed.or(123));
     let dropout = Dropout::f_new(0.5)?;
+    let dropped = dropout.forward(&attn_weights);
     story
         .step(format!("Dropout(0.5) after manual_seed({})", seed.or(123)))
-        .print(dropout.forward(&attn_weights));
+        .print(&dropped)
+        .heatmap("after dropout", &dropped, &WORDS, &WORDS)?;
     // ANCHOR_END: dropout
 
     // ANCHOR: batch

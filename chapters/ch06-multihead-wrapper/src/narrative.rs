@@ -1,15 +1,36 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch06_multihead_wrapper.py`.
 
-use ch01_embeddings::inputs::{LIFE_IS_SHORT, your_journey};
+use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS as WORDS, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
+use ch05_causal::masked_softmax::masked_softmax;
 use course::{Narrative, Seed};
 use shared::nn::Embedding;
-use shared::{Result, manual_seed, rand, stack};
+use shared::{Result, Tensor, manual_seed, rand, stack};
 
 use crate::stacked::{head_contexts, project_heads};
 use crate::wrapper::MultiHeadAttentionWrapper;
+
+/// The causal weights of each head of `mha` over `batch`, as each head's forward computes
+/// them (for the heatmaps: the wrapper returns only the context vectors). Dropout is 0,
+/// so this draws no random numbers and the printed story stays the same.
+///
+/// # Shapes
+/// `batch`: `[b, num_tokens, d_in]`; returns one `[b, num_tokens, num_tokens]` per head.
+fn head_weights(mha: &MultiHeadAttentionWrapper, batch: &Tensor) -> Result<Vec<Tensor>> {
+    let num_tokens = batch.size(1);
+    mha.heads
+        .iter()
+        .map(|head| {
+            let keys = head.w_key.f_forward(batch)?;
+            let queries = head.w_query.f_forward(batch)?;
+            let scores = queries.f_matmul(&keys.transpose(-2, -1))?;
+            let mask = head.mask.slice(0, ..num_tokens).slice(1, ..num_tokens);
+            Ok(masked_softmax(&scores, &mask, keys.size(-1)))
+        })
+        .collect()
+}
 
 /// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
@@ -30,6 +51,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(&context_vecs);
     step.print_shape("context_vecs.shape", &context_vecs);
     // ANCHOR_END: wrapper_print
+    for (i, weights) in head_weights(&mha, &batch)?.iter().enumerate() {
+        step.heatmap(&format!("head {i}"), &weights.get(0), &WORDS, &WORDS)?;
+    }
 
     // Raschka's article's sentence, embedded as in chapter 1.
     let vocab = vocabulary(LIFE_IS_SHORT);

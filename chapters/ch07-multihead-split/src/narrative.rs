@@ -1,7 +1,7 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch07_multihead_split.py`.
 
-use ch01_embeddings::inputs::{my_name_ids, your_journey};
+use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, my_name_ids, your_journey};
 use ch01_embeddings::lookup::lookup;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use course::narrative::python_bool;
@@ -65,6 +65,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     );
     step.print_shape("attn_scores.shape", &attn_scores);
     step.print_shape("attn_weights.shape", &attn_weights);
+    step.heatmap("first sequence, head", &attn_weights.get(0), &WORDS, &WORDS)?;
 
     let step = story.step("Heads back together, (b, num_tokens, d_out)");
     let context_vec = attn_weights.matmul(&values).transpose(1, 2);
@@ -158,6 +159,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let step = story.step("Attention scores and weights of every head");
     step.print_shape("scores.shape", &scores);
     step.print_shape("attention_weights.shape", &attention_weights);
+    let words = ["my", "name", "is", "marcello", "politi"];
+    step.heatmap("head", &attention_weights, &words, &words)?;
 
     let head_outputs = einsum_head_outputs(&attention_weights, &values); // [h, seq, d_k]
     story.step("Head outputs").print(head_outputs.shape());
@@ -184,6 +187,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print_shape("weights.shape", &weights);
     step.print(format!("weights: {weights}"));
     step.print(format!("output: {output}"));
+    step.heatmap("no mask", &weights, &WORDS, &WORDS)?;
 
     // Sum's article keeps the places where the mask is 1, so a causal mask is tril.
     let causal_mask = ones(&[6, 6]).tril(0);
@@ -193,6 +197,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(format!("mask: {causal_mask}"));
     step.print(format!("weights: {weights}"));
     step.print(format!("output: {output}"));
+    step.heatmap("causal mask", &weights, &WORDS, &WORDS)?;
     // ANCHOR_END: sdpa_print
 
     // ANCHOR: qkv_print

@@ -62,10 +62,13 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let (attention_weights_2, context_vector_2) =
         cross_attention(&query_2, &embedded_sentence_2, &w_key, &w_value);
+    // The second sequence is random vectors, not words: its tokens go by number.
+    let tokens: Vec<String> = (1..=8).map(|i| format!("#{i}")).collect();
     story
         .step("X(2) attends to the second sequence")
         .print("attention_weights_2:")
-        .print(&attention_weights_2);
+        .print(&attention_weights_2)
+        .heatmap("x(2) attends", &attention_weights_2, &["is"], &tokens)?;
     story
         .step("Cross-attention context vector z(2)")
         .print(context_vector_2.shape())
@@ -113,6 +116,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     );
     step.print_shape("weights.shape", &weights);
     step.print(format!("weights: {weights}"));
+    step.heatmap_indexed("sequence, head", &weights)?;
 
     let out = cross_attn.forward(&x_dec, &x_enc, &x_enc, Some(&mask));
     let step = story.step("Cross-attention output, (batch, queries, d_model)");
