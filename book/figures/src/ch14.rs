@@ -92,16 +92,12 @@ fn step_panels(model: &TinyDecoder) -> Vec<Panel> {
     let cols: Vec<String> = (0..first + generation.weights.len()).map(label).collect();
     (0..model.attn.n_heads)
         .map(|h| {
-            let mut grid = zeros(&[rows.len(), cols.len()]);
-            for (s, weights) in generation.weights.iter().enumerate() {
-                let position = first + s;
-                let row = weights.select(1, h as i64).view(&[-1]); // [cached]
-                let start = position + 1 - row.size(0);
-                for (j, w) in row.to_vec().into_iter().enumerate() {
-                    grid.set(&[s, start + j], w);
-                }
-            }
-            Panel::new(&format!("head {h}"), &rows, &cols, &grid)
+            Panel::new(
+                &format!("head {h}"),
+                &rows,
+                &cols,
+                &generation.weight_rows(h),
+            )
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 //! scores); the fast kernel, which adds its products in another order, is shown through
 //! `allclose`, as PyTorch's own fused kernel is on the other side.
 
-use ch01_embeddings::inputs::your_journey;
+use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use course::narrative::python_bool;
@@ -33,6 +33,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(format!("weights: {weights}"));
     step.print(format!("context: {context}"));
     // ANCHOR_END: all_at_once
+    step.heatmap("x(2) attends", &weights, &[WORDS[1]], &WORDS)?;
 
     // ANCHOR: online_steps
     let step = story.step("The online softmax, two scores at a time");

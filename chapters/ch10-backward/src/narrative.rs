@@ -25,6 +25,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         .print(&weights)
         .print(softmax_backward(&weights, &grad_weights));
     // ANCHOR_END: softmax_row
+    story
+        .steps
+        .last_mut()
+        .expect("the step just printed")
+        .heatmap_indexed("softmax of [1.0, 2.0, 0.5]", &weights)?;
 
     let inputs = your_journey();
     let batch = stack(&[&inputs, &inputs], 0); // [2, 6, 3]

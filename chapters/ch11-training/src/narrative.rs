@@ -115,7 +115,9 @@ fn story(seed: Seed, steps: u32, on_step: impl FnMut(u32, f32)) -> Result<Narrat
     }
     model_step.print(format!("parameters: {count}"));
 
-    print_heads(story.step("Attention weights before training"), &run.before);
+    let step = story.step("Attention weights before training");
+    print_heads(step, &run.before);
+    step.heatmap_indexed("before training, head", &run.before.select(0, 0))?;
 
     let step = story.step("Training: the loss at every step");
     for (i, loss) in run.losses.iter().enumerate() {
@@ -127,7 +129,9 @@ fn story(seed: Seed, steps: u32, on_step: impl FnMut(u32, f32)) -> Result<Narrat
         .step("Accuracy on a fresh batch")
         .print(format!("correct: {correct}/{total}"));
 
-    print_heads(story.step("Attention weights after training"), &run.after);
+    let step = story.step("Attention weights after training");
+    print_heads(step, &run.after);
+    step.heatmap_indexed("after training, head", &run.after.select(0, 0))?;
     Ok(story)
 }
 

@@ -146,7 +146,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let scores = q_at.matmul(&k_at.t()); // scores[m, n] = (q at m) · (k at n)
     story
         .step("Scores depend only on the distance")
-        .print(&scores);
+        .print(&scores)
+        .heatmap_indexed("scores: q at m (rows), k at n (columns)", &scores)?;
     // ANCHOR_END: distance
 
     Ok(story)

@@ -17,7 +17,7 @@ use crate::parameters::{
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 13: The transformer block");
     let block = the_block(&mut story, seed);
-    the_three_attentions(&mut story, seed);
+    the_three_attentions(&mut story, seed)?;
     parameter_counts(&mut story, &block);
     Ok(story)
 }
@@ -103,7 +103,7 @@ fn the_block(story: &mut Narrative, seed: Seed) -> TransformerBlock {
 
 /// The masks of the encoder, the masked decoder and the cross-attention on a padded batch,
 /// then a fully masked row and its fixes.
-fn the_three_attentions(story: &mut Narrative, seed: Seed) {
+fn the_three_attentions(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: padded_batch
     manual_seed(seed.or(123));
     let src = randn(&[2, 4, 4]); // encoder input: 4 tokens, the second sequence has 2
@@ -133,6 +133,7 @@ fn the_three_attentions(story: &mut Narrative, seed: Seed) {
     step.print_shape("enc_hidden.shape", &enc_hidden);
     let weights = attention_weights(&src_h, &src_h, &enc_hidden, inf);
     step.print(format!("weights: {weights}"));
+    step.heatmap_indexed("encoder, sequence", &weights.select(1, 0))?;
 
     let dec_hidden = decoder_mask(&tgt_pad); // causal [1, 1, q, k] | padding [b, 1, 1, k]
     let step = story.step("Masked decoder self-attention: causal | padding");
@@ -141,6 +142,7 @@ fn the_three_attentions(story: &mut Narrative, seed: Seed) {
     step.print(format!("dec_hidden: {dec_hidden}"));
     let weights = attention_weights(&tgt_h, &tgt_h, &dec_hidden, inf);
     step.print(format!("weights: {weights}"));
+    step.heatmap_indexed("decoder, sequence", &weights.select(1, 0))?;
 
     let cross_hidden = hide_padded_keys(&src_pad); // the encoder's keys, [b, 1, 1, k]
     let cross = attention_weights(&tgt_h, &src_h, &cross_hidden, inf);
@@ -148,6 +150,7 @@ fn the_three_attentions(story: &mut Narrative, seed: Seed) {
     step.print_shape("cross_hidden.shape", &cross_hidden);
     step.print_shape("weights.shape", &cross);
     step.print(format!("weights: {cross}"));
+    step.heatmap_indexed("cross, sequence", &cross.select(1, 0))?;
     // ANCHOR_END: three_masks
 
     // ANCHOR: fully_masked
@@ -174,6 +177,8 @@ fn the_three_attentions(story: &mut Narrative, seed: Seed) {
         python_bool(zeroed.get(0) == weights.get(0))
     ));
     // ANCHOR_END: fully_masked
+    step.heatmap_indexed("zeros after the softmax, sequence", &zeroed.select(1, 0))?;
+    Ok(())
 }
 
 /// The chapter's block counted from its tensors, and GPT-2 small from the formulas.

@@ -5,7 +5,7 @@
 //! again. With a cache the prompt is run once (the *prefill*, which fills the cache) and
 //! every later step runs the model on the one new token.
 
-use shared::{Tensor, cat};
+use shared::{Tensor, cat, zeros};
 
 use crate::kv_cache::KvCache;
 use crate::model::TinyDecoder;
@@ -23,6 +23,29 @@ pub struct Generation {
     pub weights: Vec<Tensor>,
     /// With a cache: the cache at the end.
     pub cache: Option<KvCache>,
+}
+
+impl Generation {
+    /// What each new token of sequence 0 attended to, in head `head`: row `s` holds the
+    /// weights of the `s`-th new token over every position so far, 0 where a position
+    /// is not in the cache (after it, or slid out of the window). Empty without a cache.
+    ///
+    /// # Shapes
+    /// Returns `[new, prompt + new]` (`[0, tokens]` when recomputing).
+    pub fn weight_rows(&self, head: usize) -> Tensor {
+        let positions = self.ids.size(1);
+        let first = positions - self.weights.len();
+        let mut grid = zeros(&[self.weights.len(), positions]);
+        for (s, weights) in self.weights.iter().enumerate() {
+            // The cache holds the positions up to this token's, the oldest dropped first.
+            let row = weights.select(0, 0).select(0, head as i64).view(&[-1]); // [cached]
+            let start = first + s + 1 - row.size(0);
+            for (j, w) in row.to_vec().into_iter().enumerate() {
+                grid.set(&[s, start + j], w);
+            }
+        }
+        grid
+    }
 }
 
 /// The most likely next token of each sequence.

@@ -2,12 +2,12 @@
 //! `reference/ch14_generation.py`.
 
 use course::narrative::python_bool;
-use course::{Narrative, Seed};
+use course::{Narrative, Seed, Step};
 use shared::{Result, Tensor, arange, manual_seed};
 
 use crate::cache_size::cache_bytes;
 use crate::digits::{float32_steps, full_precision};
-use crate::generate::{generate_cached, generate_recomputing};
+use crate::generate::{Generation, generate_cached, generate_recomputing};
 use crate::gqa::repeat_kv;
 use crate::model::{DecoderConfig, TinyDecoder};
 use crate::products::Products;
@@ -130,6 +130,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(&cached.logits);
     step.print_shape("cache k.shape", &cache.keys);
     step.print_shape("cache v.shape", &cache.values);
+    generation_heatmaps(step, &cached, model.attn.n_heads)?;
 
     // ANCHOR: compare_batched
     let step = story.step("Cached and recomputed logits, batched products");
@@ -211,7 +212,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let step = story.step(format!(
         "A sliding window of {WINDOW}: the hidden keys of 8 tokens"
     ));
-    step.print(sliding_window_mask(8, Some(WINDOW)).float());
+    let hidden = sliding_window_mask(8, Some(WINDOW)).float();
+    step.print(&hidden);
+    step.heatmap_indexed("hidden keys (1 = hidden)", &hidden)?;
     step.print(format!(
         "a window of 8 hides what the causal mask hides: {}",
         python_bool(sliding_window_mask(8, Some(8)) == sliding_window_mask(8, None))
@@ -237,6 +240,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print("logits of each step:");
     step.print(&rolling.logits);
     step.print_shape("cache k.shape", &rolling_cache.keys);
+    generation_heatmaps(step, &rolling, windowed.attn.n_heads)?;
     step.print(format!(
         "equal to recomputing with the window, row by row: {}",
         python_bool(rolling.logits == recomputed.logits)
@@ -332,3 +336,18 @@ pub fn two_orders(x: &Tensor, weight: &Tensor) -> TwoOrders {
     orders
 }
 // ANCHOR_END: two_orders
+
+/// Records, per head, what each new token attended to over the cache: one row per new
+/// token, one column per position, labelled `position: token id`.
+fn generation_heatmaps(step: &mut Step, generation: &Generation, heads: usize) -> Result<()> {
+    let ids = generation.ids.to_vec();
+    let label = |p: usize| format!("{p}: {}", ids[p]);
+    let first = ids.len() - generation.weights.len();
+    let rows: Vec<String> = (first..ids.len()).map(label).collect();
+    let cols: Vec<String> = (0..ids.len()).map(label).collect();
+    for h in 0..heads {
+        let title = format!("head {h}: each new token over the cache");
+        step.heatmap(&title, &generation.weight_rows(h), &rows, &cols)?;
+    }
+    Ok(())
+}
