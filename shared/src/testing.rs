@@ -6,8 +6,13 @@
 //! a test compares them with PyTorch's `allclose` rule, `|got - want| <= atol + rtol·|want|`,
 //! rather than with `==`. Unlike `allclose`, the shapes must be equal: in a test, a shape
 //! that merely broadcasts is a bug.
+//!
+//! When both tensors are matrices of weights, the failure message also draws them as
+//! heatmaps side by side ([`crate::viz`]), so a mask on the wrong side of the diagonal or a
+//! softmax over the wrong dim shows at a glance.
 
 use crate::tensor::Tensor;
+use crate::viz;
 
 /// Where `got` and `want` differ beyond the tolerance: `None` if they are close, else a
 /// message naming the shapes, or the first index that differs and both values there.
@@ -53,15 +58,34 @@ pub fn close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) -> bool {
 }
 
 /// Panics unless [`close`]`(got, want, rtol, atol)`, with a message that names the first
-/// index where they differ and both values, then prints both tensors.
+/// index where they differ and both values, then prints both tensors, and draws them side
+/// by side when both are matrices of weights ([`weights_side_by_side`]).
 ///
 /// # Shapes
 /// `got`, `want`: the same shape.
 #[track_caller]
 pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) {
     if let Some(difference) = difference(got, want, rtol, atol) {
-        panic!("tensors are not close: {difference}\ngot  {got}\nwant {want}");
+        let pictures = weights_side_by_side(want, got)
+            .map(|p| format!("\n{p}"))
+            .unwrap_or_default();
+        panic!("tensors are not close: {difference}\ngot  {got}\nwant {want}{pictures}");
     }
+}
+
+/// The expected and the actual weights as heatmaps side by side, titled `want` and `got`,
+/// rows and columns labelled by index; `None` unless both are 2-D, of the same shape, and
+/// every value is a weight (between 0 and 1).
+///
+/// # Shapes
+/// `want`, `got`: `[queries, keys]`.
+pub fn weights_side_by_side(want: &Tensor, got: &Tensor) -> Option<String> {
+    if want.dims() != got.dims() {
+        return None;
+    }
+    let want = viz::heatmap_indexed(want).ok()?.title("want");
+    let got = viz::heatmap_indexed(got).ok()?.title("got");
+    (want.is_weights() && got.is_weights()).then(|| viz::side_by_side(&want, &got))
 }
 
 #[cfg(test)]
@@ -78,6 +102,29 @@ mod tests {
         let message = difference(&got, &want, 1e-5, 1e-8).expect("they differ");
         assert!(message.starts_with("first difference at index [1, 0]: got 3.1e0, want 3e0"));
         assert!(!close(&tensor!([1.0, 2.0]), &want, 1.0, 1.0));
+    }
+
+    #[test]
+    fn weights_are_drawn_side_by_side() {
+        let want = tensor!([[1.0, 0.0], [0.5, 0.5]]);
+        let got = tensor!([[0.0, 1.0], [0.5, 0.5]]);
+        assert_eq!(
+            weights_side_by_side(&want, &got).unwrap(),
+            "want              got\n\
+             \x20   0      1          0      1\n\
+             0 ██1.00      0   0      0 ██1.00\n\
+             1 ▒▒0.50 ▒▒0.50   1 ▒▒0.50 ▒▒0.50\n\
+             (blank = 0, ██ = 1.00)\n"
+        );
+        let scores = tensor!([[2.0, -1.0], [0.5, 0.5]]);
+        assert_eq!(weights_side_by_side(&scores, &got), None, "scores");
+        let vectors = (tensor!([0.5, 0.5]), tensor!([1.0, 0.0]));
+        assert_eq!(weights_side_by_side(&vectors.0, &vectors.1), None, "1-D");
+        let message = std::panic::catch_unwind(|| assert_close(&got, &want, 1e-5, 1e-8))
+            .unwrap_err()
+            .downcast::<String>()
+            .unwrap();
+        assert!(message.ends_with(&weights_side_by_side(&want, &got).unwrap()));
     }
 
     #[test]
