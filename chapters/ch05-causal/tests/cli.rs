@@ -1,4 +1,5 @@
-//! The chapter binary's command line: exercises, hints, `--device` and `doctor`.
+//! The chapter binary's command line: exercises, hints, `--heatmaps`, `--device` and
+//! `doctor`.
 
 use std::process::Command;
 
@@ -26,6 +27,25 @@ fn prints_the_chapter_on_our_cpu_by_default() {
     let (ok, same, _) = run(&["--device", "cpu"]);
     assert!(ok);
     assert_eq!(same, out);
+}
+
+#[test]
+fn heatmaps_follow_the_steps_that_compute_weights() {
+    let (ok, out, _) = run(&["--heatmaps"]);
+    assert!(ok);
+    let plain = include_str!("../../../reference/expected/ch05-causal.txt");
+    assert_ne!(out, plain);
+    // Without a terminal (the test captures stdout) the heatmaps have no colour.
+    assert!(!out.contains('\x1b'));
+    let causal = "\ncausal weights\n\
+                  \x20        Your   journey starts   with     one    step\n\
+                  Your    ██1.00       0       0       0       0       0\n";
+    assert!(out.contains(causal), "{out}");
+    assert_eq!(out.matches("(blank = 0, ██ = ").count(), 5, "{out}");
+    // The chapter's text, with each step's heatmaps after its lines.
+    let story = ch05_causal::narrative::narrative(course::Seed::ARTICLES).unwrap();
+    assert_eq!(story.to_string(), plain);
+    assert_eq!(out, story.text_with_heatmaps(false));
 }
 
 #[test]
