@@ -6,8 +6,9 @@
 //! the chapters' narratives, so a figure shows exactly the weights the chapter computes.
 //!
 //! This library does not draw. The binary `make-figures` (feature `draw`, which brings in
-//! plotters) draws each [`Figure`] as `book/src/figures/NAME.svg` and writes the figure's
-//! [`Figure::digest`] into the file. The workspace test `book_includes` recomputes the
+//! plotters for the line charts) draws each [`Figure`] with `shared::viz::svg`, as a
+//! learner's `Heatmap::to_svg` does, into `book/src/figures/NAME.svg`, and writes the
+//! figure's [`Figure::digest`] into the file. The workspace test `book_includes` recomputes the
 //! figures through this library and compares the digests, so a committed figure that no
 //! longer shows the chapters' numbers fails `cargo test`, without compiling plotters.
 

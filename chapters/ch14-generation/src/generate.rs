@@ -26,16 +26,23 @@ pub struct Generation {
 }
 
 impl Generation {
-    /// What each new token of sequence 0 attended to, in head `head`: row `s` holds the
-    /// weights of the `s`-th new token over every position so far, 0 where a position
-    /// is not in the cache (after it, or slid out of the window). Empty without a cache.
+    /// What each token fed after the prefill attended to, in head `head` of sequence 0:
+    /// row `s` holds the weights of the token at position `prompt + s` (the `s`-th new
+    /// one) over the positions up to it, 0 where a position is not in the cache (after
+    /// it, or slid out of the window). The last new token is never fed, so there is one
+    /// row less than new tokens. No rows without a cache.
     ///
     /// # Shapes
-    /// Returns `[new, prompt + new]` (`[0, tokens]` when recomputing).
+    /// Returns `[new - 1, prompt + new - 1]` (`[0, tokens]` when recomputing).
     pub fn weight_rows(&self, head: usize) -> Tensor {
-        let positions = self.ids.size(1);
-        let first = positions - self.weights.len();
-        let mut grid = zeros(&[self.weights.len(), positions]);
+        let steps = self.weights.len();
+        if steps == 0 {
+            return zeros(&[0, self.ids.size(1)]);
+        }
+        // Every generated token but the last was fed once, after the prompt.
+        let positions = self.ids.size(1) - 1;
+        let first = positions - steps;
+        let mut grid = zeros(&[steps, positions]);
         for (s, weights) in self.weights.iter().enumerate() {
             // The cache holds the positions up to this token's, the oldest dropped first.
             let row = weights.select(0, 0).select(0, head as i64).view(&[-1]); // [cached]

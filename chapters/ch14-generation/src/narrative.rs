@@ -342,12 +342,13 @@ pub fn two_orders(x: &Tensor, weight: &Tensor) -> TwoOrders {
 fn generation_heatmaps(step: &mut Step, generation: &Generation, heads: usize) -> Result<()> {
     let ids = generation.ids.to_vec();
     let label = |p: usize| format!("{p}: {}", ids[p]);
-    let first = ids.len() - generation.weights.len();
-    let rows: Vec<String> = (first..ids.len()).map(label).collect();
-    let cols: Vec<String> = (0..ids.len()).map(label).collect();
     for h in 0..heads {
+        let grid = generation.weight_rows(h); // [fed tokens, positions]
+        let (fed, positions) = (grid.size(0), grid.size(1));
+        let rows: Vec<String> = (positions - fed..positions).map(label).collect();
+        let cols: Vec<String> = (0..positions).map(label).collect();
         let title = format!("head {h}: each new token over the cache");
-        step.heatmap(&title, &generation.weight_rows(h), &rows, &cols)?;
+        step.heatmap(&title, &grid, &rows, &cols)?;
     }
     Ok(())
 }
