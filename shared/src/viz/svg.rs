@@ -194,7 +194,6 @@ impl Heatmap {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::tensor;
     use crate::viz::heatmap;
 
