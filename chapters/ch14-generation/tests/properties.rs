@@ -116,3 +116,28 @@ fn the_batched_products_differ_in_the_last_bits() {
 fn heads_must_group_evenly() {
     let _ = GroupedQueryAttention::new(8, 4, 3, None);
 }
+
+/// The rows drawn by `--heatmaps`: one per token fed after the prompt, each a row of
+/// weights summing to 1 over the positions up to its own, at most a window of them.
+#[test]
+fn weight_rows_hold_each_fed_token_over_the_cache() {
+    use ch14_generation::narrative::{CONFIG, N_NEW, PROMPT, WINDOW};
+    let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
+    for window in [None, Some(WINDOW)] {
+        manual_seed(123);
+        let model = TinyDecoder::new(DecoderConfig { window, ..CONFIG });
+        let generation = generate_cached(&model, &prompt, N_NEW, Products::Batched);
+        let grid = generation.weight_rows(1);
+        assert_eq!(grid.dims(), [N_NEW - 1, PROMPT.len() + N_NEW - 1]);
+        for s in 0..N_NEW - 1 {
+            let row = grid.get(s as i64).to_vec();
+            let position = PROMPT.len() + s;
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{row:?}");
+            assert!(row[position + 1..].iter().all(|&w| w == 0.0), "{row:?}");
+            let seen = row.iter().filter(|&&w| w > 0.0).count();
+            assert!(seen <= window.unwrap_or(usize::MAX), "{row:?}");
+        }
+        let recomputed = generate_recomputing(&model, &prompt, N_NEW, Products::Batched);
+        assert_eq!(recomputed.weight_rows(0).size(0), 0);
+    }
+}
