@@ -1,7 +1,7 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch10_backward.py`.
 
-use ch01_embeddings::inputs::your_journey;
+use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
 use ch05_causal::CausalAttention;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use course::{Narrative, Seed};
@@ -25,11 +25,6 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         .print(&weights)
         .print(softmax_backward(&weights, &grad_weights));
     // ANCHOR_END: softmax_row
-    story
-        .steps
-        .last_mut()
-        .expect("the step just printed")
-        .heatmap_indexed("softmax of [1.0, 2.0, 0.5]", &weights)?;
 
     let inputs = your_journey();
     let batch = stack(&[&inputs, &inputs], 0); // [2, 6, 3]
@@ -47,7 +42,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "CausalAttention, dropout 0.0 (manual_seed({}))",
         seed.or(123)
     );
-    print_causal(&mut story, &title, &loss, &grads);
+    // The weights the gradients flow through, first sequence of the batch.
+    let weights = ("weights", &tape.attention.dropped.get(0));
+    print_causal(&mut story, &title, &loss, &grads, weights)?;
 
     // ANCHOR: causal_dropout
     manual_seed(seed.or(123));
@@ -61,7 +58,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "CausalAttention, dropout 0.5 (manual_seed({}))",
         seed.or(123)
     );
-    print_causal(&mut story, &title, &loss, &grads);
+    let weights = ("weights after dropout", &tape.attention.dropped.get(0));
+    print_causal(&mut story, &title, &loss, &grads, weights)?;
 
     // ANCHOR: multihead
     manual_seed(seed.or(123));
@@ -74,7 +72,12 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "MultiHeadAttention, 2 heads (manual_seed({}))",
         seed.or(123)
     );
-    story.step(format!("{title}: loss")).print(&loss);
+    story.step(format!("{title}: loss")).print(&loss).heatmap(
+        "weights, head",
+        &tape.attention.dropped.get(0),
+        &WORDS,
+        &WORDS,
+    )?;
     let mut show = |name: &str, grad: &Tensor| {
         story.step(format!("{title}: {name}.grad")).print(grad);
     };
@@ -88,9 +91,22 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     Ok(story)
 }
 
-/// The loss and the gradients of one `CausalAttention` run, a step each.
-fn print_causal(story: &mut Narrative, title: &str, loss: &Tensor, grads: &CausalGrads) {
-    story.step(format!("{title}: loss")).print(loss);
+/// The loss and the gradients of one `CausalAttention` run, a step each; the loss step
+/// records the run's `(title, weights)` as a heatmap.
+///
+/// # Shapes
+/// `weights.1`: `[tokens, tokens]`.
+fn print_causal(
+    story: &mut Narrative,
+    title: &str,
+    loss: &Tensor,
+    grads: &CausalGrads,
+    (name, weights): (&str, &Tensor),
+) -> Result<()> {
+    story
+        .step(format!("{title}: loss"))
+        .print(loss)
+        .heatmap(name, weights, &WORDS, &WORDS)?;
     for (name, grad) in [
         ("W_query.weight", &grads.w_query.weight),
         ("W_key.weight", &grads.w_key.weight),
@@ -99,4 +115,5 @@ fn print_causal(story: &mut Narrative, title: &str, loss: &Tensor, grads: &Causa
     ] {
         story.step(format!("{title}: {name}.grad")).print(grad);
     }
+    Ok(())
 }
