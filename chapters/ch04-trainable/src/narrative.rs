@@ -1,7 +1,9 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch04_trainable.py`.
 
-use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS, my_name_ids, your_journey};
+use ch01_embeddings::inputs::{
+    LIFE_IS_SHORT, YOUR_JOURNEY_WORDS as WORDS, my_name_ids, your_journey,
+};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use course::{Narrative, Seed};
@@ -62,11 +64,10 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: seed_000_weights_context
     let d_k = keys.size(-1);
     let attn_weights_2 = scaled_attention_weights(&attn_scores_2, d_k);
-    let (query, keys_words) = ([YOUR_JOURNEY_WORDS[1]], YOUR_JOURNEY_WORDS);
     story
         .step("Scaled softmax")
         .print(&attn_weights_2)
-        .heatmap("x(2) attends", &attn_weights_2, &query, &keys_words)?;
+        .heatmap("x(2) attends", &attn_weights_2, &[WORDS[1]], &WORDS)?;
     let context_vec_2 = attn_weights_2.f_matmul(&values)?;
     story.step("Context vector z(2)").print(&context_vec_2);
     // ANCHOR_END: seed_000_weights_context
@@ -145,13 +146,13 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
         .print(&omega_2);
     // ANCHOR_END: seed_004_omega
 
-    // ANCHOR: seed_004_context
-    let attention_weights_2 = scaled_attention_weights(&omega_2, d_k);
     // The sentence's words in sentence order, without the comma: the heatmap's keys.
     let words: Vec<&str> = LIFE_IS_SHORT
         .split_whitespace()
         .map(|w| w.trim_matches(','))
         .collect();
+    // ANCHOR: seed_004_context
+    let attention_weights_2 = scaled_attention_weights(&omega_2, d_k);
     story
         .step("Attention weights (softmax of omega_2 / sqrt(d_k))")
         .print(&attention_weights_2)
@@ -203,9 +204,9 @@ fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
         .print(values.f_select(0, 0)?);
     // ANCHOR_END: seed_001_all_tokens
 
+    let words = ["my", "name", "is", "marcello", "politi"];
     // ANCHOR: seed_001_context
     let a1: Tensor = scaled_attention_weights(&query_1.f_matmul(&keys.t())?, d);
-    let words = ["my", "name", "is", "marcello", "politi"];
     story
         .step("Attention weights of token 1")
         .print(&a1)

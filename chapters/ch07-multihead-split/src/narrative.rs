@@ -133,6 +133,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR_END: equivalence
 
     // Politi's article: multi-head attention with einsum.
+    let words = ["my", "name", "is", "marcello", "politi"];
     // ANCHOR: einsum
     manual_seed(seed.or(0));
     let tokenized_sentence = my_name_ids();
@@ -159,7 +160,6 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let step = story.step("Attention scores and weights of every head");
     step.print_shape("scores.shape", &scores);
     step.print_shape("attention_weights.shape", &attention_weights);
-    let words = ["my", "name", "is", "marcello", "politi"];
     step.heatmap("head", &attention_weights, &words, &words)?;
 
     let head_outputs = einsum_head_outputs(&attention_weights, &values); // [h, seq, d_k]

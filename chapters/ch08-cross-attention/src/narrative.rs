@@ -48,6 +48,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print_shape("values.shape", &values);
     // ANCHOR_END: recap
 
+    // The second sequence is random vectors, not words: its tokens go by number.
+    let tokens: Vec<String> = (1..=8).map(|i| format!("#{i}")).collect();
     // ANCHOR: second_sequence
     let embedded_sentence_2 = rand(&[8, 16]); // a second input sequence, 8 tokens
     story
@@ -62,8 +64,6 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let (attention_weights_2, context_vector_2) =
         cross_attention(&query_2, &embedded_sentence_2, &w_key, &w_value);
-    // The second sequence is random vectors, not words: its tokens go by number.
-    let tokens: Vec<String> = (1..=8).map(|i| format!("#{i}")).collect();
     story
         .step("X(2) attends to the second sequence")
         .print("attention_weights_2:")
