@@ -226,3 +226,121 @@ fn matrix(weights: &Tensor, rows: usize) -> Vec<Vec<f32>> {
         .map(|i| weights.select(0, i as i64).to_vec())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(chapter: u32) -> Settings {
+        Settings {
+            chapter,
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn every_row_sums_to_one_and_the_causal_mask_hides_the_future() {
+        for chapter in 2..=14 {
+            let map = heatmap(&settings(chapter)).unwrap();
+            for head in &map.heads {
+                for (i, row) in head.iter().enumerate() {
+                    let sum: f32 = row.iter().sum();
+                    assert!(
+                        (sum - 1.0).abs() < 1e-5,
+                        "chapter {chapter}: row {i} sums to {sum}"
+                    );
+                    if chapter >= 5 {
+                        assert!(row[i + 1..].iter().all(|&w| w == 0.0), "chapter {chapter}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_higher_temperature_flattens_the_weights() {
+        let sharp = heatmap(&Settings {
+            temperature: Some(0.25),
+            ..settings(3)
+        })
+        .unwrap();
+        let flat = heatmap(&Settings {
+            temperature: Some(8.0),
+            ..settings(3)
+        })
+        .unwrap();
+        let spread = |m: &Heatmap| {
+            let row = &m.heads[0][0];
+            row.iter().copied().fold(f32::MIN, f32::max) - row.iter().copied().fold(1.0, f32::min)
+        };
+        assert!(spread(&flat) < spread(&sharp));
+    }
+
+    #[test]
+    fn heads_the_sentence_and_the_decoding_step_shape_the_map() {
+        let map = heatmap(&Settings {
+            heads: Some(3),
+            d_out: Some(6),
+            words: Some(vec!["step".into(), "one".into()]),
+            ..settings(7)
+        })
+        .unwrap();
+        assert_eq!(map.heads.len(), 3);
+        assert_eq!(map.keys, ["step", "one"]);
+        let map = heatmap(&Settings {
+            decoded: Some(2),
+            window: Some(1),
+            ..settings(14)
+        })
+        .unwrap();
+        assert_eq!(map.queries, ["Your", "journey"]);
+        // A window of one: every token sees only itself.
+        assert_eq!(map.heads[0][1], [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn chapter_11_shows_the_narratives_weights_after_training() {
+        let map = heatmap(&settings(11)).unwrap();
+        let run = ch11_training::narrative::training_run(123, 60, |_, _| {});
+        assert_eq!(
+            map.heads[1][7],
+            run.after.select(0, 0).select(0, 1).select(0, 7).to_vec()
+        );
+    }
+
+    #[test]
+    fn bad_settings_get_a_message() {
+        let error = |s: Settings| heatmap(&s).unwrap_err();
+        assert!(error(settings(15)).contains("chapters 2 to 14"));
+        assert!(
+            error(Settings {
+                words: Some(vec!["cat".into()]),
+                ..settings(4)
+            })
+            .contains("\"cat\"")
+        );
+        assert!(
+            error(Settings {
+                heads: Some(2),
+                d_out: Some(5),
+                ..settings(6)
+            })
+            .contains("multiple")
+        );
+        assert!(
+            error(Settings {
+                temperature: Some(0.0),
+                ..settings(3)
+            })
+            .contains("above 0")
+        );
+        assert!(
+            error(Settings {
+                d_out: Some(6),
+                heads: Some(2),
+                ..settings(12)
+            })
+            .contains("even")
+        );
+    }
+}

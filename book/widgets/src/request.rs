@@ -48,3 +48,33 @@ pub fn parse_seed(text: &str) -> Result<u64, String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_prints_the_chapter_with_its_seed() {
+        let text = answer(r#"{"run": 5, "seed": "7"}"#).unwrap();
+        assert_eq!(
+            text,
+            ch05_causal::narrative::narrative(course::Seed::given(7))
+                .unwrap()
+                .to_string()
+        );
+        assert!(answer(r#"{"run": 15}"#).unwrap_err().contains("1 to 14"));
+        assert!(
+            answer(r#"{"run": 5, "seed": "-1"}"#)
+                .unwrap_err()
+                .contains("whole number")
+        );
+    }
+
+    #[test]
+    fn a_heatmap_answers_json() {
+        let text = answer(r#"{"heatmap": {"chapter": 5, "words": ["Your", "step"]}}"#).unwrap();
+        let map: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(map["keys"], serde_json::json!(["Your", "step"]));
+        assert!(answer(r#"{"heatmap": {"chapter": 5, "colour": 1}}"#).is_err());
+    }
+}
