@@ -9,6 +9,8 @@
 #   rust-web-src lld` gives a compiler that knows the target and the standard library's
 #   source; the standard library is then built along (`-Zbuild-std`, allowed on a stable
 #   compiler by RUSTC_BOOTSTRAP=1) and linked by `wasm-ld`. Set WASM_WITH=debian to force it.
+#   Debian's rustc must be at least the workspace's rust-version (1.89: trixie's
+#   backports or later, not bookworm's 1.85).
 #
 # Usage: bash scripts/build-wasm.sh [--out DIR]   (default book/src/widgets)
 set -euo pipefail
@@ -23,7 +25,7 @@ with=${WASM_WITH:-}
 if [ -z "$with" ]; then
   if command -v rustup >/dev/null && rustup target add "$target" >/dev/null 2>&1; then
     with=rustup
-  elif command -v rustc-web >/dev/null || [ -x /usr/lib/rust-web/bin/rustc ]; then
+  elif dpkg -s rustc-web rust-web-src lld >/dev/null 2>&1; then
     with=debian
   else
     echo "build-wasm: no $target target: run \`rustup target add $target\`, or install" \
@@ -41,13 +43,11 @@ case "$with" in
     cargo "${build[@]}"
     ;;
   debian)
-    rustc_web=$(command -v rustc-web || echo /usr/lib/rust-web/bin/rustc)
-    # Debian's compiler can be older than the workspace's rust-version: the features the
-    # code uses that it has not stabilised yet are switched on for every crate.
-    RUSTC="$rustc_web" RUSTC_BOOTSTRAP=1 \
+    # rustc-web is Debian's /usr/bin/rustc with the wasm targets; rust-web-src puts the
+    # standard library's source in its sysroot, where -Zbuild-std looks for it.
+    RUSTC=${RUSTC_WEB:-/usr/bin/rustc} RUSTC_BOOTSTRAP=1 \
       CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld \
-      RUSTFLAGS="${RUSTFLAGS:-} -Zcrate-attr=feature(let_chains) -Zcrate-attr=feature(unsigned_is_multiple_of)" \
-      cargo "${build[@]}" --ignore-rust-version -Zbuild-std=std,panic_abort
+      cargo "${build[@]}" -Zbuild-std=std,panic_abort
     ;;
   *)
     echo "build-wasm: WASM_WITH is rustup or debian, not $with" >&2

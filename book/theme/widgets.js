@@ -129,6 +129,7 @@ if (typeof module === "object" && module.exports) {
       if (!answer.ok) {
         message.textContent = answer.text;
         root.dataset.weights = "";
+        maps.replaceChildren();
         return;
       }
       message.textContent = "";
