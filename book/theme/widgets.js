@@ -67,7 +67,7 @@ if (typeof module === "object" && module.exports) {
     if (chapter === 11) {
       inputs.step = control(knobs, "step", "training steps", range(0, 60, 1, 60));
     } else {
-      inputs.words = control(knobs, "words", "sentence", el("input", { type: "text", value: VOCABULARY.join(" "), size: 36 }));
+      inputs.words = control(knobs, "words", chapter === 8 ? "queries from" : "sentence", el("input", { type: "text", value: VOCABULARY.join(" "), size: 36 }));
       if (chapter >= 4) {
         inputs.d_out = control(knobs, "d_out", "d_out", el("select", {}));
       }
@@ -82,8 +82,11 @@ if (typeof module === "object" && module.exports) {
       }
       const t0 = defaultTemperature(chapter, inputs.heads ? 2 : 1, inputs.d_out ? Number(inputs.d_out.value) : 1);
       inputs.temperature = control(knobs, "temperature", "temperature", range(0.05, 4, 0.01, t0.toFixed(2)));
-      inputs.causal = control(knobs, "causal", "causal mask", el("input", { type: "checkbox" }));
-      inputs.causal.checked = chapter >= 5;
+      if (chapter !== 8) {
+        // Chapter 8 attends across two sequences: no causal mask there.
+        inputs.causal = control(knobs, "causal", "causal mask", el("input", { type: "checkbox" }));
+        inputs.causal.checked = chapter >= 5;
+      }
       if (chapter === 12) {
         inputs.rope = control(knobs, "rope", "RoPE", el("input", { type: "checkbox" }));
         inputs.rope.checked = true;

@@ -83,11 +83,19 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
     );
     let x = your_journey().index_select(0, &ids); // [tokens, 3]
     let tokens = words.len();
+    // Chapter 8's cross-attention: the sentence asks, the whole of "Your journey starts
+    // with one step" answers (queries from one sequence, keys from another).
+    let cross = chapter == 8;
+    let (context, key_words) = if cross {
+        (your_journey(), sentence(None)?)
+    } else {
+        (x.clone(), words.clone())
+    };
 
     // Queries and keys, [heads, tokens, head_dim].
     let (queries, keys, head_dim) = if chapter <= 3 {
         // Chapters 2 and 3: each word's embedding is its own query and key.
-        (x.unsqueeze(0), x.unsqueeze(0), x.size(1))
+        (x.unsqueeze(0), context.unsqueeze(0), x.size(1))
     } else {
         let heads = if chapter >= 6 {
             settings.heads.unwrap_or(2)
@@ -115,7 +123,7 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         let mha = MultiHeadAttention::new(x.size(1), d_out, tokens, 0.0, heads, false);
         let batch = x.unsqueeze(0);
         let q = split_heads(&mha.w_query.forward(&batch), heads).select(0, 0);
-        let k = split_heads(&mha.w_key.forward(&batch), heads).select(0, 0);
+        let k = split_heads(&mha.w_key.forward(&context.unsqueeze(0)), heads).select(0, 0);
         if rope {
             // Chapter 12's RoPE, with the usual base 10000.
             let rotate = |x: &Tensor| ch12_positions::half_split::rope_half_split(x, 10_000.0);
@@ -136,7 +144,8 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         ));
     }
     let scores = queries.matmul(&keys.transpose(-2, -1)) / temperature;
-    let causal = settings.causal.unwrap_or(chapter >= 5);
+    // A query of one sequence has no "future" in the other: no causal mask across.
+    let causal = settings.causal.unwrap_or(chapter >= 5) && !cross;
     let hidden = match settings.window.filter(|_| chapter == 14) {
         Some(0) => return Err("a window holds at least the token itself: 1 or more".into()),
         Some(window) => Some(sliding_window_mask(tokens, window)),
@@ -159,10 +168,13 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         Some(n) => return Err(format!("decoded tokens: 1 to {tokens}, not {n}")),
         None => tokens,
     };
-    let labels: Vec<String> = words.iter().map(|&(_, w)| w.to_string()).collect();
+    let label = |words: &[(usize, &str)]| -> Vec<String> {
+        words.iter().map(|&(_, w)| w.to_string()).collect()
+    };
+    let labels = label(&words);
     Ok(Heatmap {
         queries: labels[..rows].to_vec(),
-        keys: labels,
+        keys: label(&key_words),
         heads: (0..weights.size(0))
             .map(|h| matrix(&weights.select(0, h as i64), rows))
             .collect(),
@@ -249,7 +261,7 @@ mod tests {
                         (sum - 1.0).abs() < 1e-5,
                         "chapter {chapter}: row {i} sums to {sum}"
                     );
-                    if chapter >= 5 {
+                    if chapter >= 5 && chapter != 8 {
                         assert!(row[i + 1..].iter().all(|&w| w == 0.0), "chapter {chapter}");
                     }
                 }
@@ -296,6 +308,20 @@ mod tests {
         assert_eq!(map.queries, ["Your", "journey"]);
         // A window of one: every token sees only itself.
         assert_eq!(map.heads[0][1], [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn chapter_8_attends_across_to_the_whole_sentence() {
+        let map = heatmap(&Settings {
+            words: Some(vec!["one".into(), "step".into()]),
+            causal: Some(true),
+            ..settings(8)
+        })
+        .unwrap();
+        assert_eq!(map.queries, ["one", "step"]);
+        assert_eq!(map.keys, YOUR_JOURNEY_WORDS);
+        // No causal mask across two sequences: every key gets some weight.
+        assert!(map.heads[0][0].iter().all(|&w| w > 0.0));
     }
 
     #[test]
