@@ -111,7 +111,11 @@ if (typeof module === "object" && module.exports) {
       if (inputs.causal) s.causal = inputs.causal.checked;
       if (inputs.rope) s.rope = inputs.rope.checked;
       if (inputs.window && Number(inputs.window.value) > 0) s.window = Number(inputs.window.value);
-      if (inputs.decoded) s.decoded = Math.min(Number(inputs.decoded.value), s.words.length);
+      if (inputs.decoded) {
+        // The cache fills up to the sentence's length.
+        inputs.decoded.max = String(Math.max(1, s.words.length));
+        s.decoded = Math.min(Number(inputs.decoded.value), Math.max(1, s.words.length));
+      }
       if (inputs.dropout) s.dropout = Number(inputs.dropout.value);
       if (inputs.seed) s.seed = inputs.seed.value.trim();
       return s;

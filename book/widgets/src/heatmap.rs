@@ -76,7 +76,15 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
     if chapter == 11 {
         return Ok(trained(seed.unwrap_or(123), settings.step.unwrap_or(60)));
     }
-    let words = sentence(settings.words.as_deref())?;
+    let mut words = sentence(settings.words.as_deref())?;
+    // Chapter 14, while decoding: the cache holds the tokens decoded so far, and only they
+    // have asked their question.
+    if let Some(n) = settings.decoded.filter(|_| chapter == 14) {
+        if !(1..=words.len()).contains(&n) {
+            return Err(format!("decoded tokens: 1 to {}, not {n}", words.len()));
+        }
+        words.truncate(n);
+    }
     let ids = Tensor::from_vec(
         words.iter().map(|&(id, _)| id as i64).collect(),
         &[words.len()],
@@ -162,21 +170,14 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         let dropout = Dropout::f_new(p).map_err(|e| e.to_string())?;
         weights = dropout.forward(&weights);
     }
-    // Chapter 14: while decoding, only the tokens decoded so far have asked their question.
-    let rows = match settings.decoded.filter(|_| chapter == 14) {
-        Some(n) if (1..=tokens).contains(&n) => n,
-        Some(n) => return Err(format!("decoded tokens: 1 to {tokens}, not {n}")),
-        None => tokens,
-    };
     let label = |words: &[(usize, &str)]| -> Vec<String> {
         words.iter().map(|&(_, w)| w.to_string()).collect()
     };
-    let labels = label(&words);
     Ok(Heatmap {
-        queries: labels[..rows].to_vec(),
+        queries: label(&words),
         keys: label(&key_words),
         heads: (0..weights.size(0))
-            .map(|h| matrix(&weights.select(0, h as i64), rows))
+            .map(|h| matrix(&weights.select(0, h as i64), tokens))
             .collect(),
     })
 }
@@ -306,8 +307,9 @@ mod tests {
         })
         .unwrap();
         assert_eq!(map.queries, ["Your", "journey"]);
+        assert_eq!(map.keys, ["Your", "journey"]);
         // A window of one: every token sees only itself.
-        assert_eq!(map.heads[0][1], [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(map.heads[0][1], [0.0, 1.0]);
     }
 
     #[test]
