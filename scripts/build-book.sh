@@ -8,6 +8,7 @@
 # - Fails on any WARN or ERROR line of mdBook or its preprocessors (mdBook only logs a
 #   missing include, and mdbook-katex only warns about LaTeX it cannot render), on an
 #   include marker left in the HTML, and on any page that links a file from the network.
+# - Builds the widgets' WebAssembly module first when it can (scripts/build-wasm.sh).
 # - Runs the include test first (tests/tests/book_includes.rs): mdBook itself renders a
 #   missing anchor as an empty block and says nothing.
 set -euo pipefail
@@ -33,6 +34,13 @@ mdbook-katex --version
 
 # mdBook renders a missing anchor as nothing, without a word: check every include first.
 cargo test --quiet -p workspace-tests --test book_includes
+
+# The widgets' WebAssembly module (book/src/widgets/book_widgets.wasm, see
+# scripts/build-wasm.sh); mdBook copies it into the book. Without it the pages show their
+# static figures only, so a machine that cannot build it still gets a whole book.
+if ! bash scripts/build-wasm.sh; then
+  echo "note: no WebAssembly module; the book's pages will show their static figures only"
+fi
 
 offline=()
 if unshare --net true 2>/dev/null; then
@@ -68,6 +76,10 @@ fi
 for asset in katex/katex.min.css katex/fonts/KaTeX_Main-Regular.woff2 figures/ch05-causal-mask.svg; do
   [ -f "book/build/$asset" ] || { echo "book: book/build/$asset is missing" >&2; fail=1; }
 done
+if [ -f book/src/widgets/book_widgets.wasm ] && [ ! -f book/build/widgets/book_widgets.wasm ]; then
+  echo "book: the widgets' module was built but is not in book/build/widgets" >&2
+  fail=1
+fi
 pages_with_math=$(grep -rl --include='*.html' 'class="katex' book/build | wc -l)
 if [ "$pages_with_math" -lt 9 ]; then
   echo "book: only $pages_with_math pages have rendered math" >&2

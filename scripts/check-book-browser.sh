@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Serves the book with `mdbook serve` on 127.0.0.1 (as a reader does) and checks its pages
 # in headless Chromium (scripts/check-book-browser.mjs): math rendered by KaTeX, figures
-# loaded, no request leaving the machine. Screenshots: book/build/screenshots/*.png.
+# loaded, no request leaving the machine; then the widgets (scripts/check-widgets-browser.mjs):
+# their controls moved, their numbers against the native code's. Screenshots:
+# book/build/screenshots/*.png.
 #
 # Needs mdbook (scripts/build-book.sh installs it), Node.js 18+ and Chromium. With CI=true
 # (or CHECK_BOOK_INSTALL=1) and root, missing Chromium or Node come from Debian's packages.
@@ -52,6 +54,16 @@ node -e '
 status=0
 node scripts/check-book-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
   --out book/build/screenshots || status=$?
+# The widgets: each chapter's controls moved, the page's numbers against the native code's
+# (widget-numbers, book/widgets). Needs the module in the book (scripts/build-book.sh).
+if [ -f book/src/widgets/book_widgets.wasm ]; then
+  cargo build -q -p book-widgets --bin widget-numbers
+  numbers="${CARGO_TARGET_DIR:-target}/debug/widget-numbers"
+  node scripts/check-widgets-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
+    --numbers "$numbers" --out book/build/screenshots || status=$?
+else
+  echo "check-book-browser: no widgets module (book/src/widgets/book_widgets.wasm): widgets not checked"
+fi
 if grep -E '(^|[^A-Za-z])(WARN|ERROR)([^A-Za-z]|$)' "$log"; then
   echo "check-book-browser: mdbook serve logged warnings or errors (above)" >&2
   status=1

@@ -2,9 +2,7 @@
 //! `reference/ch11_training.py`.
 
 use course::{Narrative, Seed, Step};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shared::{Result, Tensor, manual_seed};
-use std::io::IsTerminal;
 
 use crate::model::{AttentionModel, HEADS};
 use crate::task::Task;
@@ -32,21 +30,59 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 /// The binary's entry: [`narrative`] with `--steps N`, drawing a progress bar on stderr
 /// when stderr is a terminal (never into the printed text).
 pub fn run(seed: Seed, options: TrainOptions) -> Result<Narrative> {
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(options.steps.into()), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} steps, loss {msg}, {eta} left")
-            .expect("a valid template"),
-    );
-    let story = story(seed, options.steps, |_, loss| {
-        bar.set_message(format!("{loss:.4}"));
-        bar.inc(1);
-    });
-    bar.finish_and_clear();
+    let bar = progress::Bar::new(options.steps);
+    let story = story(seed, options.steps, |_, loss| bar.step(loss));
+    bar.finish();
     story
+}
+
+/// The progress bar of a long run: indicatif's on a terminal, none in the book's
+/// WebAssembly module (no terminal, and indicatif's clock would need JavaScript glue).
+mod progress {
+    #[cfg(not(target_family = "wasm"))]
+    pub struct Bar(indicatif::ProgressBar);
+
+    #[cfg(not(target_family = "wasm"))]
+    impl Bar {
+        /// A bar of `steps` steps on stderr if stderr is a terminal, else a hidden one.
+        pub fn new(steps: u32) -> Bar {
+            use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+            use std::io::IsTerminal;
+            let bar = if std::io::stderr().is_terminal() {
+                ProgressBar::with_draw_target(Some(steps.into()), ProgressDrawTarget::stderr())
+            } else {
+                ProgressBar::hidden()
+            };
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} steps, loss {msg}, {eta} left")
+                    .expect("a valid template"),
+            );
+            Bar(bar)
+        }
+
+        /// One step done, with its loss.
+        pub fn step(&self, loss: f32) {
+            self.0.set_message(format!("{loss:.4}"));
+            self.0.inc(1);
+        }
+
+        /// Removes the bar from the terminal.
+        pub fn finish(&self) {
+            self.0.finish_and_clear();
+        }
+    }
+
+    #[cfg(target_family = "wasm")]
+    pub struct Bar;
+
+    #[cfg(target_family = "wasm")]
+    impl Bar {
+        pub fn new(_steps: u32) -> Bar {
+            Bar
+        }
+        pub fn step(&self, _loss: f32) {}
+        pub fn finish(&self) {}
+    }
 }
 
 /// Everything the chapter shows of one training run (the book's figures draw it too).

@@ -268,7 +268,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     for m in &MODELS {
         let bytes =
             |tokens, per_value| cache_bytes(m.layers, m.kv_heads, m.head_dim, tokens, per_value);
-        let mib = |b: usize| b as f64 / f64::from(1 << 20);
+        let mib = |b: u64| b as f64 / f64::from(1 << 20);
         step.print(format!(
             "{:<11} {:>6} {:>6} {:>3} {:>4} {:>6} {:>6} {:>9} {:>9} {:>8.1} {:>8.1}",
             m.name,

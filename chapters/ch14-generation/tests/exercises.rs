@@ -193,7 +193,7 @@ proptest! {
         prop_assert_eq!(cache.len(), tokens);
         prop_assert_eq!(
             cache_bytes(1, config.n_kv_heads, attn.head_dim, tokens, 4),
-            cache.bytes()
+            cache.bytes() as u64
         );
     }
 }

@@ -1,0 +1,80 @@
+//! The requests a page sends and the answers it gets, both JSON.
+//!
+//! ```text
+//! {"run": 5, "seed": "7"}                 -> the text `cargo run -p ch05-causal -- --seed 7` prints
+//! {"run": 5}                              -> the same with the articles' seeds
+//! {"heatmap": {"chapter": 5, ...}}        -> {"words": [...], "heads": [[[...]]], ...}
+//! ```
+//!
+//! Seeds travel as strings: JavaScript's numbers cannot hold every `u64`.
+
+use serde::Deserialize;
+
+use crate::heatmap::{Heatmap, Settings};
+
+/// One request of a page.
+#[derive(Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+enum Request {
+    /// Run chapter `run` (1 to 14), with `--seed seed` if given.
+    Run { run: u32, seed: Option<String> },
+    /// Draw a chapter's attention weights under these settings.
+    Heatmap { heatmap: Settings },
+}
+
+/// Answers one request: the chapter's printed text, or a heatmap as JSON. An error is a
+/// message for the reader.
+pub fn answer(request: &str) -> Result<String, String> {
+    let request: Request = serde_json::from_str(request)
+        .map_err(|e| format!("a request the page cannot make: {e}"))?;
+    match request {
+        Request::Run { run, seed } => {
+            let seed = seed.map(|s| parse_seed(&s)).transpose()?;
+            crate::chapters::story(run, seed)
+        }
+        Request::Heatmap { heatmap } => {
+            let map: Heatmap = crate::heatmap::heatmap(&heatmap)?;
+            serde_json::to_string(&map).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// A seed as `--seed` takes it: a whole number from 0 to 18446744073709551615.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "a seed is a whole number from 0 to {}, not {text:?}",
+            u64::MAX
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_prints_the_chapter_with_its_seed() {
+        let text = answer(r#"{"run": 5, "seed": "7"}"#).unwrap();
+        assert_eq!(
+            text,
+            ch05_causal::narrative::narrative(course::Seed::given(7))
+                .unwrap()
+                .to_string()
+        );
+        assert!(answer(r#"{"run": 15}"#).unwrap_err().contains("1 to 14"));
+        assert!(
+            answer(r#"{"run": 5, "seed": "-1"}"#)
+                .unwrap_err()
+                .contains("whole number")
+        );
+    }
+
+    #[test]
+    fn a_heatmap_answers_json() {
+        let text = answer(r#"{"heatmap": {"chapter": 5, "words": ["Your", "step"]}}"#).unwrap();
+        let map: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(map["keys"], serde_json::json!(["Your", "step"]));
+        assert!(answer(r#"{"heatmap": {"chapter": 5, "colour": 1}}"#).is_err());
+    }
+}

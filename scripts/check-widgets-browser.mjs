@@ -1,0 +1,305 @@
+// Moves the controls of every chapter's widget in headless Chromium and checks that the
+// page shows the native code's numbers for the same settings.
+//
+//   node scripts/check-widgets-browser.mjs --base http://127.0.0.1:PORT/ --chromium /usr/bin/chromium \
+//        --numbers target/debug/widget-numbers --out book/build/screenshots
+//
+// On each chapter page (2 to 14): the module loads, each move of a control redraws the
+// heatmap, and the weights the page holds (and the two decimals it prints in each cell)
+// are those `widget-numbers` (book/widgets, native) answers for the settings the page
+// sent. The "run this chapter" panel, run with a seed, prints what the native code prints.
+// Fails on a console error, a script error, a failed request or one that leaves the machine.
+// Screenshots of the widgets go to --out.
+//
+// No npm packages: Chromium is driven over the DevTools protocol on a pipe, as in
+// scripts/check-book-browser.mjs.
+
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => {
+    if (a.startsWith("--")) pairs.push([a.slice(2), all[i + 1]]);
+    return pairs;
+  }, []),
+);
+const base = new URL(args.base ?? "http://127.0.0.1:3000/");
+const chromiumPath = args.chromium ?? "/usr/bin/chromium";
+const numbers = args.numbers ?? "target/debug/widget-numbers";
+const outDir = args.out ?? "book/build/screenshots";
+const timeoutMs = Number(args.timeout ?? 180000);
+
+const pages = [
+  "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal", "ch06-multihead-wrapper",
+  "ch07-multihead-split", "ch08-cross-attention", "ch09-flash-attention", "ch10-backward",
+  "ch11-training", "ch12-positions", "ch13-block", "ch14-generation",
+];
+
+// The moves, one after the other, each a set of knob values; a knob the page does not
+// have is skipped.
+function movesOf(chapter) {
+  if (chapter === 11) return [{}, { step: "0" }, { step: "10" }, { seed: "7" }, { step: "60" }];
+  const moves = [
+    {},
+    { temperature: "0.5" },
+    { causal: true },
+    { causal: false, temperature: "3.2" },
+    { words: "step one with journey" },
+    { dropout: "0.5", seed: "7" },
+    { seed: "18446744073709551615" },
+    { dropout: "0" },
+  ];
+  if (chapter >= 4) moves.push({ d_out: "6" });
+  if (chapter >= 6) moves.push({ heads: "3" }, { heads: "1", d_out: "4" }, { heads: "4", d_out: "8" });
+  if (chapter === 12) moves.push({ rope: false }, { rope: true, words: "Your journey starts with one step" });
+  if (chapter === 14) moves.push({ window: "2" }, { decoded: "3" }, { window: "0", decoded: "5" });
+  moves.push({ d_out: "5", heads: "2" }); // not a multiple: the page says so
+  moves.push({ d_out: "4", temperature: "1", causal: true }); // and draws again once fixed
+  return moves;
+}
+
+function fail(message) {
+  console.error(`widgets check: ${message}`);
+  process.exitCode = 1;
+}
+
+// --- a minimal DevTools-protocol client over the pipe --------------------------------------
+
+const profile = mkdtempSync(join(tmpdir(), "widgets-chromium-"));
+const chrome = spawn(
+  chromiumPath,
+  [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+    `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${base.hostname}`,
+    `--user-data-dir=${profile}`,
+    "--remote-debugging-pipe",
+    "about:blank",
+  ],
+  { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
+);
+let chromeLog = "";
+chrome.stderr.on("data", (d) => (chromeLog += d));
+const toChrome = chrome.stdio[3];
+const fromChrome = chrome.stdio[4];
+
+let nextId = 1;
+const pending = new Map();
+const listeners = [];
+let buffer = Buffer.alloc(0);
+fromChrome.on("data", (chunk) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  let end;
+  while ((end = buffer.indexOf(0)) !== -1) {
+    const message = JSON.parse(buffer.subarray(0, end).toString("utf8"));
+    buffer = buffer.subarray(end + 1);
+    if (message.id !== undefined && pending.has(message.id)) {
+      const { resolve, reject, method } = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error) reject(new Error(`${method}: ${message.error.message}`));
+      else resolve(message.result);
+    } else if (message.method) {
+      for (const listener of listeners) listener(message);
+    }
+  }
+});
+
+function send(method, params = {}, sessionId = undefined) {
+  const id = nextId++;
+  const message = { id, method, params };
+  if (sessionId) message.sessionId = sessionId;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, method });
+    toChrome.write(JSON.stringify(message) + "\0");
+  });
+}
+
+function waitFor(method, sessionId, ms = 30000) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${method}`)), ms);
+    const listener = (m) => {
+      if (m.method === method && m.sessionId === sessionId) {
+        clearTimeout(timer);
+        listeners.splice(listeners.indexOf(listener), 1);
+        resolve(m.params);
+      }
+    };
+    listeners.push(listener);
+  });
+}
+
+async function evaluate(expression, sessionId) {
+  const { result, exceptionDetails } = await send(
+    "Runtime.evaluate",
+    { expression, awaitPromise: true, returnByValue: true },
+    sessionId,
+  );
+  if (exceptionDetails) throw new Error(`page script failed: ${exceptionDetails.text}`);
+  return result.value;
+}
+
+// --- the page's side: wait for the module, move a control, read what is drawn ------------
+
+const ready = `(async () => {
+  const deadline = Date.now() + 30000;
+  while (document.documentElement.dataset.widgets !== "ready") {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+})()`;
+
+const move = (knobs) => `(() => {
+  const root = document.querySelector(".attention-widget");
+  for (const [name, value] of Object.entries(${JSON.stringify(knobs)})) {
+    const input = root.querySelector('[data-knob="' + name + '"]');
+    if (!input) continue;
+    if (input.type === "checkbox") input.checked = value; else input.value = value;
+    input.dispatchEvent(new Event("input"));
+  }
+  return {
+    settings: JSON.parse(root.dataset.settings),
+    weights: root.dataset.weights,
+    cells: [...root.querySelectorAll("table.widget-heatmap")].map((t) =>
+      [...t.querySelectorAll("tr")].slice(1).map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))),
+    message: root.querySelector(".widget-message").textContent,
+  };
+})()`;
+
+const runPanel = (seed) => `(async () => {
+  const root = document.querySelector(".run-chapter");
+  const input = root.querySelector('[data-knob="seed"]');
+  input.value = ${JSON.stringify(seed)};
+  root.querySelector("button").click();
+  const out = root.querySelector("pre");
+  const deadline = Date.now() + 30000;
+  while (out.dataset.ok === undefined) {
+    if (Date.now() > deadline) return null;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return out.textContent;
+})()`;
+
+// The native answers, all requests at once through one run of widget-numbers.
+function nativeAnswers(requests) {
+  const input = requests.map((r) => JSON.stringify(r)).join("\n") + "\n";
+  const out = execFileSync(numbers, [], { input, encoding: "utf8", maxBuffer: 1 << 26 });
+  return out.trim().split("\n").map((line) => JSON.parse(line));
+}
+
+async function main() {
+  const watchdog = setTimeout(() => {
+    fail(`timed out after ${timeoutMs} ms`);
+    chrome.kill("SIGKILL");
+    process.exit(1);
+  }, timeoutMs);
+  mkdirSync(outDir, { recursive: true });
+  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
+
+  const requests = [];
+  const problems = [];
+  listeners.push((m) => {
+    if (m.sessionId !== sessionId) return;
+    if (m.method === "Network.requestWillBeSent") requests.push(m.params.request.url);
+    if (m.method === "Network.responseReceived" && m.params.response.status >= 400) {
+      problems.push(`${m.params.response.status} for ${m.params.response.url}`);
+    }
+    if (m.method === "Network.loadingFailed" && !m.params.canceled) {
+      problems.push(`request failed (${m.params.errorText})`);
+    }
+    if (m.method === "Runtime.exceptionThrown") {
+      problems.push(`script error: ${m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text}`);
+    }
+    if (m.method === "Runtime.consoleAPICalled" && ["error", "assert"].includes(m.params.type)) {
+      problems.push(`console ${m.params.type}: ${m.params.args.map((a) => a.value ?? a.description).join(" ")}`);
+    }
+    if (m.method === "Log.entryAdded" && m.params.entry.level === "error") {
+      problems.push(`console error: ${m.params.entry.text}`);
+    }
+  });
+  await send("Network.enable", {}, sessionId);
+  await send("Page.enable", {}, sessionId);
+  await send("Runtime.enable", {}, sessionId);
+  await send("Log.enable", {}, sessionId);
+  await send("Emulation.setDeviceMetricsOverride", { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false }, sessionId);
+
+  let compared = 0;
+  for (const page of pages) {
+    const chapter = Number(page.slice(2, 4));
+    const loaded = waitFor("Page.loadEventFired", sessionId);
+    await send("Page.navigate", { url: new URL(`${page}.html`, base).href }, sessionId);
+    await loaded;
+    if (!(await evaluate(ready, sessionId))) {
+      fail(`${page}: the widgets' module did not load`);
+      continue;
+    }
+    const seen = [];
+    for (const knobs of movesOf(chapter)) seen.push(await evaluate(move(knobs), sessionId));
+    const seed = chapter === 11 ? "7" : "2024";
+    const printed = await evaluate(runPanel(seed), sessionId);
+    const native = nativeAnswers([...seen.map((s) => ({ heatmap: s.settings })), { run: chapter, seed }]);
+    const errors = [];
+    seen.forEach((s, i) => {
+      const answer = native[i];
+      if (answer.error !== undefined) {
+        if (s.cells.length) errors.push(`move ${i}: a heatmap is still drawn beside the message`);
+        if (s.message !== answer.error) errors.push(`move ${i}: the page says ${JSON.stringify(s.message)}, native ${JSON.stringify(answer.error)}`);
+        return;
+      }
+      if (s.message !== "") errors.push(`move ${i}: the page says ${JSON.stringify(s.message)}, native answers weights`);
+      const heads = JSON.parse(answer.ok).heads;
+      if (s.weights !== JSON.stringify(heads)) errors.push(`move ${i} ${JSON.stringify(s.settings)}: weights differ from the native code's`);
+      const cells = heads.map((head) => head.map((row) => row.map((w) => w.toFixed(2))));
+      if (JSON.stringify(s.cells) !== JSON.stringify(cells)) errors.push(`move ${i}: printed cells differ from the native weights`);
+      compared++;
+    });
+    const distinct = new Set(seen.map((s) => s.weights)).size;
+    if (distinct < 3) errors.push(`the controls changed the heatmap only ${distinct} times`);
+    if (printed !== native.at(-1).ok) errors.push(`the run panel (--seed ${seed}) prints other text than the native code`);
+    for (const e of errors) fail(`${page}: ${e}`);
+    console.log(`${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.length} moves, ${distinct} distinct heatmaps, run panel ${printed?.length ?? 0} bytes`);
+
+    await evaluate(`(async () => { document.querySelector(".attention-widget").scrollIntoView(); window.scrollBy(0, -20);
+       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); return true; })()`, sessionId);
+    const { data } = await send("Page.captureScreenshot", { format: "png" }, sessionId);
+    writeFileSync(join(outDir, `${page}-widget.png`), Buffer.from(data, "base64"));
+  }
+
+  const remote = [...new Set(requests.filter((u) => new URL(u).host !== base.host && !/^(data|blob|about):/.test(u)))];
+  for (const u of remote) fail(`a request left the machine: ${u}`);
+  for (const p of [...new Set(problems)]) fail(p);
+  console.log(`${pages.length} widgets, ${compared} heatmaps equal to the native code's; screenshots in ${outDir}`);
+  clearTimeout(watchdog);
+  await send("Browser.close").catch(() => {});
+}
+
+main()
+  .catch((e) => {
+    fail(e.message);
+    if (chromeLog) console.error(chromeLog.slice(-2000));
+  })
+  .finally(async () => {
+    if (chrome.exitCode === null) {
+      const exited = new Promise((resolve) => chrome.once("exit", resolve));
+      chrome.kill();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch {
+      // a temporary profile left behind is harmless
+    }
+  });
