@@ -189,8 +189,9 @@ struct Sizes {
 /// One head's inputs, copied into the layouts the products read, rows padded to [`PAD`]
 /// floats with zeros (and the keys and values to whole blocks).
 struct HeadInputs {
-    /// `[queries, d_pad]`: the queries times `log₂ e / √d`, so that the scores come out in
-    /// base 2, as in the forward kernel: `P = 2^(q'·k - L·log₂ e)`.
+    /// `[queries, d_pad]`: the queries times `log₂ e / √d`, rounded exactly as the forward
+    /// kernel rounds them, so that the products `q'·k` come out bit for bit as the forward's
+    /// scores (in base 2) and the weights rebuilt from them agree with those that made `O`.
     q: Vec<f32>,
     /// `[key blocks, d, BLOCK]`: each block of keys transposed.
     kt: Vec<f32>,
@@ -200,8 +201,10 @@ struct HeadInputs {
     vt: Vec<f32>,
     /// `[queries, d_v_pad]`: the output's gradient `dO`.
     grad_out: Vec<f32>,
-    /// `[queries]`: the log-sum-exp times `log₂ e`.
-    lse2: Vec<f32>,
+    /// `[queries]`: the log-sum-exp in base 2, `L·log₂ e`, in two parts: the nearest
+    /// `f32` and what it misses, so that `s - hi - lo` has the accuracy of a double.
+    lse2_hi: Vec<f32>,
+    lse2_lo: Vec<f32>,
     /// `[queries]`: `D = rowsum(dO ∘ O)`.
     delta: Vec<f32>,
     sizes: Sizes,
@@ -255,9 +258,13 @@ impl HeadInputs {
         let grad_out = &grad_out[h * queries * d_v..][..queries * d_v];
         let lse = &lse[h * queries..][..queries];
         let (d_pad, d_v_pad) = (d.next_multiple_of(PAD), d_v.next_multiple_of(PAD));
-        let key_blocks = keys.div_ceil(BLOCK);
-        let scale = std::f32::consts::LOG2_E / (d as f32).sqrt();
+        let scale = std::f32::consts::LOG2_E / (d as f32).sqrt(); // as crate::kernel does
         let q_scaled: Vec<f32> = q.iter().map(|&x| x * scale).collect();
+        let lse2: Vec<f64> = lse
+            .iter()
+            .map(|&l| f64::from(l) * std::f64::consts::LOG2_E)
+            .collect();
+        let key_blocks = keys.div_ceil(BLOCK);
         // D in double precision: dS = P ∘ (dP - D) subtracts two close numbers where the
         // weights matter most, and these are only n·d operations.
         let delta = grad_out
@@ -278,7 +285,11 @@ impl HeadInputs {
             k: padded(k, d, d_pad, key_blocks * BLOCK),
             vt: blocks_transposed(v, d_v, key_blocks),
             grad_out: padded(grad_out, d_v, d_v_pad, queries),
-            lse2: lse.iter().map(|&l| l * std::f32::consts::LOG2_E).collect(),
+            lse2_hi: lse2.iter().map(|&l| l as f32).collect(),
+            lse2_lo: lse2
+                .iter()
+                .map(|&l| (l - f64::from(l as f32)) as f32)
+                .collect(),
             delta,
             sizes,
             d_pad,
@@ -408,7 +419,7 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
             let rows = BLOCK.min(queries - q_start);
             let q_rows = &head.q[q_start * d_pad..][..rows * d_pad];
             let do_rows = &head.grad_out[q_start * d_v_pad..][..rows * d_v_pad];
-            // S = Q·Kᵀ (in base 2) and dP = dO·Vᵀ.
+            // The scores S' = Q'·Kᵀ (in base 2) and dP = dO·Vᵀ.
             p.fill(0.0);
             ds.fill(0.0);
             let by_rows = |data, row| Strided { data, row, step: 1 };
@@ -432,7 +443,7 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
                 BLOCK,
                 sizes,
             );
-            // P = 2^(S - L·log₂ e), dS = P ∘ (dP - D), row by row.
+            // P = 2^(S' - L·log₂ e), dS = P ∘ (dP - D), row by row.
             let masked = tile_needs_mask(q_start, k_start + BLOCK, causal) || k_len < BLOCK;
             weights_and_score_grads(
                 simd,
@@ -480,10 +491,14 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
 }
 // ANCHOR_END: key_chunk
 
-/// Turns a tile of scores `p` (base 2) into weights `P = 2^(S - L·log₂ e)`, `0` where the
-/// mask hides a key or past the last key, and the tile `ds` of `dP` into `dS = P ∘ (dP -
-/// D)`: the softmax's backward (chapter 10) with the row's dot product `D` computed once
-/// from the output.
+/// Turns a tile of scores `p` (in base 2, `S' = q'·k`) into weights `P = 2^(S' - L·log₂
+/// e)`, `0` where the mask hides a key or past the last key, and the tile `ds` of `dP` into
+/// `dS = P ∘ (dP - D)`: the softmax's backward (chapter 10) with the row's dot product `D`
+/// computed once from the output.
+///
+/// The scores are the forward's to the bit, and `L·log₂ e` is subtracted in two parts
+/// (`hi` then `lo`): where a weight is large, `S' - hi` is exact, and the weights then
+/// differ from those of the forward by the rounding of `L` alone.
 ///
 /// # Shapes
 /// `p`, `ds`: `[BLOCK, BLOCK]`, of which the first `rows` rows are used.
@@ -502,7 +517,8 @@ fn weights_and_score_grads<S: Simd>(
     for r in 0..rows {
         let query = q_start + r;
         let limit = if causal { (query + 1).min(keys) } else { keys };
-        let lse = simd.splat(head.lse2[query]);
+        let (hi, lo) = (head.lse2_hi[query], head.lse2_lo[query]);
+        let (hi, lo) = (simd.splat(hi), simd.splat(lo));
         let delta = simd.splat(head.delta[query]);
         for i in (0..BLOCK).step_by(S::LANES) {
             let at = r * BLOCK + i;
@@ -510,7 +526,7 @@ fn weights_and_score_grads<S: Simd>(
             if masked {
                 s = simd.hide_from(s, k_start + i, limit);
             }
-            let weights = simd.exp2_flushed(simd.sub(s, lse));
+            let weights = simd.exp2_flushed(simd.sub(simd.sub(s, hi), lo));
             simd.store(weights, &mut p[at..]);
             let dp = simd.load(&ds[at..]);
             simd.store(simd.mul(weights, simd.sub(dp, delta)), &mut ds[at..]);

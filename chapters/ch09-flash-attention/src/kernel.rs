@@ -554,8 +554,10 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
         for (o, &a) in out_row.iter_mut().zip(acc_row) {
             *o = a / sum;
         }
-        // max and sum are in base 2: L = ln(2^max · sum) = (max + log₂ sum) · ln 2.
-        *lse = (state.max + sum.log2()) * std::f32::consts::LN_2;
+        // max and sum are in base 2: L = ln(2^max · sum) = (max + log₂ sum) · ln 2, in
+        // double precision and rounded once, as the backward's weights depend on it.
+        let lse2 = f64::from(state.max) + f64::from(sum).log2();
+        *lse = (lse2 * std::f64::consts::LN_2) as f32;
     }
 }
 // ANCHOR_END: query_block

@@ -79,8 +79,8 @@ fn columns<S: Simd, const R: usize, const C: usize>(
     }
 }
 
-/// The `R × C` vectors of `c` from `(row, col)`: loaded, the `k` steps of the inner
-/// dimension added in registers, stored.
+/// The `R × C` vectors of `c` from `(row, col)`: the `k` steps of the inner dimension
+/// summed in registers, then added to `c`.
 // ANCHOR: block
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -96,11 +96,6 @@ fn block<S: Simd, const R: usize, const C: usize>(
 ) {
     let lanes = S::LANES;
     let mut sums = [[simd.splat(0.0); C]; R];
-    for (r, sum) in sums.iter_mut().enumerate() {
-        for (i, s) in sum.iter_mut().enumerate() {
-            *s = simd.load(&c[(row + r) * ldc + col + i * lanes..]);
-        }
-    }
     let a_start = row * a.row;
     for p in 0..k {
         let b_row = &b[p * ldb + col..][..C * lanes];
@@ -116,9 +111,13 @@ fn block<S: Simd, const R: usize, const C: usize>(
             }
         }
     }
+    // Added to `c` only now: a long sum over many tiles then adds one rounded partial sum
+    // per tile rather than every product one after the other, which keeps its rounding
+    // error growing with the number of tiles rather than of terms, at no cost.
     for (r, sum) in sums.iter().enumerate() {
         for (i, &s) in sum.iter().enumerate() {
-            simd.store(s, &mut c[(row + r) * ldc + col + i * lanes..]);
+            let at = (row + r) * ldc + col + i * lanes;
+            simd.store(simd.add(simd.load(&c[at..]), s), &mut c[at..]);
         }
     }
 }
