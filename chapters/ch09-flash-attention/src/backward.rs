@@ -78,7 +78,8 @@ pub fn flash_attention_backward(
     grad_out: &Tensor,
     causal: bool,
 ) -> FlashGrads {
-    flash_attention_backward_with(Isa::detect(), (q, k, v), (out, lse), grad_out, causal)
+    let isa = Isa::detect();
+    flash_attention_backward_with(isa, (q, k, v), (out, lse), grad_out, causal)
 }
 // ANCHOR_END: flash_attention_backward
 
@@ -401,6 +402,14 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
     let (d_pad, d_v_pad) = (head.d_pad, head.d_v_pad);
     let mut dq = vec![0.0f32; queries * d_pad];
     let mut key_blocks = Vec::new();
+    // The types written out: each call then borrows its own tiles (a closure would
+    // otherwise infer one lifetime for all its calls).
+    type Matrix<'a> = (&'a [f32], usize);
+    type MatrixMut<'a> = (&'a mut [f32], usize);
+    type Dims = (usize, usize, usize); // m, k, n
+    let product = |a: Strided, b: Matrix, c: MatrixMut, sizes: Dims| {
+        add_product::<S, R, C>(simd, a, b, c, sizes)
+    };
     // One tile of scores, then of weights P; one of dP, then of dS.
     let mut p = vec![0.0f32; BLOCK * BLOCK];
     let mut ds = vec![0.0f32; BLOCK * BLOCK];
@@ -412,7 +421,7 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
         let k_rows = &head.k[k_start * d_pad..][..BLOCK * d_pad];
         let mut dk = vec![0.0f32; BLOCK * d_pad];
         let mut dv = vec![0.0f32; BLOCK * d_v_pad];
-        // Under the causal mask the query blocks before the diagonal see none of these keys.
+        // Causal: the query blocks above the diagonal see none of these keys.
         let first_qb = if causal { kb } else { 0 };
         for qb in first_qb..queries.div_ceil(BLOCK) {
             let q_start = qb * BLOCK;
@@ -422,66 +431,46 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
             // The scores S' = Q'·Kᵀ (in base 2) and dP = dO·Vᵀ.
             p.fill(0.0);
             ds.fill(0.0);
-            let by_rows = |data, row| Strided { data, row, step: 1 };
-            let sizes = (rows, d, BLOCK);
-            add_product::<S, R, C>(
-                simd,
-                by_rows(q_rows, d_pad),
-                kt,
-                BLOCK,
-                &mut p,
-                BLOCK,
-                sizes,
+            product(
+                Strided::by_rows(q_rows, d_pad),
+                (kt, BLOCK),
+                (&mut p, BLOCK),
+                (rows, d, BLOCK),
             );
             let sizes = (rows, d_v, BLOCK);
-            add_product::<S, R, C>(
-                simd,
-                by_rows(do_rows, d_v_pad),
-                vt,
-                BLOCK,
-                &mut ds,
-                BLOCK,
+            product(
+                Strided::by_rows(do_rows, d_v_pad),
+                (vt, BLOCK),
+                (&mut ds, BLOCK),
                 sizes,
             );
             // P = 2^(S' - L·log₂ e), dS = P ∘ (dP - D), row by row.
-            let masked = tile_needs_mask(q_start, k_start + BLOCK, causal) || k_len < BLOCK;
-            weights_and_score_grads(
-                simd,
-                head,
-                (q_start, rows),
-                (k_start, masked),
-                causal,
-                &mut p,
-                &mut ds,
-            );
-            // dV += Pᵀ·dO, dK += dSᵀ·Q: the tiles read transposed, by their strides.
-            let by_columns = |data| Strided {
-                data,
-                row: 1,
-                step: BLOCK,
-            };
+            let crosses_diagonal = tile_needs_mask(q_start, k_start + BLOCK, causal);
+            let masked = crosses_diagonal || k_len < BLOCK;
+            let tile = ((q_start, rows), (k_start, masked));
+            weights_and_score_grads(simd, head, tile, causal, &mut p, &mut ds);
+            // dV += Pᵀ·dO, dK += dSᵀ·Q': the tiles read transposed, by their strides.
             let sizes = (k_len, rows, d_v_pad);
-            add_product::<S, R, C>(
-                simd,
-                by_columns(&p),
-                do_rows,
-                d_v_pad,
-                &mut dv,
-                d_v_pad,
+            product(
+                Strided::by_columns(&p, BLOCK),
+                (do_rows, d_v_pad),
+                (&mut dv, d_v_pad),
                 sizes,
             );
             let sizes = (k_len, rows, d_pad);
-            add_product::<S, R, C>(simd, by_columns(&ds), q_rows, d_pad, &mut dk, d_pad, sizes);
+            product(
+                Strided::by_columns(&ds, BLOCK),
+                (q_rows, d_pad),
+                (&mut dk, d_pad),
+                sizes,
+            );
             // dQ += dS·K.
             let dq_rows = &mut dq[q_start * d_pad..][..rows * d_pad];
             let sizes = (rows, k_len, d_pad);
-            add_product::<S, R, C>(
-                simd,
-                by_rows(&ds, BLOCK),
-                k_rows,
-                d_pad,
-                dq_rows,
-                d_pad,
+            product(
+                Strided::by_rows(&ds, BLOCK),
+                (k_rows, d_pad),
+                (dq_rows, d_pad),
                 sizes,
             );
         }
@@ -507,8 +496,7 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
 fn weights_and_score_grads<S: Simd>(
     simd: S,
     head: &HeadInputs,
-    (q_start, rows): (usize, usize),
-    (k_start, masked): (usize, bool),
+    ((q_start, rows), (k_start, masked)): ((usize, usize), (usize, bool)),
     causal: bool,
     p: &mut [f32],
     ds: &mut [f32],

@@ -289,7 +289,9 @@ fn run(
                 .par_chunks_mut(BLOCK_Q * d_v)
                 .zip(lse_head.par_chunks_mut(BLOCK_Q))
                 .enumerate()
-                .for_each(|(qb, (rows, lse))| kernel.query_block(&head, qb, causal, rows, lse));
+                .for_each(|(qb, (rows, lse))| {
+                    kernel.query_block(&head, qb, causal, rows, lse);
+                });
         });
     // ANCHOR_END: parallel
     (out, lse)
@@ -554,8 +556,8 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
         for (o, &a) in out_row.iter_mut().zip(acc_row) {
             *o = a / sum;
         }
-        // max and sum are in base 2: L = ln(2^max · sum) = (max + log₂ sum) · ln 2, in
-        // double precision and rounded once, as the backward's weights depend on it.
+        // max and sum are in base 2: L = ln(2^max · sum) = (max + log₂ sum) · ln 2,
+        // in double precision and rounded once: the backward's weights depend on it.
         let lse2 = f64::from(state.max) + f64::from(sum).log2();
         *lse = (lse2 * std::f64::consts::LN_2) as f32;
     }

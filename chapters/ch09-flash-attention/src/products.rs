@@ -23,22 +23,32 @@ pub struct Strided<'a> {
     pub step: usize,
 }
 
-/// `c[i][..n] += Σ_p a(i, p) · b[p][..n]` for `i < m`, `p < k`: `c` is `[m, ldc]` and `b`
-/// `[k, ldb]` row major, `n` a multiple of `S::LANES`. `R` rows at a time with `C` vectors of
-/// columns, then the rows and columns left over one at a time.
+impl<'a> Strided<'a> {
+    /// A row-major matrix whose rows are `row` floats apart.
+    pub fn by_rows(data: &'a [f32], row: usize) -> Self {
+        Strided { data, row, step: 1 }
+    }
+
+    /// The transpose of a row-major matrix whose rows are `step` floats apart.
+    pub fn by_columns(data: &'a [f32], step: usize) -> Self {
+        Strided { data, row: 1, step }
+    }
+}
+
+/// `c[i][..n] += Σ_p a(i, p) · b[p][..n]` for `i < m`, `p < k`: `b = (numbers, ldb)` is
+/// `[k, ldb]` and `c = (numbers, ldc)` is `[m, ldc]`, row major, `n` a multiple of
+/// `S::LANES`. `R` rows at a time with `C` vectors of columns, then the rows and columns
+/// left over one at a time.
 ///
 /// # Shapes
 /// `a`: `m × k` through its strides, `b`: `[k, ldb]`, `c`: `[m, ldc]`, with `n <= ldb, ldc`.
 // ANCHOR: add_product
 #[inline(always)]
-#[allow(clippy::too_many_arguments)] // the three matrices' places and the three sizes
 pub fn add_product<S: Simd, const R: usize, const C: usize>(
     simd: S,
     a: Strided<'_>,
-    b: &[f32],
-    ldb: usize,
-    c: &mut [f32],
-    ldc: usize,
+    (b, ldb): (&[f32], usize),
+    (c, ldc): (&mut [f32], usize),
     (m, k, n): (usize, usize, usize),
 ) {
     debug_assert_eq!(n % S::LANES, 0);
@@ -111,9 +121,9 @@ fn block<S: Simd, const R: usize, const C: usize>(
             }
         }
     }
-    // Added to `c` only now: a long sum over many tiles then adds one rounded partial sum
-    // per tile rather than every product one after the other, which keeps its rounding
-    // error growing with the number of tiles rather than of terms, at no cost.
+    // Added to `c` only now: a long sum over many tiles then adds one rounded
+    // partial sum per tile, not every product one after the other, so that its
+    // rounding error grows with the number of tiles, not of terms, at no cost.
     for (r, sum) in sums.iter().enumerate() {
         for (i, &s) in sum.iter().enumerate() {
             let at = (row + r) * ldc + col + i * lanes;
