@@ -9,7 +9,9 @@
 # writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg}) and ends
 # with the line
 #   flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
-# (below 1: the Rust kernel is faster; from the rounds in turns, see bench_table.py).
+# (below 1: the Rust kernel is faster; from the rounds in turns, see bench_table.py), after
+# the same for the forward and backward pass against SDPA through autograd,
+#   flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
 # Everything runs on one thread except the `threads`
 # group and the memory measurement.
 #
@@ -37,10 +39,10 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
 export SHARED_DEVICE=cpu
 
 ns=${CH09_BENCH_NS:-"128 512 1024 2048 4096"}
-groups=${CH09_BENCH_GROUPS:-"core_causal core_full module threads"}
+groups=${CH09_BENCH_GROUPS:-"core_causal core_full module threads backward"}
 out=$CARGO_TARGET_DIR/ch09-bench
 mkdir -p "$out" "$page"
-rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads}
+rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads,backward}
 
 echo "==> building the bench and the peak-memory example with tch" >&2
 cargo bench -q -p ch09-flash-attention --features tch --bench attention --no-run
@@ -52,7 +54,7 @@ filter="^($(echo "$groups" | tr ' ' '|'))/"
 CH09_BENCH_NS="$ns" cargo bench -q -p ch09-flash-attention --features tch --bench attention \
   -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
 
-echo "==> flash and SDPA timed in turns, call by call (the paired example)" >&2
+echo "==> flash and SDPA timed in turns, call by call, forward and forward+backward (the paired example)" >&2
 # shellcheck disable=SC2086 # the lengths are its arguments
 "$CARGO_TARGET_DIR"/release/examples/paired $ns > "$out/paired.jsonl"
 cat "$out/paired.jsonl" >&2

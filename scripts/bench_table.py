@@ -14,7 +14,13 @@ tables, and ends with the line
 
 (the chapter's kernel through its Tensor API against torch's scaled_dot_product_attention
 with is_causal=True, both on one thread; below 1 means ours is faster): the median of the
-paired example's per-round ratios where it ran, else the ratio of criterion's medians. On a
+paired example's per-round ratios where it ran, else the ratio of criterion's medians.
+Where the paired example also timed training (the forward and the backward pass, ours
+against SDPA through autograd), the line before it is
+
+    flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
+
+with the ratio of the gradients' largest errors against double precision (ours ÷ SDPA's). On a
 machine that others share, criterion's medians of two variants are taken seconds apart,
 in different states of the machine; the rounds of the paired example see both calls in
 the same state. Both are in the table. Only the standard library is used.
@@ -56,6 +62,12 @@ VARIANTS = {
         ("torch_sdpa_1t", "PyTorch: F.scaled_dot_product_attention, 1 thread"),
         ("torch_sdpa_2t", "PyTorch: F.scaled_dot_product_attention, 2 threads"),
     ],
+    "backward": [
+        ("ch09_flash_1t", "ch09: flash_attention_lse + flash_attention_backward, 1 thread"),
+        ("ch09_flash_2t", "ch09: the same, 2 threads"),
+        ("torch_sdpa_1t", "PyTorch: F.scaled_dot_product_attention + autograd, 1 thread"),
+        ("torch_sdpa_2t", "PyTorch: the same, 2 threads"),
+    ],
 }
 
 TITLES = {
@@ -63,6 +75,7 @@ TITLES = {
     "core_full": "Attention core without the mask, one thread",
     "module": "Causal multi-head module, d_model = 768 (projections included), one thread",
     "threads": "The causal core on one and on two threads",
+    "backward": "Causal attention's forward and backward pass (a training step's), one and two threads",
 }
 
 
@@ -125,7 +138,7 @@ def tables(results, ns):
     return lines
 
 
-def ratios(results, memory, paired):
+def ratios(results, memory, paired, train):
     """The headline ratios: (what, measured)."""
     get = lambda g, v, n: results.get((g, v, n))
     rows = []
@@ -154,7 +167,30 @@ def ratios(results, memory, paired):
         if n in paired and "speedup" in paired[n]:
             rows.append((f"the same, timed in turns (median of {paired[n]['rounds']} per-round ratios), n = {n}",
                          paired[n]["speedup"]))
+    for n, t in sorted(train.items()):
+        rows.append((f"forward + backward ÷ PyTorch SDPA's through autograd, causal, timed in turns, n = {n}",
+                     t["ratio"]))
+        rows.append((f"the backward's gradient error ÷ SDPA's (largest of dq, dk, dv, against double), n = {n}",
+                     t["error_ratio"]))
+        rows.append((f"forward + backward, one thread ÷ two threads (speed-up), n = {n}", t["speedup"]))
     return rows
+
+
+def train_lines(train):
+    if not train:
+        return []
+    lines = ["**Forward and backward timed in turns** (causal, one thread: ours is `flash_attention_lse` "
+             "then `flash_attention_backward`, PyTorch's is SDPA's forward and backward through autograd; "
+             "medians over the rounds; the errors are the largest relative to each gradient's largest entry, "
+             "against SDPA in double precision, the worst of dq, dk, dv)", "",
+             "| n | rounds | ch09 forward + backward | PyTorch SDPA + autograd | ratio | ch09 on 2 threads "
+             "| speed-up | ch09 gradient error | SDPA gradient error | error ratio |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, t in sorted(train.items()):
+        lines.append(f"| {n} | {t['rounds']} | {fmt_time(t['flash_ms'] * 1e6)} | {fmt_time(t['sdpa_ms'] * 1e6)} | "
+                     f"{t['ratio']:.2f} | {fmt_time(t['two_threads_ms'] * 1e6)} | {t['speedup']:.2f} | "
+                     f"{t['grad_error']:.2e} | {t['sdpa_grad_error']:.2e} | {t['error_ratio']:.2f} |")
+    return lines + [""]
 
 
 def paired_lines(paired):
@@ -257,12 +293,12 @@ def main():
     memory = []
     if args.memory and pathlib.Path(args.memory).exists():
         memory = [json.loads(line) for line in pathlib.Path(args.memory).read_text().splitlines() if line.strip()]
-    paired = {}
+    paired, train = {}, {}
     if args.paired and pathlib.Path(args.paired).exists():
         for line in pathlib.Path(args.paired).read_text().splitlines():
             if line.strip():
                 p = json.loads(line)
-                paired[p["n"]] = p
+                (train if p.get("pass") == "forward+backward" else paired)[p["n"]] = p
     meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
     ns = sorted({n for (_, _, n) in results})
     if not ns:
@@ -274,9 +310,10 @@ def main():
                     f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, {meta.get('torch', '?')}; load average {meta.get('load_before', '?')} before, "
                     f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
     head += ["<!-- ANCHOR_END: machine -->", ""]
-    body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + paired_lines(paired) + memory_lines(memory)
+    body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + paired_lines(paired) + train_lines(train)
+    body += memory_lines(memory)
     body += ["<!-- ANCHOR_END: tables -->", "", "<!-- ANCHOR: ratios -->"]
-    rows = ratios(results, memory, paired)
+    rows = ratios(results, memory, paired, train)
     body += ["| ratio | measured |", "|---|---:|"]
     body += [f"| {what} | {fmt_ratio(r)} |" for what, r in rows]
     body += ["<!-- ANCHOR_END: ratios -->", ""]
@@ -294,6 +331,12 @@ def main():
         if n in paired:
             return paired[n]["ratio"]
         return ratio(results.get(("core_causal", "ch09_flash", n)), results.get(("core_causal", "torch_sdpa", n)))
+    if train:
+        def train_get(n, key):
+            return train[n][key] if n in train else None
+        print(f"flash/sdpa forward+backward time ratio: n=1024 {fmt_ratio(train_get(1024, 'ratio'))}, "
+              f"n=4096 {fmt_ratio(train_get(4096, 'ratio'))} (error ratio "
+              f"{fmt_ratio(train_get(1024, 'error_ratio'))}, {fmt_ratio(train_get(4096, 'error_ratio'))})")
     print(f"flash/sdpa time ratio: n=1024 {fmt_ratio(get(1024))}, n=4096 {fmt_ratio(get(4096))}")
 
 

@@ -96,6 +96,36 @@ pub fn flash_attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tens
 /// # Panics
 /// If the shapes do not fit together, or the CPU lacks `isa`.
 pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
+    flash_attention_lse_with(isa, q, k, v, causal).0
+}
+
+/// [`flash_attention`], also returning each query's log-sum-exp of its (scaled, masked)
+/// scores, `L = log Σⱼ exp(q·kⱼ/√d)`: what the backward pass
+/// ([`crate::backward::flash_attention_backward`]) needs, with the output, to rebuild any
+/// weight as `exp(q·kⱼ/√d - L)`. PyTorch's fused kernels return the same numbers
+/// (`logsumexp`) for their backward.
+///
+/// # Shapes
+/// As [`flash_attention`]; the log-sum-exp has shape `[.., queries]` (NaN when `d_v` is 0).
+pub fn flash_attention_lse(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> (Tensor, Tensor) {
+    flash_attention_lse_with(Isa::detect(), q, k, v, causal)
+}
+
+/// [`flash_attention_lse`] with a chosen instruction set (which must be in
+/// [`Isa::available`]).
+///
+/// # Shapes
+/// As [`flash_attention_lse`].
+///
+/// # Panics
+/// If the shapes do not fit together, or the CPU lacks `isa`.
+pub fn flash_attention_lse_with(
+    isa: Isa,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    causal: bool,
+) -> (Tensor, Tensor) {
     let kernel =
         Kernel::new(isa).unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
     let rank = q.dim();
@@ -126,8 +156,15 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
     let heads: usize = lead.iter().product();
     let mut out_shape = lead.to_vec();
     out_shape.extend([queries, d_v]);
+    let lse_shape = &out_shape[..rank - 1];
     if heads * queries * d_v == 0 {
-        return Tensor::from_vec(Vec::new(), &out_shape);
+        // Nothing to compute; without value features the kernel does not run, and the
+        // log-sum-exp is left undefined (NaN).
+        let lse = vec![f32::NAN; heads * queries];
+        return (
+            Tensor::from_vec(Vec::new(), &out_shape),
+            Tensor::from_vec(lse, lse_shape),
+        );
     }
     assert!(
         keys > 0,
@@ -150,10 +187,13 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
         k.as_slice().expect("contiguous"),
         v.as_slice().expect("contiguous"),
     );
-    let out = run(kernel, shape, causal, |h| {
+    let (out, lse) = run(kernel, shape, causal, |h| {
         HeadInputs::of_head(h, q, k, v, shape)
     });
-    Tensor::from_vec(out, &out_shape)
+    (
+        Tensor::from_vec(out, &out_shape),
+        Tensor::from_vec(lse, lse_shape),
+    )
 }
 
 /// The sizes of one call: `heads` independent attentions (batch × heads) of `queries`
@@ -216,16 +256,18 @@ pub fn flash_attention_slices(
     run(kernel, shape, causal, |h| {
         HeadInputs::of_head(h, q, k, v, shape)
     })
+    .0
 }
 
 /// Runs `kernel` over every head and every block of queries, in parallel; `head(h)` lays
-/// out head `h`'s inputs. Returns `[heads, queries, d_v]`.
+/// out head `h`'s inputs. Returns the output `[heads, queries, d_v]` and the log-sum-exp
+/// `[heads, queries]`.
 fn run(
     kernel: Kernel,
     shape: AttentionShape,
     causal: bool,
     head: impl Fn(usize) -> HeadInputs + Sync,
-) -> Vec<f32> {
+) -> (Vec<f32>, Vec<f32>) {
     let AttentionShape {
         heads,
         queries,
@@ -233,21 +275,26 @@ fn run(
         ..
     } = shape;
     let mut out = vec![0.0f32; heads * queries * d_v];
+    let mut lse = vec![0.0f32; heads * queries];
     if out.is_empty() {
-        return out;
+        return (out, lse);
     }
     // ANCHOR: parallel
     out.par_chunks_mut(queries * d_v)
+        .zip(lse.par_chunks_mut(queries))
         .enumerate()
-        .for_each(|(h, out_head)| {
+        .for_each(|(h, (out_head, lse_head))| {
             let head = head(h);
             out_head
                 .par_chunks_mut(BLOCK_Q * d_v)
+                .zip(lse_head.par_chunks_mut(BLOCK_Q))
                 .enumerate()
-                .for_each(|(qb, rows)| kernel.query_block(&head, qb, causal, rows));
+                .for_each(|(qb, (rows, lse))| {
+                    kernel.query_block(&head, qb, causal, rows, lse);
+                });
         });
     // ANCHOR_END: parallel
-    out
+    (out, lse)
 }
 
 /// One head's queries, keys and values, copied into the layouts the kernel reads.
@@ -335,7 +382,7 @@ impl HeadInputs {
 
 /// The kernel compiled for one instruction set, with the token that proves the CPU has it.
 #[derive(Clone, Copy, Debug)]
-enum Kernel {
+pub(crate) enum Kernel {
     #[cfg(target_arch = "x86_64")]
     Avx512(Avx512),
     #[cfg(target_arch = "x86_64")]
@@ -345,7 +392,7 @@ enum Kernel {
 
 impl Kernel {
     /// The kernel for `isa`, if this CPU can run it.
-    fn new(isa: Isa) -> Option<Kernel> {
+    pub(crate) fn new(isa: Isa) -> Option<Kernel> {
         match isa {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => Avx512::detect().map(Kernel::Avx512),
@@ -357,22 +404,29 @@ impl Kernel {
         }
     }
 
-    /// The output rows of query block `qb` of one head.
+    /// The output rows of query block `qb` of one head, and their log-sum-exp.
     ///
     /// # Shapes
-    /// `out`: `[rows of this block, d_v]`.
-    fn query_block(self, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
+    /// `out`: `[rows of this block, d_v]`, `lse`: `[rows of this block]`.
+    fn query_block(
+        self,
+        head: &HeadInputs,
+        qb: usize,
+        causal: bool,
+        out: &mut [f32],
+        lse: &mut [f32],
+    ) {
         match self {
             // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
             // `query_block_avx512` is compiled with.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(simd) => unsafe { query_block_avx512(simd, head, qb, causal, out) },
+            Kernel::Avx512(simd) => unsafe { query_block_avx512(simd, head, qb, causal, out, lse) },
             // SAFETY: the token exists only on a CPU with AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(simd) => unsafe { query_block_avx2(simd, head, qb, causal, out) },
-            Kernel::Portable => {
-                query_block_generic::<_, 2, { BLOCK_K / 4 }, 2>(Portable, head, qb, causal, out)
-            }
+            Kernel::Avx2(simd) => unsafe { query_block_avx2(simd, head, qb, causal, out, lse) },
+            Kernel::Portable => query_block_generic::<_, 2, { BLOCK_K / 4 }, 2>(
+                Portable, head, qb, causal, out, lse,
+            ),
         }
     }
 }
@@ -384,16 +438,30 @@ impl Kernel {
 /// is eight groups of six.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
-fn query_block_avx512(simd: Avx512, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
-    query_block_generic::<_, 6, { BLOCK_K / 16 }, 4>(simd, head, qb, causal, out)
+fn query_block_avx512(
+    simd: Avx512,
+    head: &HeadInputs,
+    qb: usize,
+    causal: bool,
+    out: &mut [f32],
+    lse: &mut [f32],
+) {
+    query_block_generic::<_, 6, { BLOCK_K / 16 }, 4>(simd, head, qb, causal, out, lse)
 }
 
 /// [`query_block_generic`] compiled for AVX2: 16 registers of 8 floats, one query row ×
 /// 64 keys (8 registers) at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn query_block_avx2(simd: Avx2, head: &HeadInputs, qb: usize, causal: bool, out: &mut [f32]) {
-    query_block_generic::<_, 1, { BLOCK_K / 8 }, 8>(simd, head, qb, causal, out)
+fn query_block_avx2(
+    simd: Avx2,
+    head: &HeadInputs,
+    qb: usize,
+    causal: bool,
+    out: &mut [f32],
+    lse: &mut [f32],
+) {
+    query_block_generic::<_, 1, { BLOCK_K / 8 }, 8>(simd, head, qb, causal, out, lse)
 }
 
 /// The running maximum and sum of one query row (the kernel's own version of
@@ -409,7 +477,7 @@ struct RowState<V> {
 /// (`KV · LANES = BLOCK_K`), the values `CV` vectors wide.
 ///
 /// # Shapes
-/// `out`: `[rows of this block, d_v]`.
+/// `out`: `[rows of this block, d_v]`, `lse`: `[rows of this block]`.
 // ANCHOR: query_block
 #[inline(always)]
 fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize>(
@@ -418,6 +486,7 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
     qb: usize,
     causal: bool,
     out: &mut [f32],
+    lse: &mut [f32],
 ) {
     debug_assert_eq!(KV * S::LANES, BLOCK_K);
     let (d, d_v_pad) = (head.d, head.d_v_pad);
@@ -477,15 +546,20 @@ fn query_block_generic<S: Simd, const R: usize, const KV: usize, const CV: usize
             weighted_values::<S, R, CV>(simd, &weights, v, rescale, acc_rows);
         }
     }
-    for ((out_row, acc_row), state) in out
+    for (((out_row, acc_row), state), lse) in out
         .chunks_exact_mut(head.d_v)
         .zip(acc.chunks_exact(d_v_pad))
         .zip(&state)
+        .zip(lse)
     {
         let sum = simd.reduce_sum(state.sums);
         for (o, &a) in out_row.iter_mut().zip(acc_row) {
             *o = a / sum;
         }
+        // max and sum are in base 2: L = ln(2^max · sum) = (max + log₂ sum) · ln 2,
+        // in double precision and rounded once: the backward's weights depend on it.
+        let lse2 = f64::from(state.max) + f64::from(sum).log2();
+        *lse = (lse2 * std::f64::consts::LN_2) as f32;
     }
 }
 // ANCHOR_END: query_block

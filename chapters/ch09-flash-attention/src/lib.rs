@@ -16,11 +16,15 @@
 //! - [`exp`]: an `exp` the compiler can vectorise;
 //! - [`simd`]: the vector operations the kernel needs, for AVX-512, AVX2 and any CPU;
 //! - [`kernel`]: the fast version, parallel over batch × heads × query blocks;
-//! - [`core`]: the kernel as a drop-in core of chapter 7's `MultiHeadAttention`.
+//! - [`core`]: the kernel as a drop-in core of chapter 7's `MultiHeadAttention`;
+//! - [`products`]: small matrix products in vector registers;
+//! - [`backward`]: the backward pass in tiles, from the output and one log-sum-exp per
+//!   query.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod backward;
 pub mod blocks;
 pub mod core;
 #[cfg_attr(feature = "exercise", path = "../exercises/exp.rs")]
@@ -32,6 +36,7 @@ pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/online.rs")]
 pub mod online;
 pub mod partial;
+pub mod products;
 pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/tiled.rs")]
 pub mod tiled;

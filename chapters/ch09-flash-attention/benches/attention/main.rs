@@ -8,12 +8,15 @@
 //!   matrix products, the kernel;
 //! - `module`: the whole causal multi-head module with `d_model = 768`: chapter 6's wrapper,
 //!   chapter 7's `MultiHeadAttention`, the same with the flash core;
-//! - `threads`: the kernel on one and on two threads.
+//! - `threads`: the kernel on one and on two threads;
+//! - `backward`: the causal forward (with its log-sum-exp) and backward pass, as a
+//!   training step runs them, on one and on two threads.
 //!
 //! With the feature `tch` (libtorch 2.13.0, see `scripts/libtorch-env.sh`), the same
 //! groups also time PyTorch's own kernels in the same run (`torch.rs`): `torch_sdpa`
 //! (`F.scaled_dot_product_attention`) and `torch_matmul_softmax` (the plain path) in
-//! `core_causal`, `core_full` and `module`, and `torch_sdpa_1t`/`_2t` in `threads`.
+//! `core_causal`, `core_full` and `module`, and `torch_sdpa_1t`/`_2t` in `threads` and in
+//! `backward` (there SDPA's forward and backward through libtorch's autograd).
 //!
 //! `cargo bench -p ch09-flash-attention --bench attention -- core_causal` runs one group;
 //! `CH09_BENCH_NS="1024 4096"` picks the lengths (default 128 512 1024 2048 4096).
@@ -30,8 +33,11 @@ use ch05_causal::masked_softmax::masked_softmax;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
+use ch09_flash_attention::backward::flash_attention_backward;
 use ch09_flash_attention::core::{Flash, forward_with_core};
-use ch09_flash_attention::kernel::{AttentionShape, Isa, flash_attention, flash_attention_slices};
+use ch09_flash_attention::kernel::{
+    AttentionShape, Isa, flash_attention, flash_attention_lse, flash_attention_slices,
+};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
@@ -230,5 +236,31 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, core_causal, core_full, module, threads);
+fn backward(c: &mut Criterion) {
+    let mut group = c.benchmark_group("backward");
+    configure(&mut group);
+    for n in lengths() {
+        let (q, k, v) = qkv(n);
+        let grad_out = randn(q.dims());
+        // The forward's two products and the backward's five.
+        group.throughput(Throughput::Elements(flops(n, true) * 7 / 2));
+        for threads in [1, 2] {
+            let pool = pool(threads);
+            group.bench_function(BenchmarkId::new(format!("ch09_flash_{threads}t"), n), |b| {
+                pool.install(|| {
+                    b.iter(|| {
+                        let (out, lse) = flash_attention_lse(&q, &k, &v, true);
+                        let qkv = (&q, &k, &v);
+                        black_box(flash_attention_backward(qkv, (&out, &lse), &grad_out, true))
+                    })
+                })
+            });
+        }
+        #[cfg(feature = "tch")]
+        torch::backward(&mut group, n, (&q, &k, &v), &grad_out);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, core_causal, core_full, module, threads, backward);
 criterion_main!(benches);

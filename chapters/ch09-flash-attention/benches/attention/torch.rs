@@ -181,3 +181,30 @@ pub fn threads(
     }
     tch::set_num_threads(1);
 }
+
+/// Adds `torch_sdpa_1t` and `torch_sdpa_2t` to the `backward` group: SDPA's causal
+/// forward and backward through autograd, as `out.backward(grad_out)` runs them, from leaf
+/// tensors that require their gradients.
+///
+/// # Shapes
+/// `q`, `k`, `v`, `grad_out`: `[1, 12, n, 64]`.
+pub fn backward(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    n: usize,
+    (q, k, v): (&Tensor, &Tensor, &Tensor),
+    grad_out: &Tensor,
+) {
+    let leaves = [q, k, v].map(|t| host(t).set_requires_grad(true));
+    let grad_out = host(grad_out);
+    for threads in [1, 2] {
+        tch::set_num_threads(threads);
+        group.bench_function(BenchmarkId::new(format!("torch_sdpa_{threads}t"), n), |b| {
+            b.iter(|| {
+                let out = sdpa(&leaves[0], &leaves[1], &leaves[2], true);
+                let loss = (out * &grad_out).sum(Kind::Float);
+                black_box(tch::Tensor::run_backward(&[loss], &leaves, false, false))
+            })
+        });
+    }
+    tch::set_num_threads(1);
+}
