@@ -14,10 +14,9 @@
 // No npm packages: Chromium is driven over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: JSON messages ending in NUL, on file descriptors 3 and 4).
 
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { launchChromium } from "./chromium.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, a, i, all) => {
@@ -49,92 +48,13 @@ function fail(message) {
   process.exitCode = 1;
 }
 
-// --- a minimal DevTools-protocol client over the pipe --------------------------------------
+// --- the browser (scripts/chromium.mjs) ---------------------------------------------------
 
-const profile = mkdtempSync(join(tmpdir(), "book-chromium-"));
-const chrome = spawn(
+const { chrome, profile, send, waitFor, evaluate, listeners, log: chromeLog } = launchChromium(
   chromiumPath,
-  [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-    "--disable-extensions",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--metrics-recording-only",
-    "--hide-scrollbars",
-    "--font-render-hinting=none",
-    // Belt and braces: even if a page asked for a remote host, it could not resolve it.
-    `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${base.hostname}`,
-    `--user-data-dir=${profile}`,
-    "--remote-debugging-pipe",
-    "about:blank",
-  ],
-  { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
+  base.hostname,
+  "book-chromium-",
 );
-let chromeLog = "";
-chrome.stderr.on("data", (d) => (chromeLog += d));
-const toChrome = chrome.stdio[3];
-const fromChrome = chrome.stdio[4];
-
-let nextId = 1;
-const pending = new Map();
-const listeners = [];
-let buffer = Buffer.alloc(0);
-fromChrome.on("data", (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  let end;
-  while ((end = buffer.indexOf(0)) !== -1) {
-    const message = JSON.parse(buffer.subarray(0, end).toString("utf8"));
-    buffer = buffer.subarray(end + 1);
-    if (message.id !== undefined && pending.has(message.id)) {
-      const { resolve, reject, method } = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.error) reject(new Error(`${method}: ${message.error.message}`));
-      else resolve(message.result);
-    } else if (message.method) {
-      for (const listener of listeners) listener(message);
-    }
-  }
-});
-
-function send(method, params = {}, sessionId = undefined) {
-  const id = nextId++;
-  const message = { id, method, params };
-  if (sessionId) message.sessionId = sessionId;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, method });
-    toChrome.write(JSON.stringify(message) + "\0");
-  });
-}
-
-function waitFor(method, sessionId, ms = 30000) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${method}`)), ms);
-    const listener = (m) => {
-      if (m.method === method && m.sessionId === sessionId) {
-        clearTimeout(timer);
-        listeners.splice(listeners.indexOf(listener), 1);
-        resolve(m.params);
-      }
-    };
-    listeners.push(listener);
-  });
-}
-
-async function evaluate(expression, sessionId) {
-  const { result, exceptionDetails } = await send(
-    "Runtime.evaluate",
-    { expression, awaitPromise: true, returnByValue: true },
-    sessionId,
-  );
-  if (exceptionDetails) throw new Error(`page script failed: ${exceptionDetails.text}`);
-  return result.value;
-}
 
 // --- what a page must show --------------------------------------------------------------
 
@@ -327,7 +247,7 @@ async function main() {
 main()
   .catch((e) => {
     fail(e.message);
-    if (chromeLog) console.error(chromeLog.slice(-2000));
+    if (chromeLog()) console.error(chromeLog().slice(-2000));
   })
   .finally(async () => {
     if (chrome.exitCode === null) {

@@ -14,10 +14,10 @@
 // No npm packages: Chromium is driven over the DevTools protocol on a pipe, as in
 // scripts/check-book-browser.mjs.
 
-import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { launchChromium } from "./chromium.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, a, i, all) => {
@@ -65,90 +65,13 @@ function fail(message) {
   process.exitCode = 1;
 }
 
-// --- a minimal DevTools-protocol client over the pipe --------------------------------------
+// --- the browser (scripts/chromium.mjs) ---------------------------------------------------
 
-const profile = mkdtempSync(join(tmpdir(), "widgets-chromium-"));
-const chrome = spawn(
+const { chrome, profile, send, waitFor, evaluate, listeners, log: chromeLog } = launchChromium(
   chromiumPath,
-  [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-    "--disable-extensions",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--hide-scrollbars",
-    "--font-render-hinting=none",
-    `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${base.hostname}`,
-    `--user-data-dir=${profile}`,
-    "--remote-debugging-pipe",
-    "about:blank",
-  ],
-  { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
+  base.hostname,
+  "widgets-chromium-",
 );
-let chromeLog = "";
-chrome.stderr.on("data", (d) => (chromeLog += d));
-const toChrome = chrome.stdio[3];
-const fromChrome = chrome.stdio[4];
-
-let nextId = 1;
-const pending = new Map();
-const listeners = [];
-let buffer = Buffer.alloc(0);
-fromChrome.on("data", (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  let end;
-  while ((end = buffer.indexOf(0)) !== -1) {
-    const message = JSON.parse(buffer.subarray(0, end).toString("utf8"));
-    buffer = buffer.subarray(end + 1);
-    if (message.id !== undefined && pending.has(message.id)) {
-      const { resolve, reject, method } = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.error) reject(new Error(`${method}: ${message.error.message}`));
-      else resolve(message.result);
-    } else if (message.method) {
-      for (const listener of listeners) listener(message);
-    }
-  }
-});
-
-function send(method, params = {}, sessionId = undefined) {
-  const id = nextId++;
-  const message = { id, method, params };
-  if (sessionId) message.sessionId = sessionId;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, method });
-    toChrome.write(JSON.stringify(message) + "\0");
-  });
-}
-
-function waitFor(method, sessionId, ms = 30000) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${method}`)), ms);
-    const listener = (m) => {
-      if (m.method === method && m.sessionId === sessionId) {
-        clearTimeout(timer);
-        listeners.splice(listeners.indexOf(listener), 1);
-        resolve(m.params);
-      }
-    };
-    listeners.push(listener);
-  });
-}
-
-async function evaluate(expression, sessionId) {
-  const { result, exceptionDetails } = await send(
-    "Runtime.evaluate",
-    { expression, awaitPromise: true, returnByValue: true },
-    sessionId,
-  );
-  if (exceptionDetails) throw new Error(`page script failed: ${exceptionDetails.text}`);
-  return result.value;
-}
 
 // --- the page's side: wait for the module, move a control, read what is drawn ------------
 
@@ -289,7 +212,7 @@ async function main() {
 main()
   .catch((e) => {
     fail(e.message);
-    if (chromeLog) console.error(chromeLog.slice(-2000));
+    if (chromeLog()) console.error(chromeLog().slice(-2000));
   })
   .finally(async () => {
     if (chrome.exitCode === null) {
