@@ -14,7 +14,7 @@
 // No npm packages: Chromium is driven over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: JSON messages ending in NUL, on file descriptors 3 and 4).
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
 
@@ -50,7 +50,7 @@ function fail(message) {
 
 // --- the browser (scripts/chromium.mjs) ---------------------------------------------------
 
-const { chrome, profile, send, waitFor, evaluate, listeners, log: chromeLog } = launchChromium(
+const { chrome, send, waitFor, evaluate, listeners, close, log: chromeLog } = launchChromium(
   chromiumPath,
   base.hostname,
   "book-chromium-",
@@ -249,15 +249,4 @@ main()
     fail(e.message);
     if (chromeLog()) console.error(chromeLog().slice(-2000));
   })
-  .finally(async () => {
-    if (chrome.exitCode === null) {
-      const exited = new Promise((resolve) => chrome.once("exit", resolve));
-      chrome.kill();
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    }
-    try {
-      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-    } catch {
-      // a temporary profile left behind is harmless
-    }
-  });
+  .finally(close);

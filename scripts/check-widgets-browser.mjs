@@ -15,7 +15,7 @@
 // scripts/check-book-browser.mjs.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
 
@@ -67,7 +67,7 @@ function fail(message) {
 
 // --- the browser (scripts/chromium.mjs) ---------------------------------------------------
 
-const { chrome, profile, send, waitFor, evaluate, listeners, log: chromeLog } = launchChromium(
+const { chrome, send, waitFor, evaluate, listeners, close, log: chromeLog } = launchChromium(
   chromiumPath,
   base.hostname,
   "widgets-chromium-",
@@ -214,15 +214,4 @@ main()
     fail(e.message);
     if (chromeLog()) console.error(chromeLog().slice(-2000));
   })
-  .finally(async () => {
-    if (chrome.exitCode === null) {
-      const exited = new Promise((resolve) => chrome.once("exit", resolve));
-      chrome.kill();
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    }
-    try {
-      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-    } catch {
-      // a temporary profile left behind is harmless
-    }
-  });
+  .finally(close);

@@ -6,7 +6,7 @@
 // `listeners` receives every event the browser sends (console messages, requests).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -96,5 +96,19 @@ export function launchChromium(chromiumPath, hostname, profilePrefix) {
     return result.value;
   }
 
-  return { chrome, profile, send, waitFor, evaluate, listeners, log: () => log };
+  // Stops the browser (waiting at most 5 s for it to exit) and removes its profile.
+  async function close() {
+    if (chrome.exitCode === null) {
+      const exited = new Promise((resolve) => chrome.once("exit", resolve));
+      chrome.kill();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch {
+      // a temporary profile left behind is harmless
+    }
+  }
+
+  return { chrome, send, waitFor, evaluate, listeners, close, log: () => log };
 }
