@@ -77,6 +77,32 @@ fn ops_fixtures_match_pytorch() {
     check("ops_fixtures.json", 493);
 }
 
+/// The matrix products of the same file, bit for bit: our products add in the orders MKL
+/// uses on the AVX-512 processor that made the file (`sgemm`'s fused chains, `sgemv`'s
+/// blocks of rows and sweeps of columns), so no tolerance is needed there. Our own kernels
+/// only: libtorch's MKL picks its order by the processor it runs on.
+#[test]
+fn ops_fixtures_matrix_products_are_bit_for_bit() {
+    if shared::device() != shared::Device::Cpu {
+        eprintln!("skipped: libtorch's MKL adds in the order of this processor");
+        return;
+    }
+    let path = format!("{}/fixtures/ops_fixtures.json", env!("CARGO_MANIFEST_DIR"));
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture file"))
+            .expect("ops_fixtures.json is JSON");
+    let cases = file["cases"].as_array_mut().expect("a list of cases");
+    cases.retain_mut(|case| {
+        let case = case.as_object_mut().expect("a case is an object");
+        case.remove("atol_of_max").is_some()
+    });
+    let products = cases.len();
+    let report = run_fixture_text(&file.to_string()).expect("a fixture file in a known format");
+    let failed: Vec<_> = report.failures.iter().map(|f| &f.name).collect();
+    assert!(failed.is_empty(), "not bit for bit: {failed:?}");
+    assert_eq!(report.passed, products);
+}
+
 /// The same kernels as PyTorch's portable build computes them (`ATEN_CPU_CAPABILITY=default`,
 /// recorded in the file): lanes combined one after the other, the C library's `expf` and
 /// `logf`. The C library is only the same as PyTorch's where Rust links against glibc. Our

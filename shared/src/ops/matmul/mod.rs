@@ -228,7 +228,7 @@ impl Tensor {
                 .expect("2-D");
             let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
             let mut c = Array::<f32, _>::zeros((rows as usize, n));
-            let order = kernels::mkl_order(rows as usize, b2.view(), other.dim() == 1);
+            let order = kernels::mkl_order(a2.view(), b2.view(), other.dim() == 1);
             kernels::matmul_into(order, a2, b2, c.view_mut());
             c.into_shape_with_order(IxDyn(&[batch.as_slice(), &[m, n]].concat()))
                 .expect("same element count")
@@ -250,7 +250,7 @@ impl Tensor {
                 let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
                     kernels::Order::Plain
                 } else {
-                    kernels::mkl_order(m, b2.view(), other.dim() == 1)
+                    kernels::mkl_order(a2.view(), b2.view(), other.dim() == 1)
                 };
                 kernels::matmul_into(order, a2, b2, matrix_at_mut(out.view_mut(), index));
             }
