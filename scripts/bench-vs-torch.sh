@@ -4,16 +4,19 @@
 # and the same process, libtorch 2.13.0's F.scaled_dot_product_attention and its plain
 # matmul/mask/softmax path (chapters/ch09-flash-attention/benches/attention/); the
 # paired example times the kernel and SDPA in turns, call by call (a ratio that a slow spell
-# of a shared machine cannot tilt); the peak_memory example measures resident memory;
-# scripts/bench_table.py prints the tables,
-# writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg}) and ends
-# with the line
-#   flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
-# (below 1: the Rust kernel is faster; from the rounds in turns, see bench_table.py), after
-# the same for the forward and backward pass against SDPA through autograd,
+# of a shared machine cannot tilt); chapter 11's paired_step example times one training
+# step of its model against PyTorch's same step (autograd and libtorch's AdamW) the same
+# way; the peak_memory example measures resident memory; scripts/bench_table.py prints the
+# tables, writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg})
+# and ends with the lines
+#   module 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
+#   flash forward+backward 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
 #   flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
-# Everything runs on one thread except the `threads`
-# group and the memory measurement.
+#   ch11 training step ours/pytorch time ratio: X.XX
+#   flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
+# (time ratios below 1: ours is faster; speed-ups are one thread's time ÷ two threads'; see
+# bench_table.py). Everything runs on one thread except the `threads` group, the 2-thread
+# variants of the `module` and `backward` groups and the memory measurement.
 #
 #   bash scripts/bench-vs-torch.sh                      # everything (about 20 minutes)
 #   CH09_BENCH_NS="1024 4096" CH09_BENCH_GROUPS="core_causal core_full" bash scripts/bench-vs-torch.sh
@@ -44,9 +47,10 @@ out=$CARGO_TARGET_DIR/ch09-bench
 mkdir -p "$out" "$page"
 rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads,backward}
 
-echo "==> building the bench and the peak-memory example with tch" >&2
+echo "==> building the bench and the examples with tch" >&2
 cargo bench -q -p ch09-flash-attention --features tch --bench attention --no-run
 cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory --example paired
+cargo build --release -q -p ch11-training --features tch --example paired_step
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "==> criterion: $groups at n = $ns" >&2
@@ -58,6 +62,11 @@ echo "==> flash and SDPA timed in turns, call by call, forward and forward+backw
 # shellcheck disable=SC2086 # the lengths are its arguments
 "$CARGO_TARGET_DIR"/release/examples/paired $ns > "$out/paired.jsonl"
 cat "$out/paired.jsonl" >&2
+
+echo "==> chapter 11's training step, ours and PyTorch's, timed in turns (the paired_step example)" >&2
+# As long as criterion measures one variant: a fraction of a second in a smoke run.
+"$CARGO_TARGET_DIR"/release/examples/paired_step "${CH09_BENCH_SECONDS:-3}" > "$out/step.jsonl"
+cat "$out/step.jsonl" >&2
 
 echo "==> peak memory (flash at b = 8 and b = 1, materialised at b = 1)" >&2
 memory_runs=("flash 8 4096" "flash 1 4096" "materialised 1 4096")
@@ -91,5 +100,6 @@ json.dump({
 PY
 
 python3 scripts/bench_table.py --criterion "$CARGO_TARGET_DIR/criterion" \
-  --memory "$out/memory.jsonl" --paired "$out/paired.jsonl" --meta "$out/meta.json" \
+  --memory "$out/memory.jsonl" --paired "$out/paired.jsonl" --step "$out/step.jsonl" \
+  --meta "$out/meta.json" \
   --md "$page/ch09-flash-attention.md" --svg "$page/ch09-flash-attention.svg"

@@ -1,29 +1,36 @@
 """Turns the results of scripts/bench-vs-torch.sh into tables and a plot.
 
     python3 scripts/bench_table.py --criterion target/tch/criterion \
-        --memory M.jsonl --paired P.jsonl --meta META.json --md OUT.md --svg OUT.svg
+        --memory M.jsonl --paired P.jsonl --step S.jsonl --meta META.json --md OUT.md --svg OUT.svg
 
 Reads criterion's medians (CRITERION/GROUP/VARIANT/N/new/estimates.json: the chapters'
 variants and, from the bench's `tch` feature, PyTorch's), the paired example's timings in
-turns and the peak-memory measurements (one JSON object a line each) and a few facts about
-the machine. Writes a Markdown page
-fragment (the book's benchmark table) and an SVG plot of the causal core, prints the
-tables, and ends with the line
+turns, chapter 11's training step against PyTorch's (the paired_step example) and the
+peak-memory measurements (one JSON object a line each) and a few facts about the machine.
+Writes a Markdown page fragment (the book's benchmark table) and an SVG plot of the causal
+core, prints the tables, then the headline lines:
 
+    module 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
+    flash forward+backward 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
+    flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
+    ch11 training step ours/pytorch time ratio: X.XX
     flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
 
-(the chapter's kernel through its Tensor API against torch's scaled_dot_product_attention
-with is_causal=True, both on one thread; below 1 means ours is faster): the median of the
-paired example's per-round ratios where it ran, else the ratio of criterion's medians.
-Where the paired example also timed training (the forward and the backward pass, ours
-against SDPA through autograd), the line before it is
+The speed-ups are one thread's time ÷ two threads' (above 1: the second core helps): the
+causal module's (projections, flash core, output projection) from criterion's medians, the
+forward and backward pass's timed in turns where the paired example ran, else criterion's.
+The third line, where the paired example also timed training, is the forward and the
+backward pass, ours against SDPA through autograd, with the ratio of the gradients' largest
+errors against double precision (ours ÷ SDPA's). The fourth, where the paired_step example
+ran, is one training step of chapter 11's model, ours against PyTorch's same step. The last
+line is the chapter's kernel through its Tensor API against torch's
+scaled_dot_product_attention with is_causal=True: the median of the paired example's
+per-round ratios where it ran, else the ratio of criterion's medians. The time ratios are
+on one thread; below 1 means ours is faster.
 
-    flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
-
-with the ratio of the gradients' largest errors against double precision (ours ÷ SDPA's). On a
-machine that others share, criterion's medians of two variants are taken seconds apart,
-in different states of the machine; the rounds of the paired example see both calls in
-the same state. Both are in the table. Only the standard library is used.
+On a machine that others share, criterion's medians of two variants are taken seconds apart,
+in different states of the machine; the rounds timed in turns see both sides in the same
+state. Both are in the table. Only the standard library is used.
 """
 import argparse
 import json
@@ -53,7 +60,9 @@ VARIANTS = {
         ("ch06_wrapper", "ch06: MultiHeadAttentionWrapper (12 heads in turn)"),
         ("ch07_split", "ch07: MultiHeadAttention"),
         ("ch09_flash", "ch09: ch07's module with the flash core"),
+        ("ch09_flash_2t", "ch09: the same, 2 threads"),
         ("torch_sdpa", "PyTorch: the same module with F.scaled_dot_product_attention"),
+        ("torch_sdpa_2t", "PyTorch: the same, 2 threads"),
         ("torch_matmul_softmax", "PyTorch: the same module, matmul and softmax"),
     ],
     "threads": [
@@ -73,7 +82,7 @@ VARIANTS = {
 TITLES = {
     "core_causal": "Causal attention core: q, k, v of [1, 12, n, 64], one thread",
     "core_full": "Attention core without the mask, one thread",
-    "module": "Causal multi-head module, d_model = 768 (projections included), one thread",
+    "module": "Causal multi-head module, d_model = 768 (projections included), one thread unless marked",
     "threads": "The causal core on one and on two threads",
     "backward": "Causal attention's forward and backward pass (a training step's), one and two threads",
 }
@@ -138,7 +147,18 @@ def tables(results, ns):
     return lines
 
 
-def ratios(results, memory, paired, train):
+def speedups(results, train, n):
+    """One thread's time ÷ two threads' at length n: (the causal module's, the forward and
+    backward pass's). The module's from criterion's medians; the forward and backward's
+    timed in turns where the paired example ran, else criterion's."""
+    get = lambda g, v: results.get((g, v, n))
+    module = ratio(get("module", "ch09_flash"), get("module", "ch09_flash_2t"))
+    if n in train:
+        return module, train[n]["speedup"]
+    return module, ratio(get("backward", "ch09_flash_1t"), get("backward", "ch09_flash_2t"))
+
+
+def ratios(results, memory, paired, train, step):
     """The headline ratios: (what, measured)."""
     get = lambda g, v, n: results.get((g, v, n))
     rows = []
@@ -162,17 +182,27 @@ def ratios(results, memory, paired, train):
             rows.append((f"peak extra memory ÷ output, b = 8, n = 4096 ({m['extra_peak_mib']:.0f} MiB "
                          f"for {m['output_mib']:.0f} MiB, {m['threads']} threads)", m["ratio"]))
     for n in (1024, 4096):
-        rows.append((f"one thread ÷ two threads (speed-up), n = {n}",
+        rows.append((f"the flash core, one thread ÷ two threads (speed-up), n = {n}",
                      ratio(get("threads", "ch09_flash_1t", n), get("threads", "ch09_flash_2t", n))))
         if n in paired and "speedup" in paired[n]:
             rows.append((f"the same, timed in turns (median of {paired[n]['rounds']} per-round ratios), n = {n}",
                          paired[n]["speedup"]))
+    for n in (1024, 4096):
+        rows.append((f"the module, one thread ÷ two threads (speed-up), n = {n}",
+                     ratio(get("module", "ch09_flash", n), get("module", "ch09_flash_2t", n))))
+        rows.append((f"PyTorch's module with SDPA, one thread ÷ two threads, n = {n}",
+                     ratio(get("module", "torch_sdpa", n), get("module", "torch_sdpa_2t", n))))
+        rows.append((f"forward + backward, one thread ÷ two threads (speed-up, criterion's medians), n = {n}",
+                     ratio(get("backward", "ch09_flash_1t", n), get("backward", "ch09_flash_2t", n))))
     for n, t in sorted(train.items()):
         rows.append((f"forward + backward ÷ PyTorch SDPA's through autograd, causal, timed in turns, n = {n}",
                      t["ratio"]))
         rows.append((f"the backward's gradient error ÷ SDPA's (largest of dq, dk, dv, against double), n = {n}",
                      t["error_ratio"]))
         rows.append((f"forward + backward, one thread ÷ two threads (speed-up), n = {n}", t["speedup"]))
+    if step:
+        rows.append((f"chapter 11's training step ÷ PyTorch's same step, timed in turns "
+                     f"(median of {step['rounds']} per-round ratios)", step["ratio"]))
     return rows
 
 
@@ -191,6 +221,24 @@ def train_lines(train):
                      f"{t['ratio']:.2f} | {fmt_time(t['two_threads_ms'] * 1e6)} | {t['speedup']:.2f} | "
                      f"{t['grad_error']:.2e} | {t['sdpa_grad_error']:.2e} | {t['error_ratio']:.2f} |")
     return lines + [""]
+
+
+def step_lines(step):
+    if not step:
+        return []
+    diff = f"{step['param_diff']:.1e} ({step['param_diff_of']})" if step["param_diff"] else "0"
+    return ["**One training step of chapter 11's model, timed in turns** (16 sequences of 8 tokens, "
+            "d_model = 16, 2 heads; one thread; ours is `train_step`: the forward pass, cross-entropy, "
+            "the backward pass and AdamW written by hand; PyTorch's is the reference script's step on "
+            "libtorch: the same model, weights and batch, autograd's backward and libtorch's AdamW; "
+            f"each round times {step['steps_per_turn']} steps of each side, in one order or the reverse; "
+            "medians over the rounds. The losses and the largest difference between the parameters are "
+            "those after the chapter's first step, as a check that both sides compute the same step)", "",
+            "| rounds | ours per step | PyTorch per step | ratio | loss, ours | loss, PyTorch "
+            "| largest parameter difference |",
+            "|---:|---:|---:|---:|---:|---:|---|",
+            f"| {step['rounds']} | {step['ours_us']:.0f} µs | {step['torch_us']:.0f} µs | {step['ratio']:.2f} | "
+            f"{step['loss_ours']:.7f} | {step['loss_torch']:.7f} | {diff} |", ""]
 
 
 def paired_lines(paired):
@@ -284,6 +332,7 @@ def main():
     parser.add_argument("--criterion", default="target/criterion")
     parser.add_argument("--memory")
     parser.add_argument("--paired")
+    parser.add_argument("--step")
     parser.add_argument("--meta")
     parser.add_argument("--md")
     parser.add_argument("--svg")
@@ -299,6 +348,9 @@ def main():
             if line.strip():
                 p = json.loads(line)
                 (train if p.get("pass") == "forward+backward" else paired)[p["n"]] = p
+    step = None
+    if args.step and pathlib.Path(args.step).exists():
+        step = json.loads(pathlib.Path(args.step).read_text())
     meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
     ns = sorted({n for (_, _, n) in results})
     if not ns:
@@ -311,9 +363,10 @@ def main():
                     f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
     head += ["<!-- ANCHOR_END: machine -->", ""]
     body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + paired_lines(paired) + train_lines(train)
+    body += step_lines(step)
     body += memory_lines(memory)
     body += ["<!-- ANCHOR_END: tables -->", "", "<!-- ANCHOR: ratios -->"]
-    rows = ratios(results, memory, paired, train)
+    rows = ratios(results, memory, paired, train, step)
     body += ["| ratio | measured |", "|---|---:|"]
     body += [f"| {what} | {fmt_ratio(r)} |" for what, r in rows]
     body += ["<!-- ANCHOR_END: ratios -->", ""]
@@ -331,12 +384,18 @@ def main():
         if n in paired:
             return paired[n]["ratio"]
         return ratio(results.get(("core_causal", "ch09_flash", n)), results.get(("core_causal", "torch_sdpa", n)))
+    module, backward = zip(*(speedups(results, train, n) for n in (1024, 4096)))
+    print(f"module 2-thread speed-up: n=1024 {fmt_ratio(module[0])}, n=4096 {fmt_ratio(module[1])}")
+    print(f"flash forward+backward 2-thread speed-up: n=1024 {fmt_ratio(backward[0])}, "
+          f"n=4096 {fmt_ratio(backward[1])}")
     if train:
         def train_get(n, key):
             return train[n][key] if n in train else None
         print(f"flash/sdpa forward+backward time ratio: n=1024 {fmt_ratio(train_get(1024, 'ratio'))}, "
               f"n=4096 {fmt_ratio(train_get(4096, 'ratio'))} (error ratio "
               f"{fmt_ratio(train_get(1024, 'error_ratio'))}, {fmt_ratio(train_get(4096, 'error_ratio'))})")
+    if step:
+        print(f"ch11 training step ours/pytorch time ratio: {fmt_ratio(step['ratio'])}")
     print(f"flash/sdpa time ratio: n=1024 {fmt_ratio(get(1024))}, n=4096 {fmt_ratio(get(4096))}")
 
 

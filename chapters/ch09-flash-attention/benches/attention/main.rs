@@ -7,7 +7,8 @@
 //! - `core_full`: the same without the mask: chapter 2's loops (`n = 128` only), chapter 4's
 //!   matrix products, the kernel;
 //! - `module`: the whole causal multi-head module with `d_model = 768`: chapter 6's wrapper,
-//!   chapter 7's `MultiHeadAttention`, the same with the flash core;
+//!   chapter 7's `MultiHeadAttention`, the same with the flash core, on one and on two
+//!   threads;
 //! - `threads`: the kernel on one and on two threads;
 //! - `backward`: the causal forward (with its log-sum-exp) and backward pass, as a
 //!   training step runs them, on one and on two threads.
@@ -15,8 +16,9 @@
 //! With the feature `tch` (libtorch 2.13.0, see `scripts/libtorch-env.sh`), the same
 //! groups also time PyTorch's own kernels in the same run (`torch.rs`): `torch_sdpa`
 //! (`F.scaled_dot_product_attention`) and `torch_matmul_softmax` (the plain path) in
-//! `core_causal`, `core_full` and `module`, and `torch_sdpa_1t`/`_2t` in `threads` and in
-//! `backward` (there SDPA's forward and backward through libtorch's autograd).
+//! `core_causal`, `core_full` and `module` (there also `torch_sdpa_2t`, on two threads),
+//! and `torch_sdpa_1t`/`_2t` in `threads` and in `backward` (there SDPA's forward and
+//! backward through libtorch's autograd).
 //!
 //! `cargo bench -p ch09-flash-attention --bench attention -- core_causal` runs one group;
 //! `CH09_BENCH_NS="1024 4096"` picks the lengths (default 128 512 1024 2048 4096).
@@ -101,16 +103,17 @@ fn flops(n: usize, causal: bool) -> u64 {
     (if causal { full / 2 } else { full }) as u64
 }
 
-/// Times `f` on one thread as variant `name` at length `n`.
+/// Times `f` as variant `name` at length `n`, inside `threads` (a pool of one thread for
+/// most variants).
 fn bench_one(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     n: usize,
-    one_thread: &rayon::ThreadPool,
+    threads: &rayon::ThreadPool,
     f: impl Fn() -> Tensor + Sync,
 ) {
     group.bench_function(BenchmarkId::new(name, n), |b| {
-        one_thread.install(|| b.iter(|| black_box(f())))
+        threads.install(|| b.iter(|| black_box(f())))
     });
 }
 
@@ -198,7 +201,7 @@ fn core_full(c: &mut Criterion) {
 }
 
 fn module(c: &mut Criterion) {
-    let one = pool(1);
+    let (one, two) = (pool(1), pool(2));
     let mut group = c.benchmark_group("module");
     configure(&mut group);
     for n in lengths() {
@@ -210,6 +213,11 @@ fn module(c: &mut Criterion) {
         let mha = MultiHeadAttention::new(D_MODEL, D_MODEL, n, 0.0, HEADS, false);
         bench_one(&mut group, "ch07_split", n, &one, || mha.forward(&x));
         bench_one(&mut group, "ch09_flash", n, &one, || {
+            forward_with_core(&mha, &x, &Flash)
+        });
+        // The same inside a pool of two threads: the flash core shares out its heads and
+        // blocks of queries, and the projections' matrix products their rows.
+        bench_one(&mut group, "ch09_flash_2t", n, &two, || {
             forward_with_core(&mha, &x, &Flash)
         });
         #[cfg(feature = "tch")]

@@ -143,7 +143,8 @@ impl TorchModule {
     }
 }
 
-/// Adds the module with either core, same weights as `mha`, to the `module` group.
+/// Adds the module with either core, same weights as `mha`, to the `module` group, on one
+/// of libtorch's threads, and the module with SDPA on two (`torch_sdpa_2t`).
 ///
 /// # Shapes
 /// `x`: `[1, n, 768]`.
@@ -161,6 +162,11 @@ pub fn module(
             b.iter(|| black_box(module.forward(&x, &future, fused)))
         });
     }
+    tch::set_num_threads(2);
+    group.bench_function(BenchmarkId::new("torch_sdpa_2t", n), |b| {
+        b.iter(|| black_box(module.forward(&x, &future, true)))
+    });
+    tch::set_num_threads(1);
 }
 
 /// Adds `torch_sdpa_1t` and `torch_sdpa_2t` (causal) to the `threads` group.
