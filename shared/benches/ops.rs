@@ -30,7 +30,12 @@ fn matmul_2d(c: &mut Criterion) {
 fn matmul_module(c: &mut Criterion) {
     let mut group = c.benchmark_group("matmul_module");
     group.sample_size(10);
-    for (n, out) in [(1024usize, 768usize), (1024, 2304), (4096, 768), (4096, 2304)] {
+    for (n, out) in [
+        (1024usize, 768usize),
+        (1024, 2304),
+        (4096, 768),
+        (4096, 2304),
+    ] {
         manual_seed(0);
         let x = randn(&[n, 768]);
         let w = randn(&[out, 768]);

@@ -59,12 +59,7 @@ pub enum Order {
 ///
 /// # Shapes
 /// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
-pub fn matmul_into(
-    order: Order,
-    a: ArrayView2<f32>,
-    b: ArrayView2<f32>,
-    mut c: ArrayViewMut2<f32>,
-) {
+pub fn matmul_into(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewMut2<f32>) {
     let (m, k) = a.dim();
     let n = b.dim().1;
     // A matrix–vector product costs one multiply-add per matrix entry in any order, so it
@@ -74,12 +69,44 @@ pub fn matmul_into(
         blocked_into(a, b, c);
         return;
     }
-    let mut row = vec![0.0f32; k];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has the FMA instructions.
+        unsafe { exact_products_fma(order, a, b, c) };
+        return;
+    }
+    exact_products(order, a, b, c);
+}
+
+/// [`exact_products`] compiled with the processor's fused multiply-add instruction.
+/// Without it, `f32::mul_add` is a call to the C library's `fmaf` (x86-64's baseline has no
+/// FMA), correctly rounded too, so both give the same bits, but several times slower.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn exact_products_fma(
+    order: Order,
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    c: ArrayViewMut2<f32>,
+) {
+    exact_products(order, a, b, c);
+}
+
+/// The loop of [`matmul_into`] for the products whose order of additions is PyTorch's.
+#[inline(always)]
+fn exact_products(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: ArrayViewMut2<f32>) {
+    let (m, k) = a.dim();
+    let n = b.dim().1;
+    // Each row of `a` and each column of `b` once in a contiguous buffer, read many times.
+    let mut rows = vec![0.0f32; m * k];
+    for (buffer, row) in rows.chunks_exact_mut(k.max(1)).zip(a.rows()) {
+        copy_into(buffer, row);
+    }
     let mut column = vec![0.0f32; k];
     for j in 0..n {
         copy_into(&mut column, b.column(j));
         for i in 0..m {
-            copy_into(&mut row, a.row(i));
+            let row = &rows[i * k..(i + 1) * k];
             // The `sgemv` orders depend on where the output sits among the outputs: down
             // the column of a matrix times a vector, along the row of a row times a matrix.
             let (index, count) = if n == 1 { (i, m) } else { (j, n) };
@@ -87,8 +114,8 @@ pub fn matmul_into(
                 Order::Plain => plain_sum(row.iter().copied().zip(column.iter().copied())),
                 Order::Fused => fused_sum(row.iter().copied().zip(column.iter().copied())),
                 Order::Lanes => lane_sum(row.iter().copied().zip(column.iter().copied())),
-                Order::RowDots => row_dot_sum(&row, &column, index, count),
-                Order::ColumnSweeps => column_sweep_sum(&row, &column, index, count),
+                Order::RowDots => row_dot_sum(row, &column, index, count),
+                Order::ColumnSweeps => column_sweep_sum(row, &column, index, count),
             };
         }
     }
@@ -167,11 +194,13 @@ pub fn mkl_order(a: ArrayView2<f32>, b: ArrayView2<f32>, vector: bool) -> Order 
 }
 
 /// `Σ x·y` in order, each product rounded before it is added.
+#[inline(always)]
 pub fn plain_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
     pairs.fold(0.0, |acc, (x, y)| acc + x * y)
 }
 
 /// `Σ x·y` in order, each product fused into the running sum (one rounding per step).
+#[inline(always)]
 pub fn fused_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
     pairs.fold(0.0, |acc, (x, y)| x.mul_add(y, acc))
 }
@@ -179,6 +208,7 @@ pub fn fused_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
 /// `Σ x·y` of at most 16 products, added as 16 vector lanes are reduced: lane `i` holds
 /// product `i` (or 0), then lane `i` and lane `i + half` are added while more than one is
 /// left (`half` = 8, 4, 2, 1).
+#[inline(always)]
 pub fn lane_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
     let mut lanes = [0.0f32; 16];
     for (lane, (x, y)) in lanes.iter_mut().zip(pairs) {
@@ -199,6 +229,7 @@ pub fn lane_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
 ///
 /// # Shapes
 /// `row`: `[k]`, `x`: `[k]`.
+#[inline(always)]
 pub fn row_dot_sum(row: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
     let blocked = count / 4 * 4;
     if index >= blocked {
@@ -231,6 +262,7 @@ pub fn row_dot_sum(row: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
 /// The tail loop of [`row_dot_sum`]: the products after the first are fused into 16 lanes
 /// (with `two_sets`, rounds of 32 go into two sets of 16 lanes first, added lane by lane),
 /// the lanes are added by halves, and the first product is added last.
+#[inline(always)]
 fn tail_dot(row: &[f32], x: &[f32], two_sets: bool) -> f32 {
     let k = x.len();
     if k == 0 {
@@ -269,6 +301,7 @@ fn tail_dot(row: &[f32], x: &[f32], two_sets: bool) -> f32 {
 ///
 /// # Shapes
 /// `column`: `[k]` (the matrix entries of this output), `x`: `[k]`.
+#[inline(always)]
 pub fn column_sweep_sum(column: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
     let k = x.len();
     let pairs = column.iter().copied().zip(x.iter().copied());
@@ -292,6 +325,7 @@ pub fn column_sweep_sum(column: &[f32], x: &[f32], index: usize, count: usize) -
 
 /// Adds 16 lanes as a vector unit reduces them: lane `i` plus lane `i + 8`, then `i + 4`,
 /// `i + 2`, `i + 1`.
+#[inline(always)]
 fn add_by_halves(mut lanes: [f32; 16]) -> f32 {
     let mut half = 8;
     while half > 0 {
