@@ -11,7 +11,8 @@
 use ch05_causal::causal_mask;
 use ch07_multihead_split::heads::split_heads;
 use ch07_multihead_split::multihead::MultiHeadAttention;
-use ch09_flash_attention::kernel::flash_attention_lse;
+use ch09_flash_attention::kernel::{Isa, flash_attention_lse_with};
+use ch09_flash_attention::simd::exp2_flushed_scalar;
 use shared::nn::Linear;
 use shared::{Tensor, manual_seed};
 
@@ -21,6 +22,11 @@ use crate::controls::Control;
 /// The chapter's drop-in core: `d_out = 2` in total, two heads of one feature each.
 const D_OUT: usize = 2;
 const HEADS: usize = 2;
+
+/// The kernel compiled for any CPU, the one WebAssembly runs (it has no AVX): natively the
+/// same version, so that the page and the native code draw the same bits on every machine
+/// (the AVX versions add their products in other orders).
+const KERNEL: Isa = Isa::Portable;
 
 /// The sentence, the width and the heads, the causal mask the kernel takes, and the seed.
 /// The kernel always divides the scores by `√d` and has no dropout: no temperature, no
@@ -53,7 +59,7 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
         project(&mha.w_key),
         project(&mha.w_value),
     );
-    let (_, lse) = flash_attention_lse(&q, &k, &v, causal);
+    let (_, lse) = flash_attention_lse_with(KERNEL, &q, &k, &v, causal);
     let weights = rebuilt_weights(&q, &k, &lse, causal).select(0, 0);
     let caption = "The weights the kernel never stores, rebuilt from the one number per query \
                    it keeps: exp(q·k/√d − L), L the log-sum-exp of the query's scores";
@@ -61,7 +67,9 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
 }
 
 /// The weights `P = exp(S − L)` from the scores `S = q·kᵀ/√d` and each query's
-/// log-sum-exp `L`; a key the causal mask hides gets `exp(−∞) = 0`.
+/// log-sum-exp `L`; a key the causal mask hides gets `exp(−∞) = 0`. The exponential is the
+/// kernel's own, in base 2, `2^((S − L)·log₂ e)`: plain arithmetic, so the same bits on
+/// every processor (a C library's `exp` may differ in the last one).
 ///
 /// # Shapes
 /// `q`, `k`: `[.., tokens, d]`, `lse`: `[.., tokens]`. Returns `[.., tokens, tokens]`.
@@ -71,7 +79,9 @@ fn rebuilt_weights(q: &Tensor, k: &Tensor, lse: &Tensor, causal: bool) -> Tensor
     if causal {
         scores.masked_fill_(&causal_mask(q.size(-2)), f32::NEG_INFINITY);
     }
-    (&scores - &lse.unsqueeze(-1)).exp()
+    let exponents = (&scores - &lse.unsqueeze(-1)) * std::f32::consts::LOG2_E;
+    let weights = exponents.to_vec().into_iter().map(exp2_flushed_scalar);
+    Tensor::from_vec(weights.collect(), exponents.dims())
 }
 
 #[cfg(test)]
@@ -147,7 +157,7 @@ mod tests {
             project(&mha.w_key),
             project(&mha.w_value),
         );
-        let (out, lse) = flash_attention_lse(&q, &k, &v, true);
+        let (out, lse) = flash_attention_lse_with(KERNEL, &q, &k, &v, true);
         let rebuilt = rebuilt_weights(&q, &k, &lse, true);
         assert!(rebuilt.matmul(&v).allclose(&out, 1e-5, 1e-6, false));
         let map = heatmap(&settings(9)).unwrap();
