@@ -8,7 +8,8 @@
 # - Fails on any WARN or ERROR line of mdBook or its preprocessors (mdBook only logs a
 #   missing include, and mdbook-katex only warns about LaTeX it cannot render), on an
 #   include marker left in the HTML, and on any page that links a file from the network.
-# - Builds the widgets' WebAssembly module first when it can (scripts/build-wasm.sh).
+# - Builds the widgets' WebAssembly module first when it can (scripts/build-wasm.sh), and
+#   checks that the pages ask for it if and only if it is there.
 # - Runs the include test first (tests/tests/book_includes.rs): mdBook itself renders a
 #   missing anchor as an empty block and says nothing.
 set -euo pipefail
@@ -40,6 +41,11 @@ cargo test --quiet -p workspace-tests --test book_includes
 # static figures only, so a machine that cannot build it still gets a whole book.
 if ! bash scripts/build-wasm.sh; then
   echo "note: no WebAssembly module; the book's pages will show their static figures only"
+fi
+# The pages fetch the module where build-wasm.sh marked them (theme/header.hbs); without
+# the module, no mark, so that they ask for nothing.
+if [ ! -f book/src/widgets/book_widgets.wasm ]; then
+  rm -f book/theme/header.hbs
 fi
 
 offline=()
@@ -76,8 +82,17 @@ fi
 for asset in katex/katex.min.css katex/fonts/KaTeX_Main-Regular.woff2 figures/ch05-causal-mask.svg; do
   [ -f "book/build/$asset" ] || { echo "book: book/build/$asset is missing" >&2; fail=1; }
 done
-if [ -f book/src/widgets/book_widgets.wasm ] && [ ! -f book/build/widgets/book_widgets.wasm ]; then
-  echo "book: the widgets' module was built but is not in book/build/widgets" >&2
+if [ -f book/src/widgets/book_widgets.wasm ]; then
+  if [ ! -f book/build/widgets/book_widgets.wasm ]; then
+    echo "book: the widgets' module was built but is not in book/build/widgets" >&2
+    fail=1
+  fi
+  if ! grep -q 'data-book-widgets-module=' book/build/ch05-causal.html; then
+    echo "book: the pages lack the mark that makes them load the widgets (theme/header.hbs)" >&2
+    fail=1
+  fi
+elif grep -rlq --include='*.html' 'data-book-widgets-module=' book/build; then
+  echo "book: pages carry the widgets' mark, but there is no module for them to load" >&2
   fail=1
 fi
 pages_with_math=$(grep -rl --include='*.html' 'class="katex' book/build | wc -l)

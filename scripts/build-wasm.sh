@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the book's widgets (book/widgets) as a WebAssembly module and puts it where the
 # book's pages load it from: book/src/widgets/book_widgets.wasm (not committed; mdBook
-# copies it into the built book, and `mdbook serve` picks it up).
+# copies it into the built book, and `mdbook serve` picks it up). With the module there, it
+# marks the pages (book/theme/header.hbs, not committed either): the pages fetch the module
+# only where they carry the mark, so a book built without it makes no request for it.
 #
 # Two ways to get the wasm32-unknown-unknown target:
 # - rustup: `rustup target add wasm32-unknown-unknown` (done here when rustup is present);
@@ -57,4 +59,8 @@ esac
 
 mkdir -p "$out"
 cp "$target_dir/$target/release/book_widgets.wasm" "$out/book_widgets.wasm"
+if [ "$out" = book/src/widgets ]; then
+  # mdBook puts theme/header.hbs at the top of every page; theme/widgets.js looks for it.
+  echo '<div hidden data-book-widgets-module="widgets/book_widgets.wasm"></div>' >book/theme/header.hbs
+fi
 echo "build-wasm: $out/book_widgets.wasm ($(du -h "$out/book_widgets.wasm" | cut -f1), with $with)"

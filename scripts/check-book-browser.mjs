@@ -1,15 +1,19 @@
 // Renders the book's pages in headless Chromium and checks what a reader would see.
 //
 //   node scripts/check-book-browser.mjs --base http://127.0.0.1:PORT/ --chromium /usr/bin/chromium \
-//        --out book/build/screenshots
+//        --out book/build/screenshots [--without-widgets]
 //
 // For every page of the book (from SUMMARY.md): the math was rendered by KaTeX (its markup
 // is there, its stylesheet applied, its fonts loaded, and no raw `$$`, `\(` or `\)` is left
 // in the text), every image loaded (naturalWidth > 0: the SVG heatmaps), no include marker
 // is left, no request failed, and no request left the machine (every URL is on the local
 // server, or data:/blob:/about:), and no code block is wider than its column (its
-// scrollWidth exceeds its clientWidth: the reader would have to scroll sideways). Screenshots
-// go to --out for a person to look at.
+// scrollWidth exceeds its clientWidth: the reader would have to scroll sideways), and
+// nothing was logged as an error in the console. Screenshots go to --out for a person to
+// look at.
+//
+// With --without-widgets (a book built without the widgets' module): no page asks for a
+// WebAssembly module, and every widget's place stays empty, so the page reads as before.
 //
 // No npm packages: Chromium is driven over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: JSON messages ending in NUL, on file descriptors 3 and 4).
@@ -29,6 +33,7 @@ const chromiumPath = args.chromium ?? "/usr/bin/chromium";
 const outDir = args.out ?? "book/build/screenshots";
 const summary = args.summary ?? "book/src/SUMMARY.md";
 const timeoutMs = Number(args.timeout ?? 120000);
+const withoutWidgets = process.argv.includes("--without-widgets");
 
 // The pages, in the book's order; and the ones that must show math or figures.
 const pages = ["index.html"];
@@ -85,6 +90,7 @@ const inspect = `(async () => {
     rustBlocks: main.querySelectorAll("pre code.language-rust").length,
     outputBlocks: main.querySelectorAll("pre code.language-text").length,
     details: main.querySelectorAll("details").length,
+    widgetsDrawn: main.querySelectorAll(".attention-widget:not(:empty), .run-chapter:not(:empty)").length,
     // Code blocks wider than the column: the reader would have to scroll sideways, and
     // a printed page would clip them. One entry per block: its widest line, in characters.
     overflowing: [...main.querySelectorAll("pre")]
@@ -144,10 +150,17 @@ async function main() {
     if (m.method === "Runtime.exceptionThrown") {
       problems.push(`script error: ${m.params.exceptionDetails.text}`);
     }
+    if (m.method === "Runtime.consoleAPICalled" && ["error", "assert"].includes(m.params.type)) {
+      problems.push(`console ${m.params.type}: ${m.params.args.map((a) => a.value ?? a.description).join(" ")}`);
+    }
+    if (m.method === "Log.entryAdded" && m.params.entry.level === "error") {
+      problems.push(`console error: ${m.params.entry.text} ${m.params.entry.url ?? ""}`);
+    }
   });
   await send("Network.enable", {}, sessionId);
   await send("Page.enable", {}, sessionId);
   await send("Runtime.enable", {}, sessionId);
+  await send("Log.enable", {}, sessionId);
   await send(
     "Emulation.setDeviceMetricsOverride",
     { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false },
@@ -184,6 +197,7 @@ async function main() {
     if (broken.length) errors.push(`images not loaded: ${broken.map((i) => i.src).join(", ")}`);
     const svgs = seen.images.filter((i) => i.src.endsWith(".svg") && i.width > 0).length;
     if (svgs < figures) errors.push(`${figures} figures in the page, ${svgs} loaded`);
+    if (withoutWidgets && seen.widgetsDrawn) errors.push(`${seen.widgetsDrawn} widgets drawn without the module`);
     for (const e of errors) fail(`${page}: ${e}`);
     report.push({ page, ...seen, errors });
     console.log(
@@ -231,14 +245,20 @@ async function main() {
 
   const remote = [...new Set(requests.filter((u) => !isLocal(u)))];
   for (const u of remote) fail(`a request left the machine: ${u}`);
+  if (withoutWidgets) {
+    for (const u of new Set(requests.filter((u) => new URL(u).pathname.endsWith(".wasm")))) {
+      fail(`a page without the widgets' module asked for one: ${u}`);
+    }
+  }
   for (const p of [...new Set(problems)]) fail(p);
   writeFileSync(
     join(outDir, "report.json"),
     JSON.stringify({ base: base.href, pages: report, requests: [...new Set(requests)], remote, problems }, null, 2),
   );
   console.log(
-    `${pages.length} pages, ${new Set(requests).size} distinct requests, ${remote.length} not local, ` +
-      `${problems.length} failed; report and screenshots in ${outDir}`,
+    `${pages.length} pages${withoutWidgets ? " (without the widgets' module)" : ""}, ` +
+      `${new Set(requests).size} distinct requests, ${remote.length} not local, ` +
+      `${problems.length} failed or logged errors; report and screenshots in ${outDir}`,
   );
   clearTimeout(watchdog);
   await send("Browser.close").catch(() => {});

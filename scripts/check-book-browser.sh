@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Serves the book with `mdbook serve` on 127.0.0.1 (as a reader does) and checks its pages
 # in headless Chromium (scripts/check-book-browser.mjs): math rendered by KaTeX, figures
-# loaded, no request leaving the machine; then the widgets (scripts/check-widgets-browser.mjs):
-# their controls moved, their numbers against the native code's. Screenshots:
+# loaded, no request leaving the machine, no error in the console; then the widgets
+# (scripts/check-widgets-browser.mjs): their controls moved, their numbers against the
+# native code's. Then the pages once more as a book built without the widgets' module
+# shows them: no request for it, no error, the widgets' places empty. Screenshots:
 # book/build/screenshots/*.png.
 #
 # Needs mdbook (scripts/build-book.sh installs it), Node.js 18+ and Chromium. With CI=true
@@ -34,38 +36,64 @@ fi
 command -v mdbook >/dev/null || { echo "check-book-browser: run scripts/build-book.sh first" >&2; exit 1; }
 "$chromium" --version
 
-port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
-log=$(mktemp)
-mdbook serve book --hostname 127.0.0.1 --port "$port" >"$log" 2>&1 &
-server=$!
-cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"; }
+# `mdbook serve` of the book on a free port of 127.0.0.1, into book/build or the folder
+# $2; waits until it answers. Sets $port.
+servers=()
+logs=()
+serve() { # name [dest-dir]
+  port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+  local log
+  log=$(mktemp)
+  logs+=("$log")
+  mdbook serve book --hostname 127.0.0.1 --port "$port" ${2:+--dest-dir "$2"} >"$log" 2>&1 &
+  servers+=($!)
+  # Wait until the server answers with the built book.
+  node -e '
+    const url = process.argv[1];
+    const deadline = Date.now() + 180000;
+    (async function poll() {
+      try { const r = await fetch(url); if (r.ok) return; } catch {}
+      if (Date.now() > deadline) { console.error("mdbook serve did not answer"); process.exit(1); }
+      setTimeout(poll, 500);
+    })();' "http://127.0.0.1:$port/index.html" || { cat "$log"; echo "check-book-browser: $1: no server" >&2; exit 1; }
+}
+scratch=$(mktemp -d)
+cleanup() {
+  for server in "${servers[@]}"; do kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; done
+  rm -rf "$scratch" "${logs[@]}"
+}
 trap cleanup EXIT
 
-# Wait until the server answers with the built book.
-node -e '
-  const url = process.argv[1];
-  const deadline = Date.now() + 180000;
-  (async function poll() {
-    try { const r = await fetch(url); if (r.ok) return; } catch {}
-    if (Date.now() > deadline) { console.error("mdbook serve did not answer"); process.exit(1); }
-    setTimeout(poll, 500);
-  })();' "http://127.0.0.1:$port/index.html" || { cat "$log"; exit 1; }
-
 status=0
-node scripts/check-book-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
-  --out book/build/screenshots || status=$?
-# The widgets: each chapter's controls moved, the page's numbers against the native code's
-# (widget-numbers, book/widgets). Needs the module in the book (scripts/build-book.sh).
-if [ -f book/src/widgets/book_widgets.wasm ]; then
+module=book/src/widgets/book_widgets.wasm
+serve "the book"
+if [ -f "$module" ]; then
+  node scripts/check-book-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
+    --out book/build/screenshots || status=$?
+  # The widgets: each chapter's controls moved, the page's numbers against the native
+  # code's (widget-numbers, book/widgets).
   cargo build -q -p book-widgets --bin widget-numbers
   numbers="${CARGO_TARGET_DIR:-target}/debug/widget-numbers"
   node scripts/check-widgets-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
     --numbers "$numbers" --out book/build/screenshots || status=$?
+  # The same pages as a book built without the module shows them: its pages carry no mark
+  # (theme/header.hbs, written by build-wasm.sh), so a theme without it stands for that.
+  mkdir "$scratch/theme"
+  for file in book/theme/*; do
+    [ "$(basename "$file")" = header.hbs ] || cp "$file" "$scratch/theme/"
+  done
+  MDBOOK_OUTPUT__HTML__THEME="$scratch/theme" serve "the book without the module" "$scratch/build"
+  node scripts/check-book-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
+    --out "$scratch/screenshots" --without-widgets || status=$?
 else
-  echo "check-book-browser: no widgets module (book/src/widgets/book_widgets.wasm): widgets not checked"
+  echo "check-book-browser: no widgets module ($module): the pages as they are without it"
+  node scripts/check-book-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
+    --out book/build/screenshots --without-widgets || status=$?
 fi
-if grep -E '(^|[^A-Za-z])(WARN|ERROR)([^A-Za-z]|$)' "$log"; then
-  echo "check-book-browser: mdbook serve logged warnings or errors (above)" >&2
-  status=1
-fi
+for log in "${logs[@]}"; do
+  if grep -E '(^|[^A-Za-z])(WARN|ERROR)([^A-Za-z]|$)' "$log"; then
+    echo "check-book-browser: mdbook serve logged warnings or errors (above)" >&2
+    status=1
+  fi
+done
 exit "$status"

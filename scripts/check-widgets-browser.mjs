@@ -38,7 +38,8 @@ const pages = [
 ];
 
 // The moves, one after the other, each a set of knob values; a knob the page does not
-// have is skipped.
+// have (the module declares each chapter's, book/widgets/src/controls.rs), or a value its
+// list does not offer, is skipped.
 function movesOf(chapter) {
   if (chapter === 11) return [{}, { step: "0" }, { step: "10" }, { seed: "7" }, { step: "60" }];
   const moves = [
@@ -54,7 +55,20 @@ function movesOf(chapter) {
   if (chapter >= 4) moves.push({ d_out: "6" });
   if (chapter >= 6) moves.push({ heads: "3" }, { heads: "1", d_out: "4" }, { heads: "4", d_out: "8" });
   if (chapter === 12) moves.push({ rope: false }, { rope: true, words: "Your journey starts with one step" });
-  if (chapter === 14) moves.push({ window: "2" }, { decoded: "3" }, { window: "0", decoded: "5" });
+  if (chapter === 13) moves.push({ pre_norm: false }, { pre_norm: true, d_out: "16", heads: "4" });
+  if (chapter === 14) {
+    moves.push(
+      { window: "2" },
+      { decoded: "3" },
+      { window: "0", decoded: "5" },
+      { kv_heads: "1" },
+      { heads: "2", kv_heads: "4" }, // 4 key/value heads cannot serve 2 query heads: the page says so
+      { heads: "4", kv_heads: "2" },
+      { prompt: "3 1 4 1 5", decoded: "11" },
+      { prompt: "0 6 12 99" }, // not a token id: the page says so
+      { prompt: "0 6 12", decoded: "5" },
+    );
+  }
   moves.push({ d_out: "5", heads: "2" }); // not a multiple: the page says so
   moves.push({ d_out: "4", temperature: "1", causal: true }); // and draws again once fixed
   return moves;
@@ -89,6 +103,7 @@ const move = (knobs) => `(() => {
   for (const [name, value] of Object.entries(${JSON.stringify(knobs)})) {
     const input = root.querySelector('[data-knob="' + name + '"]');
     if (!input) continue;
+    if (input.tagName === "SELECT" && ![...input.options].some((o) => o.value === value)) continue;
     if (input.type === "checkbox") input.checked = value; else input.value = value;
     input.dispatchEvent(new Event("input"));
   }

@@ -4,8 +4,10 @@
 // (book/widgets, built by scripts/build-wasm.sh into widgets/book_widgets.wasm).
 //
 // A page marks where they go with <div class="attention-widget" data-chapter="N"> and
-// <div class="run-chapter" data-chapter="N">. Without the module (or without JavaScript)
-// those stay empty and the page reads as before, with its static figures.
+// <div class="run-chapter" data-chapter="N">; the module says which controls each
+// chapter's heatmap has and where they start (the chapter's own values). Without the
+// module (or without JavaScript) those stay empty and the page reads as before, with its
+// static figures.
 "use strict";
 
 // Loads the module from its bytes and returns `request(object) -> {ok, text}`: the same
@@ -31,7 +33,6 @@ if (typeof module === "object" && module.exports) {
 
 (function () {
   if (typeof document === "undefined") return;
-  const VOCABULARY = ["Your", "journey", "starts", "with", "one", "step"];
 
   function el(tag, attributes, ...children) {
     const node = document.createElement(tag);
@@ -40,107 +41,78 @@ if (typeof module === "object" && module.exports) {
     return node;
   }
 
-  // One labelled control; `read` turns its value into the request's.
-  function control(box, name, label, input) {
-    input.setAttribute("data-knob", name);
-    box.append(el("label", { class: "widget-knob" }, label + " ", input));
-    return input;
-  }
-
-  function range(min, max, step, value) {
-    return el("input", { type: "range", min, max, step, value });
-  }
-
-  // The default temperature: 1 before chapter 4, then √(head width).
-  function defaultTemperature(chapter, heads, dOut) {
-    return chapter <= 3 ? 1 : Math.sqrt(dOut / heads);
+  // One control as the module declares it (book/widgets/src/controls.rs), drawn in `box`:
+  // its input, and `read()`, the value the request sends for it.
+  function control(box, c) {
+    let input;
+    let read = () => Number(input.value);
+    if (c.input === "range") {
+      // No step: the slider stops anywhere, so it can start at a value such as √2.
+      input = el("input", { type: "range", min: c.min, max: c.max, step: c.step ?? "any", value: c.value });
+    } else if (c.input === "select") {
+      input = el("select", {}, ...c.options.map((o) => el("option", { value: o }, String(o))));
+      input.value = String(c.value);
+    } else if (c.input === "checkbox") {
+      input = el("input", { type: "checkbox" });
+      input.checked = c.value;
+      read = () => input.checked;
+    } else if (c.input === "words") {
+      input = el("input", { type: "text", value: c.value, size: 36 });
+      read = () => input.value.split(/\s+/).filter((w) => w);
+    } else {
+      // A seed travels as text: JavaScript's numbers cannot hold every u64.
+      input = el("input", { type: "text", value: c.value, size: 8, inputmode: "numeric" });
+      read = () => input.value.trim();
+    }
+    input.setAttribute("data-knob", c.knob);
+    const label = el("label", { class: "widget-knob" }, c.label + " ", input);
+    if (c.input === "range") {
+      // The slider's value beside it, with as many decimals as its step has.
+      const shown = el("output");
+      const decimals = c.step === null ? 2 : (String(c.step).split(".")[1] ?? "").length;
+      const show = () => {
+        shown.textContent = Number(input.value).toFixed(decimals);
+        input.title = input.value;
+      };
+      input.addEventListener("input", show);
+      show();
+      label.append(shown);
+    }
+    box.append(label);
+    return { knob: c.knob, input, read };
   }
 
   function heatmapWidget(root, request) {
     const chapter = Number(root.dataset.chapter);
+    const declared = request({ controls: chapter });
+    if (!declared.ok) return; // no widget for this chapter: the page reads as before
     const knobs = el("div", { class: "widget-knobs" });
+    const caption = el("p", { class: "widget-caption" });
     const message = el("p", { class: "widget-message", role: "status" });
     const maps = el("div", { class: "widget-maps" });
-    root.append(el("p", { class: "widget-title" }, "Try it: the attention weights, computed in your browser by the chapter's code"), knobs, maps, message);
-
-    const inputs = {};
-    if (chapter === 11) {
-      inputs.step = control(knobs, "step", "training steps", range(0, 60, 1, 60));
-    } else {
-      inputs.words = control(knobs, "words", chapter === 8 ? "queries from" : "sentence", el("input", { type: "text", value: VOCABULARY.join(" "), size: 36 }));
-      if (chapter >= 4) {
-        inputs.d_out = control(knobs, "d_out", "d_out", el("select", {}));
-      }
-      if (chapter >= 6) {
-        inputs.heads = control(knobs, "heads", "heads", el("select", {}));
-        for (const h of [1, 2, 3, 4]) inputs.heads.append(el("option", { value: h }, String(h)));
-        inputs.heads.value = "2";
-      }
-      if (inputs.d_out) {
-        for (let d = 1; d <= 16; d++) inputs.d_out.append(el("option", { value: d }, String(d)));
-        inputs.d_out.value = chapter >= 6 ? "4" : "2";
-      }
-      const t0 = defaultTemperature(chapter, inputs.heads ? 2 : 1, inputs.d_out ? Number(inputs.d_out.value) : 1);
-      inputs.temperature = control(knobs, "temperature", "temperature", range(0.05, 4, 0.01, t0.toFixed(2)));
-      if (chapter !== 8) {
-        // Chapter 8 attends across two sequences: no causal mask there.
-        inputs.causal = control(knobs, "causal", "causal mask", el("input", { type: "checkbox" }));
-        inputs.causal.checked = chapter >= 5;
-      }
-      if (chapter === 12) {
-        inputs.rope = control(knobs, "rope", "RoPE", el("input", { type: "checkbox" }));
-        inputs.rope.checked = true;
-      }
-      if (chapter === 14) {
-        inputs.window = control(knobs, "window", "sliding window (0: none)", range(0, 6, 1, 0));
-        inputs.decoded = control(knobs, "decoded", "decoded tokens", range(1, 6, 1, 6));
-      }
-      inputs.dropout = control(knobs, "dropout", "dropout p", range(0, 0.9, 0.1, 0));
-    }
-    if (chapter >= 4) {
-      inputs.seed = control(knobs, "seed", "seed", el("input", { type: "text", value: "123", size: 8, inputmode: "numeric" }));
-    }
+    root.append(el("p", { class: "widget-title" }, "Try it: the attention weights, computed in your browser by the chapter's code"), knobs, caption, maps, message);
+    const controls = JSON.parse(declared.text).map((c) => control(knobs, c));
 
     function settings() {
       const s = { chapter };
-      if (inputs.step) s.step = Number(inputs.step.value);
-      if (inputs.words) s.words = inputs.words.value.split(/\s+/).filter((w) => w);
-      if (inputs.d_out) s.d_out = Number(inputs.d_out.value);
-      if (inputs.heads) s.heads = Number(inputs.heads.value);
-      if (inputs.temperature) s.temperature = Number(inputs.temperature.value);
-      if (inputs.causal) s.causal = inputs.causal.checked;
-      if (inputs.rope) s.rope = inputs.rope.checked;
-      if (inputs.window && Number(inputs.window.value) > 0) s.window = Number(inputs.window.value);
-      if (inputs.decoded) {
-        // The cache fills up to the sentence's length.
-        inputs.decoded.max = String(Math.max(1, s.words.length));
-        s.decoded = Math.min(Number(inputs.decoded.value), Math.max(1, s.words.length));
-      }
-      if (inputs.dropout) s.dropout = Number(inputs.dropout.value);
-      if (inputs.seed) s.seed = inputs.seed.value.trim();
+      for (const c of controls) s[c.knob] = c.read();
       return s;
     }
 
     function draw() {
       const s = settings();
       root.dataset.settings = JSON.stringify(s);
-      for (const [name, input] of Object.entries(inputs)) {
-        if (input.type === "range") input.title = input.value;
-        const shown = input.parentElement.querySelector("output");
-        if (input.type === "range") {
-          const out = shown || input.parentElement.appendChild(el("output"));
-          out.textContent = name === "temperature" ? Number(input.value).toFixed(2) : input.value;
-        }
-      }
       const answer = request({ heatmap: s });
       if (!answer.ok) {
         message.textContent = answer.text;
+        caption.textContent = "";
         root.dataset.weights = "";
         maps.replaceChildren();
         return;
       }
       message.textContent = "";
       const map = JSON.parse(answer.text);
+      caption.textContent = map.caption ?? "";
       root.dataset.weights = JSON.stringify(map.heads);
       maps.replaceChildren(...map.heads.map((head, h) => table(map, head, h)));
     }
@@ -160,7 +132,7 @@ if (typeof module === "object" && module.exports) {
       return t;
     }
 
-    for (const input of Object.values(inputs)) input.addEventListener("input", draw);
+    for (const c of controls) c.input.addEventListener("input", draw);
     draw();
   }
 
@@ -195,11 +167,16 @@ if (typeof module === "object" && module.exports) {
     const widgets = document.querySelectorAll(".attention-widget[data-chapter]");
     const panels = document.querySelectorAll(".run-chapter[data-chapter]");
     if (widgets.length === 0 && panels.length === 0) return;
+    // The book marks its pages when it was built with the module (scripts/build-wasm.sh
+    // writes the mark, theme/header.hbs): without the mark there is nothing to fetch, so
+    // a copy of the book without the module asks for nothing and logs no error.
+    const mark = document.querySelector("[data-book-widgets-module]");
+    if (!mark) return;
     let request;
     try {
       const root = typeof path_to_root === "string" ? path_to_root : "";
-      const response = await fetch(root + "widgets/book_widgets.wasm");
-      if (!response.ok) return; // no module in this copy of the book: the figures remain
+      const response = await fetch(root + mark.dataset.bookWidgetsModule);
+      if (!response.ok) return; // the module went missing since the build: the figures remain
       request = await bookWidgetsInstantiate(await response.arrayBuffer());
     } catch (e) {
       return; // an old browser or no module: the page reads as before

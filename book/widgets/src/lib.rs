@@ -4,6 +4,7 @@
 //! sees in the browser are the numbers `cargo run` prints:
 //! - [`chapters`]: every chapter's printed story, for the "run this chapter" panels;
 //! - [`heatmap`]: a chapter's attention weights under the settings a reader picks;
+//! - [`controls`]: which settings each chapter's widget offers, and where they start;
 //! - [`request`]: the one entry point a page calls, a request in and an answer out,
 //!   both JSON.
 //!
@@ -15,5 +16,6 @@
 
 pub mod abi;
 pub mod chapters;
+pub mod controls;
 pub mod heatmap;
 pub mod request;

@@ -3,7 +3,8 @@
 //! ```text
 //! {"run": 5, "seed": "7"}                 -> the text `cargo run -p ch05-causal -- --seed 7` prints
 //! {"run": 5}                              -> the same with the articles' seeds
-//! {"heatmap": {"chapter": 5, ...}}        -> {"words": [...], "heads": [[[...]]], ...}
+//! {"heatmap": {"chapter": 5, ...}}        -> {"queries": [...], "keys": [...], "heads": [[[...]]]}
+//! {"controls": 5}                         -> [{"knob": "words", "label": "sentence", "input": "words", ...}, ...]
 //! ```
 //!
 //! Seeds travel as strings: JavaScript's numbers cannot hold every `u64`.
@@ -20,6 +21,8 @@ enum Request {
     Run { run: u32, seed: Option<String> },
     /// Draw a chapter's attention weights under these settings.
     Heatmap { heatmap: Settings },
+    /// The controls of chapter `controls`'s widget, for the page to draw.
+    Controls { controls: u32 },
 }
 
 /// Answers one request: the chapter's printed text, or a heatmap as JSON. An error is a
@@ -35,6 +38,10 @@ pub fn answer(request: &str) -> Result<String, String> {
         Request::Heatmap { heatmap } => {
             let map: Heatmap = crate::heatmap::heatmap(&heatmap)?;
             serde_json::to_string(&map).map_err(|e| e.to_string())
+        }
+        Request::Controls { controls } => {
+            let controls = crate::heatmap::controls(controls)?;
+            serde_json::to_string(&controls).map_err(|e| e.to_string())
         }
     }
 }
@@ -76,5 +83,15 @@ mod tests {
         let map: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(map["keys"], serde_json::json!(["Your", "step"]));
         assert!(answer(r#"{"heatmap": {"chapter": 5, "colour": 1}}"#).is_err());
+    }
+
+    #[test]
+    fn the_controls_answer_json() {
+        let text = answer(r#"{"controls": 14}"#).unwrap();
+        let controls: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(controls[0]["knob"], "prompt");
+        assert_eq!(controls[0]["input"], "words");
+        assert_eq!(controls[0]["value"], "0 6 12");
+        assert!(answer(r#"{"controls": 1}"#).is_err());
     }
 }
