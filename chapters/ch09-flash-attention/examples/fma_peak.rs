@@ -64,7 +64,9 @@ mod avx512 {
                 *r = _mm512_fmadd_ps(*r, a, b);
             }
         }
-        let sum = acc.iter().fold(_mm512_setzero_ps(), |s, &r| _mm512_add_ps(s, r));
+        let sum = acc
+            .iter()
+            .fold(_mm512_setzero_ps(), |s, &r| _mm512_add_ps(s, r));
         _mm512_reduce_add_ps(sum)
     }
 }
@@ -83,7 +85,9 @@ mod avx2 {
             }
         }
         let mut lanes = [0.0f32; 8];
-        let sum = acc.iter().fold(_mm256_setzero_ps(), |s, &r| _mm256_add_ps(s, r));
+        let sum = acc
+            .iter()
+            .fold(_mm256_setzero_ps(), |s, &r| _mm256_add_ps(s, r));
         // SAFETY: `lanes` holds the 8 floats the store writes.
         unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sum) };
         lanes.iter().sum()
