@@ -209,8 +209,17 @@ impl<E: Element> Tensor<E> {
         };
         let last: Vec<usize> = self.dims().iter().map(|&n| n - 1).collect();
         let mut memory = vec![E::default(); offset(&last, &own) + 1];
-        for (index, &value) in self.data.indexed_iter() {
-            memory[offset(index.slice(), &own)] = value;
+        // Our elements, laid into the copy under our own strides (one strided copy).
+        match ndarray::ArrayViewMut::from_shape(
+            IxDyn(self.dims()).strides(IxDyn(&own)),
+            &mut memory,
+        ) {
+            Ok(mut laid) => laid.assign(&self.data),
+            Err(_) => {
+                for (index, &value) in self.data.indexed_iter() {
+                    memory[offset(index.slice(), &own)] = value;
+                }
+            }
         }
         ndarray::ArcArray::from_shape_vec(IxDyn(shape).strides(IxDyn(strides)), memory)
             .map(Tensor::from_array)
