@@ -49,7 +49,8 @@ rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads,backw
 
 echo "==> building the bench and the examples with tch" >&2
 cargo bench -q -p ch09-flash-attention --features tch --bench attention --no-run
-cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory --example paired
+cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory --example paired \
+  --example fma_peak
 cargo build --release -q -p ch11-training --features tch --example paired_step
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
@@ -78,9 +79,11 @@ cat "$out/memory.jsonl" >&2
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
 isa=$("$CARGO_TARGET_DIR"/release/examples/peak_memory isa)
-python3 - "$out/meta.json" "$load_before" "$load_after" "$isa" "$libtorch_version" <<'PY'
+# One core's FMA peak, the yardstick of the useful GFLOP/s in the tables.
+fma_peak=$("$CARGO_TARGET_DIR"/release/examples/fma_peak | sed -n 's/^fma peak: \([0-9.]*\) GFLOP.*/\1/p')
+python3 - "$out/meta.json" "$load_before" "$load_after" "$isa" "$libtorch_version" "$fma_peak" <<'PY'
 import datetime, json, subprocess, sys
-path, before, after, isa, torch = sys.argv[1:6]
+path, before, after, isa, torch, fma_peak = sys.argv[1:7]
 def run(*cmd):
     try:
         return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
@@ -94,7 +97,7 @@ json.dump({
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
     "cpu": cpu, "cores": run("nproc"), "rustc": run("rustc", "--version"),
     "torch": f"libtorch {torch} through tch", "isa": isa,
-    "load_before": before, "load_after": after,
+    "load_before": before, "load_after": after, "fma_peak_gflops": float(fma_peak),
     "commit": run("git", "rev-parse", "--short", "HEAD"),
 }, open(path, "w"))
 PY

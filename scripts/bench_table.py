@@ -122,14 +122,16 @@ def fmt_ratio(r):
     return "–" if r is None else f"{r:.2f}"
 
 
-def tables(results, ns):
-    """Markdown tables, one per group: median times, and useful GFLOP/s for the cores."""
+def tables(results, ns, peak=None):
+    """Markdown tables, one per group: median times, and useful GFLOP/s for the cores (with
+    the fraction of one core's FMA peak, `peak` GFLOP/s, where it was measured)."""
     lines = []
     for group, variants in VARIANTS.items():
         present = [(v, label) for v, label in variants if any((group, v, n) in results for n in ns)]
         if not present:
             continue
-        note = " (median time, useful GFLOP/s in brackets)" if group.startswith("core") else " (median time)"
+        useful = "useful GFLOP/s and the fraction of the FMA peak" if peak else "useful GFLOP/s"
+        note = f" (median time, {useful} in brackets)" if group.startswith("core") else " (median time)"
         # Each table has an anchor of its own, so that a page can show one of them.
         lines += [f"<!-- ANCHOR: {group} -->", f"**{TITLES[group]}**{note}", ""]
         lines.append("| variant | " + " | ".join(f"n = {n}" for n in ns) + " |")
@@ -140,7 +142,8 @@ def tables(results, ns):
                 t = results.get((group, v, n))
                 cell = fmt_time(t)
                 if t is not None and group.startswith("core"):
-                    cell += f" ({useful_gflops(group, n, t):.0f})"
+                    gflops = useful_gflops(group, n, t)
+                    cell += f" ({gflops:.0f}, {gflops / peak:.0%})" if peak else f" ({gflops:.0f})"
                 cells.append(cell)
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines += [f"<!-- ANCHOR_END: {group} -->", ""]
@@ -361,8 +364,11 @@ def main():
         head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores, "
                     f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, {meta.get('torch', '?')}; load average {meta.get('load_before', '?')} before, "
                     f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
+        if meta.get("fma_peak_gflops"):
+            head += ["", f"One core's FMA peak (16 independent chains of fused multiply-adds, the "
+                     f"`fma_peak` example): {meta['fma_peak_gflops']:.0f} GFLOP/s."]
     head += ["<!-- ANCHOR_END: machine -->", ""]
-    body = ["<!-- ANCHOR: tables -->"] + tables(results, ns) + paired_lines(paired) + train_lines(train)
+    body = ["<!-- ANCHOR: tables -->"] + tables(results, ns, meta.get("fma_peak_gflops")) + paired_lines(paired) + train_lines(train)
     body += step_lines(step)
     body += memory_lines(memory)
     body += ["<!-- ANCHOR_END: tables -->", "", "<!-- ANCHOR: ratios -->"]
