@@ -6,15 +6,19 @@
 # paired example times the kernel and SDPA in turns, call by call (a ratio that a slow spell
 # of a shared machine cannot tilt); chapter 11's paired_step example times one training
 # step of its model against PyTorch's same step (autograd and libtorch's AdamW) the same
-# way; the peak_memory example measures resident memory; scripts/bench_table.py prints the
+# way, and the paired_matmul example `shared`'s large matrix products against libtorch's;
+# the fma_peak example measures one core's peak; the peak_memory example measures resident
+# memory; scripts/bench_table.py prints the
 # tables, writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg})
 # and ends with the lines
+#   matmul shared/torch throughput ratio: square X.XX, module products Y.YY to Z.ZZ
+#   module/pytorch time ratio: n=1024 X.XX, n=4096 Y.YY
 #   module 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
 #   flash forward+backward 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
 #   flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
 #   ch11 training step ours/pytorch time ratio: X.XX
 #   flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
-# (time ratios below 1: ours is faster; speed-ups are one thread's time ÷ two threads'; see
+# (time ratios below 1: ours is faster; throughput ratios above 1; speed-ups are one thread's time ÷ two threads'; see
 # bench_table.py). Everything runs on one thread except the `threads` group, the 2-thread
 # variants of the `module` and `backward` groups and the memory measurement.
 #
@@ -50,7 +54,7 @@ rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads,backw
 echo "==> building the bench and the examples with tch" >&2
 cargo bench -q -p ch09-flash-attention --features tch --bench attention --no-run
 cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory --example paired \
-  --example fma_peak
+  --example paired_matmul --example fma_peak
 cargo build --release -q -p ch11-training --features tch --example paired_step
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
@@ -63,6 +67,13 @@ echo "==> flash and SDPA timed in turns, call by call, forward and forward+backw
 # shellcheck disable=SC2086 # the lengths are its arguments
 "$CARGO_TARGET_DIR"/release/examples/paired $ns > "$out/paired.jsonl"
 cat "$out/paired.jsonl" >&2
+
+echo "==> shared's large matrix products and libtorch's, timed in turns (the paired_matmul example)" >&2
+# The module's token counts among the lengths measured (the first length in a smoke run).
+matmul_ns=$(for n in $ns; do case $n in 1024|4096) echo "$n" ;; esac; done)
+# shellcheck disable=SC2086 # the token counts are its arguments
+"$CARGO_TARGET_DIR"/release/examples/paired_matmul ${matmul_ns:-${ns%% *}} > "$out/matmul.jsonl"
+cat "$out/matmul.jsonl" >&2
 
 echo "==> chapter 11's training step, ours and PyTorch's, timed in turns (the paired_step example)" >&2
 # As long as criterion measures one variant: a fraction of a second in a smoke run.
@@ -103,6 +114,6 @@ json.dump({
 PY
 
 python3 scripts/bench_table.py --criterion "$CARGO_TARGET_DIR/criterion" \
-  --memory "$out/memory.jsonl" --paired "$out/paired.jsonl" --step "$out/step.jsonl" \
+  --memory "$out/memory.jsonl" --paired "$out/paired.jsonl" --matmul "$out/matmul.jsonl" --step "$out/step.jsonl" \
   --meta "$out/meta.json" \
   --md "$page/ch09-flash-attention.md" --svg "$page/ch09-flash-attention.svg"

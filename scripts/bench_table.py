@@ -1,20 +1,30 @@
 """Turns the results of scripts/bench-vs-torch.sh into tables and a plot.
 
     python3 scripts/bench_table.py --criterion target/tch/criterion \
-        --memory M.jsonl --paired P.jsonl --step S.jsonl --meta META.json --md OUT.md --svg OUT.svg
+        --memory M.jsonl --paired P.jsonl --step S.jsonl --matmul X.jsonl --meta META.json \
+        --md OUT.md --svg OUT.svg
 
 Reads criterion's medians (CRITERION/GROUP/VARIANT/N/new/estimates.json: the chapters'
 variants and, from the bench's `tch` feature, PyTorch's), the paired example's timings in
-turns, chapter 11's training step against PyTorch's (the paired_step example) and the
-peak-memory measurements (one JSON object a line each) and a few facts about the machine.
+turns, chapter 11's training step against PyTorch's (the paired_step example), the large
+matrix products against libtorch's (the paired_matmul example) and the peak-memory
+measurements (one JSON object a line each) and a few facts about the machine.
 Writes a Markdown page fragment (the book's benchmark table) and an SVG plot of the causal
 core, prints the tables, then the headline lines:
 
+    matmul shared/torch throughput ratio: square X.XX, module products Y.YY to Z.ZZ
+    module/pytorch time ratio: n=1024 X.XX, n=4096 Y.YY
     module 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
     flash forward+backward 2-thread speed-up: n=1024 X.XX, n=4096 Y.YY
     flash/sdpa forward+backward time ratio: n=1024 X.XX, n=4096 Y.YY (error ratio E.EE, F.FF)
     ch11 training step ours/pytorch time ratio: X.XX
     flash/sdpa time ratio: n=1024 X.XX, n=4096 Y.YY
+
+The first line, where the paired_matmul example ran, is the throughput of `shared`'s large
+products over libtorch's, timed in turns (above 1: ours is faster): the square product of
+the largest size measured, and the lowest and highest over the module's projections. The
+second is the causal multi-head module with the flash core over PyTorch's module around
+SDPA, from criterion's medians.
 
 The speed-ups are one thread's time ÷ two threads' (above 1: the second core helps): the
 causal module's (projections, flash core, output projection) from criterion's medians, the
@@ -161,10 +171,16 @@ def speedups(results, train, n):
     return module, ratio(get("backward", "ch09_flash_1t"), get("backward", "ch09_flash_2t"))
 
 
-def ratios(results, memory, paired, train, step):
+def ratios(results, memory, paired, train, step, products):
     """The headline ratios: (what, measured)."""
     get = lambda g, v, n: results.get((g, v, n))
     rows = []
+    for p in products:
+        rows.append((f"shared's {p['product']} ÷ PyTorch's, as throughput, {p['m']} × {p['k']} × {p['n']}, "
+                     "timed in turns", p["ratio"]))
+    for n in (1024, 4096):
+        rows.append((f"the causal module with the flash core ÷ PyTorch's module with SDPA, n = {n}",
+                     ratio(get("module", "ch09_flash", n), get("module", "torch_sdpa", n))))
     for n in (1024, 4096):
         rows.append((f"flash ÷ PyTorch SDPA, causal, n = {n}",
                      ratio(get("core_causal", "ch09_flash", n), get("core_causal", "torch_sdpa", n))))
@@ -224,6 +240,33 @@ def train_lines(train):
                      f"{t['ratio']:.2f} | {fmt_time(t['two_threads_ms'] * 1e6)} | {t['speedup']:.2f} | "
                      f"{t['grad_error']:.2e} | {t['sdpa_grad_error']:.2e} | {t['error_ratio']:.2f} |")
     return lines + [""]
+
+
+def matmul_lines(products, peak):
+    if not products:
+        return []
+    of_peak = " and the fraction of one core's FMA peak" if peak else ""
+    lines = ["**Large matrix products, timed in turns** (one thread; ours is `shared`'s `matmul`, "
+             "PyTorch's is libtorch's, MKL's `sgemm`; a projection is `x·Wᵀ` as `nn.Linear` computes it, "
+             f"with `W` of `[out, in]`; GFLOP/s{of_peak} in brackets; the ratio is ours ÷ PyTorch's "
+             "throughput, the median of the rounds' ratios: above 1, ours is faster)", "",
+             "| product | m × k × n | rounds | shared | PyTorch | ratio |", "|---|---|---:|---:|---:|---:|"]
+    def cell(gflops):
+        return f"{gflops:.0f} GFLOP/s ({gflops / peak:.0%})" if peak else f"{gflops:.0f} GFLOP/s"
+    for p in products:
+        lines.append(f"| {p['product']} | {p['m']} × {p['k']} × {p['n']} | {p['rounds']} | "
+                     f"{cell(p['ours_gflops'])} | {cell(p['torch_gflops'])} | {p['ratio']:.2f} |")
+    return lines + [""]
+
+
+def matmul_headline(products):
+    """(the square product's ratio at its largest size, the lowest and highest projection's)."""
+    square = [p for p in products if p["product"] == "square matmul"]
+    projections = [p["ratio"] for p in products if p["product"] != "square matmul"]
+    square_ratio = max(square, key=lambda p: p["m"])["ratio"] if square else None
+    low = min(projections) if projections else None
+    high = max(projections) if projections else None
+    return square_ratio, low, high
 
 
 def step_lines(step):
@@ -336,6 +379,7 @@ def main():
     parser.add_argument("--memory")
     parser.add_argument("--paired")
     parser.add_argument("--step")
+    parser.add_argument("--matmul")
     parser.add_argument("--meta")
     parser.add_argument("--md")
     parser.add_argument("--svg")
@@ -354,6 +398,9 @@ def main():
     step = None
     if args.step and pathlib.Path(args.step).exists():
         step = json.loads(pathlib.Path(args.step).read_text())
+    products = []
+    if args.matmul and pathlib.Path(args.matmul).exists():
+        products = [json.loads(line) for line in pathlib.Path(args.matmul).read_text().splitlines() if line.strip()]
     meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
     ns = sorted({n for (_, _, n) in results})
     if not ns:
@@ -370,9 +417,10 @@ def main():
     head += ["<!-- ANCHOR_END: machine -->", ""]
     body = ["<!-- ANCHOR: tables -->"] + tables(results, ns, meta.get("fma_peak_gflops")) + paired_lines(paired) + train_lines(train)
     body += step_lines(step)
+    body += matmul_lines(products, meta.get("fma_peak_gflops"))
     body += memory_lines(memory)
     body += ["<!-- ANCHOR_END: tables -->", "", "<!-- ANCHOR: ratios -->"]
-    rows = ratios(results, memory, paired, train, step)
+    rows = ratios(results, memory, paired, train, step, products)
     body += ["| ratio | measured |", "|---|---:|"]
     body += [f"| {what} | {fmt_ratio(r)} |" for what, r in rows]
     body += ["<!-- ANCHOR_END: ratios -->", ""]
@@ -390,6 +438,13 @@ def main():
         if n in paired:
             return paired[n]["ratio"]
         return ratio(results.get(("core_causal", "ch09_flash", n)), results.get(("core_causal", "torch_sdpa", n)))
+    if products:
+        square, low, high = matmul_headline(products)
+        print(f"matmul shared/torch throughput ratio: square {fmt_ratio(square)}, "
+              f"module products {fmt_ratio(low)} to {fmt_ratio(high)}")
+    module_ratio = [ratio(results.get(("module", "ch09_flash", n)), results.get(("module", "torch_sdpa", n)))
+                    for n in (1024, 4096)]
+    print(f"module/pytorch time ratio: n=1024 {fmt_ratio(module_ratio[0])}, n=4096 {fmt_ratio(module_ratio[1])}")
     module, backward = zip(*(speedups(results, train, n) for n in (1024, 4096)))
     print(f"module 2-thread speed-up: n=1024 {fmt_ratio(module[0])}, n=4096 {fmt_ratio(module[1])}")
     print(f"flash forward+backward 2-thread speed-up: n=1024 {fmt_ratio(backward[0])}, "
