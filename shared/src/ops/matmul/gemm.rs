@@ -35,16 +35,21 @@
 //! the product goes to `ndarray`'s `general_mat_mul`.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2, s};
+#[cfg(target_arch = "x86_64")]
+use ndarray::s;
+use ndarray::{ArrayView2, ArrayViewMut2};
 
 /// Steps of `k` per slice: a strip of `a` (`MR × KC`) stays in the level-1 cache.
+#[cfg(target_arch = "x86_64")]
 const KC: usize = 256;
 
 /// Columns of `b` per packed block: `KC × NC` numbers (512 KiB) stay in the level-2 cache.
+#[cfg(target_arch = "x86_64")]
 const NC: usize = 512;
 
 /// Rows of `a` per packed block. A strip of `a` is read from memory once per block of `b`,
 /// so the block can be large; each of its rows costs `4·KC` bytes of buffer.
+#[cfg(target_arch = "x86_64")]
 const MC: usize = 4096;
 
 /// The instruction set a product runs on.
