@@ -25,14 +25,14 @@
 //!     MKL sweeps over the columns, eight at a time, for blocks of 16 outputs, and the
 //!     outputs after the last block are plain fused chains. See [`column_sweep_sum`].
 //!
-//! Larger products (`k > 256` or more than [`EXACT_LIMIT`] multiply-adds) use the
-//! `matrixmultiply` crate's fast blocked kernels instead, on every thread of the current
-//! rayon pool (see [`blocked_into`]); there the order differs from MKL's anyway, and only
-//! the speed matters.
+//! Larger products (`k > 256` or more than [`EXACT_LIMIT`] multiply-adds) use the packed
+//! GEMM of [`gemm`](super::gemm) instead, on every thread of the current rayon pool (see
+//! [`blocked_into`]); there the order differs from MKL's anyway, and only the speed matters.
 
-use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
+
+use super::gemm::gemm_into;
 
 /// Products up to this many multiply-adds (`m·n·k`) use the order-exact loops.
 pub const EXACT_LIMIT: usize = 1 << 18;
@@ -160,12 +160,13 @@ fn copy_into(buffer: &mut [f32], values: ndarray::ArrayView1<f32>) {
 /// `k = 768` product are about 0.1 ms of work on one core, far above what a thread costs.
 const MIN_ROWS_PER_THREAD: usize = 64;
 
-/// `c = a · b` with `matrixmultiply`'s blocked kernel, the rows of `a` (and `c`) split
+/// `c = a · b` with the packed GEMM of [`gemm`](super::gemm), the rows of `a` (and `c`) split
 /// between the threads of the current rayon pool (one thread outside a pool of several).
 ///
 /// Each thread packs and multiplies its own rows against the whole of `b`. Splitting the
 /// rows changes which rows are packed together, not the order in which an output adds its
-/// products (that follows `k`), so the result has the same bits on any number of threads.
+/// products (a fused chain in order of `k`), so the result has the same bits on any number
+/// of threads.
 ///
 /// # Shapes
 /// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
@@ -175,7 +176,7 @@ pub fn blocked_into(a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: ArrayViewMut2
         .min(m / MIN_ROWS_PER_THREAD)
         .max(1);
     if threads == 1 {
-        general_mat_mul(1.0, &a, &b, 0.0, &mut c);
+        gemm_into(a, b, c);
         return;
     }
     let rows = m.div_ceil(threads);
@@ -183,9 +184,7 @@ pub fn blocked_into(a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: ArrayViewMut2
         .axis_chunks_iter(Axis(0), rows)
         .zip(c.axis_chunks_iter_mut(Axis(0), rows))
         .collect();
-    parts
-        .into_par_iter()
-        .for_each(|(a, mut c)| general_mat_mul(1.0, &a, &b, 0.0, &mut c));
+    parts.into_par_iter().for_each(|(a, c)| gemm_into(a, b, c));
 }
 
 /// Which order PyTorch uses for a 2-D product `a · b` (see the module docs); `vector` says
@@ -377,7 +376,7 @@ mod tests {
         let b =
             ndarray::Array2::from_shape_fn((k, n), |(i, j)| ((i * 5 + j) % 13) as f32 / 9.0 - 0.6);
         let mut one = ndarray::Array2::zeros((m, n));
-        general_mat_mul(1.0, &a, &b, 0.0, &mut one);
+        gemm_into(a.view(), b.view(), one.view_mut());
         for threads in [2, 3] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

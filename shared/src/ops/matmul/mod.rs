@@ -12,6 +12,7 @@
 //! chosen as PyTorch chooses it, so the last bits (and the printed digits) agree with
 //! PyTorch's: see [`kernels`].
 
+pub mod gemm;
 pub mod kernels;
 
 use ndarray::{

@@ -1,0 +1,569 @@
+//! A packed matrix product (GEMM) in the style of GotoBLAS and BLIS, for the large products
+//! of [`kernels::blocked_into`](super::kernels::blocked_into).
+//!
+//! A processor core can start two fused multiply-adds of 16 lanes each per cycle, but only
+//! if the numbers they need are already in its registers. A plain triple loop spends most
+//! of its time waiting for memory instead. Three ideas keep the multiply-add units busy:
+//!
+//! 1. **A register tile (the micro-kernel).** The innermost code computes a small tile of
+//!    `c`, `MR` rows by `NR` columns (14 × 32 with AVX-512), entirely in vector registers:
+//!    28 registers of 16 lanes hold the tile's sums. For each step `p` along `k` it loads
+//!    one row of `b`'s strip (`NR` numbers, two vectors), and for each of the `MR` rows of
+//!    `a`'s strip broadcasts `a[i, p]` to all lanes and fuses `a[i, p] · b[p, j..j+NR]`
+//!    into that row's two sums. So 2 loads feed 28 multiply-adds, and the 28 sums are
+//!    independent chains: while one waits the 4 cycles of its previous multiply-add, the
+//!    others keep both units busy.
+//! 2. **Packing.** The micro-kernel reads its operands as two plain streams: the strip of
+//!    `a` as `MR` numbers per step `p`, the strip of `b` as `NR` numbers per step. Before
+//!    the multiplication, blocks of `a` and `b` are copied ("packed") into buffers in
+//!    exactly that order, padded with zeros to whole strips. The copy costs one read per
+//!    number, the multiplication reuses each packed number `MR` or `NR` times, and it
+//!    never sees strides, transposed views or ragged edges: packing handles them all.
+//! 3. **Blocking for the caches.** `k` is cut into slices of `KC` steps. A block of
+//!    `KC × NC` numbers of `b` (512 KiB) is packed to stay in the core's 1 MiB level-2
+//!    cache while every strip of `a` passes over it, and a strip of `a` (`MR × KC`, 14 KiB)
+//!    stays in the 48 KiB level-1 cache while it meets every strip of the `b` block.
+//!
+//! Each output adds its products in order of `k`, one fused multiply-add per step: a
+//! tile's sums start at zero for the first slice of `k` and continue from `c` for the next
+//! ones. So the result does not depend on `KC`, on the tile sizes, on how the rows are split
+//! between threads, nor on the instruction set: it has the bits of
+//! [`fused_sum`](super::kernels::fused_sum) for every output.
+//!
+//! The AVX-512 micro-kernel is 14 × 32; processors with AVX2 and FMA but without AVX-512
+//! get a 6 × 16 one (16 registers of 8 lanes). Elsewhere (other processors, WebAssembly)
+//! the product goes to `ndarray`'s `general_mat_mul`.
+
+use ndarray::linalg::general_mat_mul;
+#[cfg(target_arch = "x86_64")]
+use ndarray::s;
+use ndarray::{ArrayView2, ArrayViewMut2};
+
+/// Steps of `k` per slice: a strip of `a` (`MR × KC`) stays in the level-1 cache.
+#[cfg(target_arch = "x86_64")]
+const KC: usize = 256;
+
+/// Columns of `b` per packed block: `KC × NC` numbers (512 KiB) stay in the level-2 cache.
+#[cfg(target_arch = "x86_64")]
+const NC: usize = 512;
+
+/// Rows of `a` per packed block. A strip of `a` is read from memory once per block of `b`,
+/// so the block can be large; each of its rows costs `4·KC` bytes of buffer.
+#[cfg(target_arch = "x86_64")]
+const MC: usize = 4096;
+
+/// The instruction set a product runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// The 14 × 32 micro-kernel with AVX-512 (x86-64).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// The 6 × 16 micro-kernel with AVX2 and FMA (x86-64).
+    #[cfg(target_arch = "x86_64")]
+    Avx2Fma,
+    /// `ndarray`'s `general_mat_mul` (the `matrixmultiply` crate), on any processor.
+    Portable,
+}
+
+impl Isa {
+    /// The fastest instruction set of this processor.
+    pub fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if Isa::Avx512.is_available() {
+                return Isa::Avx512;
+            }
+            if Isa::Avx2Fma.is_available() {
+                return Isa::Avx2Fma;
+            }
+        }
+        Isa::Portable
+    }
+
+    /// Whether this processor can run `self`.
+    pub fn is_available(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2Fma => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            Isa::Portable => true,
+        }
+    }
+}
+
+/// `c = a · b` with the fastest micro-kernel of this processor (see the module docs).
+///
+/// # Shapes
+/// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten); any strides.
+pub fn gemm_into(a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewMut2<f32>) {
+    gemm_with(Isa::detect(), a, b, c);
+}
+
+/// `c = a · b` on the instruction set `isa`.
+///
+/// # Shapes
+/// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten); any strides.
+///
+/// # Panics
+/// If the processor cannot run `isa`, or the shapes do not match.
+pub fn gemm_with(isa: Isa, a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewMut2<f32>) {
+    assert!(isa.is_available(), "this processor cannot run {isa:?}");
+    let ((m, k), (k2, n)) = (a.dim(), b.dim());
+    assert!(k == k2 && c.dim() == (m, n), "mismatched shapes");
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => packed_product::<x86::Avx512>(a, b, c),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => packed_product::<x86::Avx2Fma>(a, b, c),
+        Isa::Portable => {
+            let mut c = c;
+            general_mat_mul(1.0, &a, &b, 0.0, &mut c);
+        }
+    }
+}
+
+/// A register-tile micro-kernel: `MR × NR` outputs from packed strips.
+#[cfg(target_arch = "x86_64")]
+trait MicroKernel {
+    /// Rows of the tile (numbers of `a` broadcast per step).
+    const MR: usize;
+    /// Columns of the tile (numbers of `b` loaded per step, whole vectors).
+    const NR: usize;
+
+    /// Fuses `kc` steps into the tile at `c`: for each `p` in order, for each `i < MR`,
+    /// `j < NR`: `c[i, j] = fma(a[p·MR + i], b[p·NR + j], c[i, j])`, the tile starting
+    /// from zero unless `accumulate`. Output `(i, j)` lives at `c + i·rs_c + j`.
+    ///
+    /// # Safety
+    /// The processor has the kernel's instruction set; `a` and `b` hold `kc·MR` and `kc·NR`
+    /// readable numbers; the `MR × NR` tile at `c` (row stride `rs_c`) is writable and
+    /// overlaps neither.
+    unsafe fn tile(
+        kc: usize,
+        a: *const f32,
+        b: *const f32,
+        c: *mut f32,
+        rs_c: isize,
+        accumulate: bool,
+    );
+}
+
+/// The largest `MR · NR` of the micro-kernels: the size of the scratch tile of edges.
+#[cfg(target_arch = "x86_64")]
+const MAX_TILE: usize = 14 * 32;
+
+/// The blocked loops around micro-kernel `K` (see the module docs).
+#[cfg(target_arch = "x86_64")]
+fn packed_product<K: MicroKernel>(
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    mut c: ArrayViewMut2<f32>,
+) {
+    let ((m, k), n) = (a.dim(), b.dim().1);
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.fill(0.0);
+        return;
+    }
+    let (mr, nr) = (K::MR, K::NR);
+    let (mc_max, nc_max, kc_max) = (m.min(MC), n.min(NC), k.min(KC));
+    let mut a_pack = vec![0.0f32; mc_max.next_multiple_of(mr) * kc_max];
+    let mut b_buffer = vec![0.0f32; nc_max.next_multiple_of(nr) * kc_max + 16];
+    // The strips of `b` start on 64-byte boundaries, so no vector load straddles two
+    // cache lines (each strip is a whole number of vectors long).
+    let start = b_buffer.as_ptr().align_offset(64).min(16);
+    let b_pack = &mut b_buffer[start..start + nc_max.next_multiple_of(nr) * kc_max];
+    // `bᵀ` is packed like `a`: its rows are the columns of `b`.
+    let bt = b.t();
+    let (rs_c, cs_c) = (c.strides()[0], c.strides()[1]);
+    let c_ptr = c.as_mut_ptr();
+    let mut scratch = [0.0f32; MAX_TILE];
+    for pc in (0..k).step_by(KC) {
+        let kc = KC.min(k - pc);
+        for ic in (0..m).step_by(MC) {
+            let mc = MC.min(m - ic);
+            pack(a.slice(s![ic..ic + mc, pc..pc + kc]), mr, &mut a_pack);
+            for jc in (0..n).step_by(NC) {
+                let nc = NC.min(n - jc);
+                pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
+                for (ir, a_strip) in (0..mc).step_by(mr).zip(a_pack.chunks_exact(mr * kc)) {
+                    for (jr, b_strip) in (0..nc).step_by(nr).zip(b_pack.chunks_exact(nr * kc)) {
+                        let (i, j) = (ic + ir, jc + jr);
+                        let (rows, cols) = (mr.min(m - i), nr.min(n - j));
+                        // SAFETY: (i, j) is inside `c`, so the offset stays in its buffer.
+                        let corner = unsafe { c_ptr.offset(i as isize * rs_c + j as isize * cs_c) };
+                        let (a_ptr, b_ptr) = (a_strip.as_ptr(), b_strip.as_ptr());
+                        let accumulate = pc > 0;
+                        if rows == mr && cols == nr && cs_c == 1 {
+                            // SAFETY: `Isa::is_available` was checked for `K` by
+                            // `gemm_with`; the strips hold `kc·MR` and `kc·NR` numbers; the
+                            // whole tile lies inside `c` (row stride `rs_c`, unit column
+                            // stride), which borrows mutably and so overlaps no input.
+                            unsafe { K::tile(kc, a_ptr, b_ptr, corner, rs_c, accumulate) };
+                            continue;
+                        }
+                        // An edge tile (or a strided `c`) goes through a full scratch tile.
+                        let at = |r: usize, q: usize| r as isize * rs_c + q as isize * cs_c;
+                        for r in 0..rows {
+                            for q in 0..cols {
+                                // SAFETY: (i + r, j + q) is inside `c`.
+                                scratch[r * nr + q] = unsafe { *corner.offset(at(r, q)) };
+                            }
+                        }
+                        let tile = scratch.as_mut_ptr();
+                        // SAFETY: as above, the tile being `scratch` (`MR·NR ≤ MAX_TILE`
+                        // numbers, row stride `NR`).
+                        unsafe { K::tile(kc, a_ptr, b_ptr, tile, nr as isize, accumulate) };
+                        for r in 0..rows {
+                            for q in 0..cols {
+                                // SAFETY: (i + r, j + q) is inside `c`.
+                                unsafe { *corner.offset(at(r, q)) = scratch[r * nr + q] };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Packs `block` into strips of `width` rows: strip `s` holds, for each column `p` in
+/// order, the `width` numbers `block[s·width + i, p]` (zeros below the last row).
+///
+/// # Shapes
+/// `block`: `[rows, kc]`; `packed`: at least `rows.next_multiple_of(width) · kc` numbers.
+#[cfg(target_arch = "x86_64")]
+fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
+    let (rows, kc) = block.dim();
+    let (rs, cs) = (block.strides()[0], block.strides()[1]);
+    let base = block.as_ptr();
+    for (first, out) in (0..rows)
+        .step_by(width)
+        .zip(packed.chunks_exact_mut(width * kc))
+    {
+        let height = width.min(rows - first);
+        if height < width {
+            out.fill(0.0);
+        }
+        // The packed strip is written in order; the block is read down its columns, so
+        // the `height` rows of the strip are read side by side.
+        for (p, slots) in out.chunks_exact_mut(width).enumerate() {
+            // SAFETY: row `first` and column `p` are inside `block`.
+            let column = unsafe { base.offset(first as isize * rs + p as isize * cs) };
+            if rs == 1 {
+                // SAFETY: the `height` numbers below are inside `block`, one apart.
+                let values = unsafe { std::slice::from_raw_parts(column, height) };
+                slots[..height].copy_from_slice(values);
+            } else {
+                for (i, slot) in slots[..height].iter_mut().enumerate() {
+                    // SAFETY: row `first + i` (`i < height`) is inside `block`.
+                    *slot = unsafe { *column.offset(i as isize * rs) };
+                }
+            }
+        }
+    }
+}
+
+/// The x86-64 micro-kernels.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::MicroKernel;
+
+    /// 14 × 32 with AVX-512: 28 sums in 28 of the 32 `zmm` registers, 2 for `b`'s row.
+    pub struct Avx512;
+
+    impl MicroKernel for Avx512 {
+        const MR: usize = 14;
+        const NR: usize = 32;
+
+        unsafe fn tile(
+            kc: usize,
+            a: *const f32,
+            b: *const f32,
+            c: *mut f32,
+            rs_c: isize,
+            accumulate: bool,
+        ) {
+            // SAFETY: the caller's contract (`MicroKernel::tile`) is `tile_avx512`'s.
+            unsafe { tile_avx512(kc, a, b, c, rs_c, accumulate) }
+        }
+    }
+
+    /// See [`MicroKernel::tile`]; the loops over `i` and the two vectors are unrolled by
+    /// the compiler, so `sums` lives in registers.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile_avx512(
+        kc: usize,
+        a: *const f32,
+        b: *const f32,
+        c: *mut f32,
+        rs_c: isize,
+        accumulate: bool,
+    ) {
+        const MR: usize = 14;
+        let mut sums = [[_mm512_setzero_ps(); 2]; MR];
+        if accumulate {
+            for (i, row) in sums.iter_mut().enumerate() {
+                for (v, sum) in row.iter_mut().enumerate() {
+                    // SAFETY: row `i`, columns `16v..16v + 16` are inside the tile.
+                    *sum =
+                        unsafe { _mm512_loadu_ps(c.offset(i as isize * rs_c + 16 * v as isize)) };
+                }
+            }
+        }
+        for p in 0..kc {
+            // SAFETY: `p < kc`, so `b`'s row `p` (32 numbers) and `a`'s column `p` (14
+            // numbers) are inside the strips.
+            let (b0, b1, a_p) = unsafe {
+                let row = b.add(p * 32);
+                (
+                    _mm512_loadu_ps(row),
+                    _mm512_loadu_ps(row.add(16)),
+                    a.add(p * MR),
+                )
+            };
+            for (i, row) in sums.iter_mut().enumerate() {
+                // SAFETY: `i < MR`.
+                let x = _mm512_set1_ps(unsafe { *a_p.add(i) });
+                row[0] = _mm512_fmadd_ps(x, b0, row[0]);
+                row[1] = _mm512_fmadd_ps(x, b1, row[1]);
+            }
+        }
+        for (i, row) in sums.iter().enumerate() {
+            for (v, sum) in row.iter().enumerate() {
+                // SAFETY: row `i`, columns `16v..16v + 16` are inside the tile.
+                unsafe { _mm512_storeu_ps(c.offset(i as isize * rs_c + 16 * v as isize), *sum) };
+            }
+        }
+    }
+
+    /// 6 × 16 with AVX2 and FMA: 12 sums in 12 of the 16 `ymm` registers, 2 for `b`'s row.
+    pub struct Avx2Fma;
+
+    impl MicroKernel for Avx2Fma {
+        const MR: usize = 6;
+        const NR: usize = 16;
+
+        unsafe fn tile(
+            kc: usize,
+            a: *const f32,
+            b: *const f32,
+            c: *mut f32,
+            rs_c: isize,
+            accumulate: bool,
+        ) {
+            // SAFETY: the caller's contract (`MicroKernel::tile`) is `tile_avx2`'s.
+            unsafe { tile_avx2(kc, a, b, c, rs_c, accumulate) }
+        }
+    }
+
+    /// See [`MicroKernel::tile`]; as [`tile_avx512`] with 8-lane vectors.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile_avx2(
+        kc: usize,
+        a: *const f32,
+        b: *const f32,
+        c: *mut f32,
+        rs_c: isize,
+        accumulate: bool,
+    ) {
+        const MR: usize = 6;
+        let mut sums = [[_mm256_setzero_ps(); 2]; MR];
+        if accumulate {
+            for (i, row) in sums.iter_mut().enumerate() {
+                for (v, sum) in row.iter_mut().enumerate() {
+                    // SAFETY: row `i`, columns `8v..8v + 8` are inside the tile.
+                    *sum = unsafe { _mm256_loadu_ps(c.offset(i as isize * rs_c + 8 * v as isize)) };
+                }
+            }
+        }
+        for p in 0..kc {
+            // SAFETY: `p < kc`, so `b`'s row `p` (16 numbers) and `a`'s column `p` (6
+            // numbers) are inside the strips.
+            let (b0, b1, a_p) = unsafe {
+                let row = b.add(p * 16);
+                (
+                    _mm256_loadu_ps(row),
+                    _mm256_loadu_ps(row.add(8)),
+                    a.add(p * MR),
+                )
+            };
+            for (i, row) in sums.iter_mut().enumerate() {
+                // SAFETY: `i < MR`.
+                let x = _mm256_set1_ps(unsafe { *a_p.add(i) });
+                row[0] = _mm256_fmadd_ps(x, b0, row[0]);
+                row[1] = _mm256_fmadd_ps(x, b1, row[1]);
+            }
+        }
+        for (i, row) in sums.iter().enumerate() {
+            for (v, sum) in row.iter().enumerate() {
+                // SAFETY: row `i`, columns `8v..8v + 8` are inside the tile.
+                unsafe { _mm256_storeu_ps(c.offset(i as isize * rs_c + 8 * v as isize), *sum) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{Array2, ArrayView2, s};
+
+    use super::*;
+    use crate::ops::matmul::kernels::fused_sum;
+
+    /// Every instruction set this processor can run.
+    fn available() -> Vec<Isa> {
+        let all = [
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2Fma,
+            Isa::Portable,
+        ];
+        all.into_iter().filter(|isa| isa.is_available()).collect()
+    }
+
+    /// A matrix of numbers in `[-1, 1)` from a small xorshift generator.
+    fn random(rows: usize, cols: usize, seed: &mut u64) -> Array2<f32> {
+        Array2::from_shape_simple_fn((rows, cols), || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            (*seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        })
+    }
+
+    /// Checks `c = a · b` against a float64 reference: each output within `(k + 2)` units
+    /// of float32 rounding of `Σ |a·b|` (the bound of a chain of `k` roundings). With
+    /// `exact`, also the bits of `fused_sum`, the order the micro-kernels promise.
+    fn check(a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayView2<f32>, exact: bool, what: &str) {
+        let k = a.dim().1;
+        let unit = f32::EPSILON as f64 / 2.0;
+        for ((i, j), &got) in c.indexed_iter() {
+            let pairs = a
+                .row(i)
+                .into_iter()
+                .copied()
+                .zip(b.column(j).into_iter().copied());
+            let (sum, size) = pairs.clone().fold((0.0f64, 0.0f64), |(s, z), (x, y)| {
+                let p = x as f64 * y as f64;
+                (s + p, z + p.abs())
+            });
+            let bound = (k + 2) as f64 * unit * size;
+            assert!(
+                (got as f64 - sum).abs() <= bound,
+                "{what}: c[{i}, {j}] = {got}, float64 says {sum} (bound {bound:e})"
+            );
+            if exact {
+                let fused = fused_sum(pairs);
+                assert_eq!(
+                    got.to_bits(),
+                    fused.to_bits(),
+                    "{what}: c[{i}, {j}] not fused in order"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_instruction_set_multiplies_odd_shapes() {
+        let mut seed = 0x9e3779b97f4a7c15;
+        let shapes = [
+            (1, 1, 1),
+            (1, 7, 13),
+            (7, 13, 33),
+            (13, 1, 7),
+            (33, 257, 13),
+            (15, 300, 33),
+            (29, 600, 65),
+            (257, 33, 7),
+            (30, 40, 530),
+            (3, 0, 5),
+        ];
+        for isa in available() {
+            let exact = isa != Isa::Portable;
+            for (m, k, n) in shapes {
+                let (a, b) = (random(m, k, &mut seed), random(k, n, &mut seed));
+                let mut c = Array2::from_elem((m, n), f32::NAN);
+                gemm_with(isa, a.view(), b.view(), c.view_mut());
+                check(
+                    a.view(),
+                    b.view(),
+                    c.view(),
+                    exact,
+                    &format!("{isa:?} {m}x{k}x{n}"),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_instruction_set_takes_transposed_and_strided_views() {
+        let mut seed = 7;
+        let (m, k, n) = (37, 290, 45);
+        // `a` read by columns, `b` a transposed `W` (`x·Wᵀ`), every other row of a bigger
+        // matrix, or the rows of a matrix backwards; `c` transposed or strided.
+        let a_t = random(k, m, &mut seed);
+        let w = random(n, k, &mut seed);
+        let a_wide = random(2 * m, 3 * k, &mut seed);
+        let b_big = random(2 * k, n, &mut seed);
+        let a_views = [a_t.t(), a_wide.slice(s![..;2, 1..;3])];
+        let b_views = [w.t(), b_big.slice(s![..;-2, ..])];
+        for isa in available() {
+            let exact = isa != Isa::Portable;
+            for (x, a) in a_views.iter().enumerate() {
+                for (y, b) in b_views.iter().enumerate() {
+                    let what = format!("{isa:?} a {x} b {y}");
+                    let mut c_t = Array2::from_elem((n, m), f32::NAN);
+                    gemm_with(isa, a.view(), b.view(), c_t.view_mut().reversed_axes());
+                    check(
+                        a.view(),
+                        b.view(),
+                        c_t.t(),
+                        exact,
+                        &format!("{what} c transposed"),
+                    );
+                    let mut c_wide = Array2::from_elem((m, 2 * n), f32::NAN);
+                    gemm_with(isa, a.view(), b.view(), c_wide.slice_mut(s![.., ..;2]));
+                    check(a.view(), b.view(), c_wide.slice(s![.., ..;2]), exact, &what);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_split_between_threads_give_the_same_bits() {
+        let mut seed = 3;
+        let (m, k, n) = (301, 300, 37);
+        let (a, b) = (random(m, k, &mut seed), random(k, n, &mut seed));
+        let bits = |x: &Array2<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for isa in available() {
+            let mut one = Array2::zeros((m, n));
+            gemm_with(isa, a.view(), b.view(), one.view_mut());
+            for threads in [2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let rows = m.div_ceil(threads);
+                let mut many = Array2::zeros((m, n));
+                pool.scope(|scope| {
+                    let parts = a.axis_chunks_iter(ndarray::Axis(0), rows);
+                    for (a, c) in parts.zip(many.axis_chunks_iter_mut(ndarray::Axis(0), rows)) {
+                        let b = b.view();
+                        scope.spawn(move |_| gemm_with(isa, a, b, c));
+                    }
+                });
+                assert_eq!(bits(&one), bits(&many), "{isa:?} on {threads} threads");
+            }
+        }
+    }
+}
