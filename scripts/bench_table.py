@@ -228,7 +228,7 @@ def ratios(results, memory, paired, train, step, products):
 def train_lines(train):
     if not train:
         return []
-    lines = ["**Forward and backward timed in turns** (causal, one thread: ours is `flash_attention_lse` "
+    lines = ["<!-- ANCHOR: train -->", "**Forward and backward timed in turns** (causal, one thread: ours is `flash_attention_lse` "
              "then `flash_attention_backward`, PyTorch's is SDPA's forward and backward through autograd; "
              "medians over the rounds; the errors are the largest relative to each gradient's largest entry, "
              "against SDPA in double precision, the worst of dq, dk, dv)", "",
@@ -239,14 +239,14 @@ def train_lines(train):
         lines.append(f"| {n} | {t['rounds']} | {fmt_time(t['flash_ms'] * 1e6)} | {fmt_time(t['sdpa_ms'] * 1e6)} | "
                      f"{t['ratio']:.2f} | {fmt_time(t['two_threads_ms'] * 1e6)} | {t['speedup']:.2f} | "
                      f"{t['grad_error']:.2e} | {t['sdpa_grad_error']:.2e} | {t['error_ratio']:.2f} |")
-    return lines + [""]
+    return lines + ["<!-- ANCHOR_END: train -->", ""]
 
 
 def matmul_lines(products, peak):
     if not products:
         return []
     of_peak = " and the fraction of one core's FMA peak" if peak else ""
-    lines = ["**Large matrix products, timed in turns** (one thread; ours is `shared`'s `matmul`, "
+    lines = ["<!-- ANCHOR: matmul -->", "**Large matrix products, timed in turns** (one thread; ours is `shared`'s `matmul`, "
              "PyTorch's is libtorch's, MKL's `sgemm`; a projection is `x·Wᵀ` as `nn.Linear` computes it, "
              f"with `W` of `[out, in]`; GFLOP/s{of_peak} in brackets; the ratio is ours ÷ PyTorch's "
              "throughput, the median of the rounds' ratios: above 1, ours is faster)", "",
@@ -256,7 +256,7 @@ def matmul_lines(products, peak):
     for p in products:
         lines.append(f"| {p['product']} | {p['m']} × {p['k']} × {p['n']} | {p['rounds']} | "
                      f"{cell(p['ours_gflops'])} | {cell(p['torch_gflops'])} | {p['ratio']:.2f} |")
-    return lines + [""]
+    return lines + ["<!-- ANCHOR_END: matmul -->", ""]
 
 
 def matmul_headline(products):

@@ -18,31 +18,15 @@
 //! (`CH09_PAIRED_ROUNDS`, default 15), the forward's first, then one with `"pass":
 //! "forward+backward"`. `scripts/bench-vs-torch.sh` runs it after criterion.
 
-use std::time::Instant;
+#[path = "common/turns.rs"]
+mod turns;
 
 use ch09_flash_attention::backward::{FlashGrads, flash_attention_backward};
 use ch09_flash_attention::kernel::{flash_attention, flash_attention_lse};
 use shared::backend::torch::{from_tch, to_tch};
 use shared::tch::{self, Device, Kind};
 use shared::{Tensor, manual_seed, randn};
-
-/// The median of some numbers.
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let mid = xs.len() / 2;
-    if xs.len() % 2 == 1 {
-        xs[mid]
-    } else {
-        (xs[mid - 1] + xs[mid]) / 2.0
-    }
-}
-
-/// Seconds `f` takes, once.
-fn seconds<T>(f: impl FnOnce() -> T) -> f64 {
-    let start = Instant::now();
-    std::hint::black_box(f());
-    start.elapsed().as_secs_f64()
-}
+use turns::{median, seconds};
 
 fn main() {
     let ns: Vec<usize> = std::env::args()

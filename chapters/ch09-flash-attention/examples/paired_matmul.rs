@@ -13,29 +13,13 @@
 //! (`CH09_PAIRED_ROUNDS`, default 15) and the throughput ratio, ours ÷ libtorch's (above 1:
 //! ours is faster). `scripts/bench-vs-torch.sh` runs it.
 
-use std::time::Instant;
+#[path = "common/turns.rs"]
+mod turns;
 
 use shared::backend::torch::to_tch;
 use shared::tch::{self, Device};
 use shared::{Tensor, manual_seed, randn};
-
-/// The median of some numbers.
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let mid = xs.len() / 2;
-    if xs.len() % 2 == 1 {
-        xs[mid]
-    } else {
-        (xs[mid - 1] + xs[mid]) / 2.0
-    }
-}
-
-/// Seconds `f` takes, once.
-fn seconds<T>(f: impl FnOnce() -> T) -> f64 {
-    let start = Instant::now();
-    std::hint::black_box(f());
-    start.elapsed().as_secs_f64()
-}
+use turns::{median, seconds};
 
 fn main() {
     let ns: Vec<usize> = std::env::args()
