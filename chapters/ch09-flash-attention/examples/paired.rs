@@ -26,24 +26,10 @@ use ch09_flash_attention::kernel::{flash_attention, flash_attention_lse};
 use shared::backend::torch::{from_tch, to_tch};
 use shared::tch::{self, Device, Kind};
 use shared::{Tensor, manual_seed, randn};
-use turns::{median, seconds};
+use turns::{median, pool, seconds, sizes_and_rounds};
 
 fn main() {
-    let ns: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|s| s.parse().expect("sequence lengths"))
-        .collect();
-    let rounds: usize = std::env::var("CH09_PAIRED_ROUNDS")
-        .ok()
-        .map_or(15, |s| s.parse().expect("CH09_PAIRED_ROUNDS: a count"));
-    shared::set_device(shared::Device::Cpu);
-    tch::set_num_threads(1);
-    let pool = |threads| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("a thread pool")
-    };
+    let (ns, rounds) = sizes_and_rounds();
     let (one, two) = (pool(1), pool(2));
     for n in ns {
         manual_seed(0);

@@ -17,24 +17,13 @@
 mod turns;
 
 use shared::backend::torch::to_tch;
-use shared::tch::{self, Device};
+use shared::tch::Device;
 use shared::{Tensor, manual_seed, randn};
-use turns::{median, seconds};
+use turns::{median, pool, seconds, sizes_and_rounds};
 
 fn main() {
-    let ns: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|s| s.parse().expect("token counts"))
-        .collect();
-    let rounds: usize = std::env::var("CH09_PAIRED_ROUNDS")
-        .ok()
-        .map_or(15, |s| s.parse().expect("CH09_PAIRED_ROUNDS: a count"));
-    shared::set_device(shared::Device::Cpu);
-    tch::set_num_threads(1);
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a thread pool");
+    let (ns, rounds) = sizes_and_rounds();
+    let one = pool(1);
     for n in ns {
         // (name, rows of x, inner size, outputs, transposed right operand)
         let mut products = vec![
