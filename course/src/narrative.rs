@@ -316,6 +316,32 @@ pub fn seed_references(root: &std::path::Path, chapter: &str) -> Vec<(u64, Strin
         .collect()
 }
 
+/// The folder of PyTorch's text on an AMD processor, for the chapters where it differs from
+/// `reference/expected/` (see [`processor_variant`]).
+pub const AMD_FOLDER: &str = "reference/expected/amd";
+
+/// The text PyTorch prints for `chapter` on the processor the chapter's numbers are
+/// computed on, where that differs from `reference/expected/` (made on an Intel processor
+/// with AVX-512); `None` where the committed text applies.
+///
+/// Our own kernels add every matrix product in the order MKL uses on Intel processors, on
+/// any machine. libtorch's CPU back-end calls MKL itself, and on an AMD processor MKL takes
+/// its generic code, which adds some small products without fused multiply-adds: there
+/// libtorch prints what PyTorch prints on that processor, a few last digits apart.
+/// `reference/expected/amd/CHAPTER.txt` holds PyTorch's text from an AMD processor for the
+/// chapters where a printed digit changes. For the tests: read under the workspace root
+/// `root`.
+pub fn processor_variant(root: &std::path::Path, chapter: &str) -> Option<String> {
+    let on_amd = std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
+        info.lines()
+            .any(|line| line.starts_with("vendor_id") && line.contains("AuthenticAMD"))
+    });
+    if shared::device() != shared::Device::TorchCpu || !on_amd {
+        return None;
+    }
+    std::fs::read_to_string(root.join(AMD_FOLDER).join(format!("{chapter}.txt"))).ok()
+}
+
 /// The output tests of a chapter, for its `tests/output.rs`:
 /// `output_equals_pytorch` (the whole output with the articles' seeds equals the PyTorch
 /// reference text, byte for byte), `output_equals_pytorch_for_other_seeds` (the same for

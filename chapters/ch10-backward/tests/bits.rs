@@ -142,6 +142,13 @@ fn attention_core_gradients_have_autograds_bits() {
 
 #[test]
 fn printed_gradients_have_autograds_bits() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if course::narrative::processor_variant(&root, env!("CARGO_PKG_NAME")).is_some() {
+        // The fixture holds autograd's bits on an Intel processor; libtorch's MKL on this
+        // one adds the Linear products in its own order (the output test checks its text).
+        eprintln!("skipped: libtorch on this processor adds the products in its own order");
+        return;
+    }
     let mut total = 0;
     for (title, tensors) in our_tensors() {
         let theirs = fixture_tensors("steps", &title);
