@@ -2,6 +2,7 @@
 //! constant, counting up (`arange`), or drawn from PyTorch's generator (`rand`, `randn`).
 
 use ndarray::{ArcArray, IxDyn};
+use rayon::iter::IndexedParallelIterator;
 
 use crate::error::{Error, Result, f_checked_numel, or_panic, shape_list};
 use crate::rng::with_default_generator;
@@ -147,6 +148,25 @@ pub fn f_zeros(shape: &[usize]) -> Result<Tensor> {
 #[track_caller]
 pub fn zeros(shape: &[usize]) -> Tensor {
     or_panic(f_zeros(shape))
+}
+
+/// `len` zeros in a fresh buffer, written by the current rayon pool's threads when there
+/// are many: for the outputs of parallel kernels. A fresh buffer's pages come from the
+/// operating system on first write, each a fault and a cleared page of 4 KiB; for an output
+/// of megabytes that is milliseconds, and done by the calling thread alone it would be a
+/// part of the call that other cores cannot share.
+///
+/// # Shapes
+/// `len` values.
+pub fn zeros_in_parallel(len: usize) -> Vec<f32> {
+    // Below this (256 KiB), one thread clears the buffer sooner than it could hand out work.
+    const MIN_PARALLEL: usize = 1 << 16;
+    if len < MIN_PARALLEL {
+        return vec![0.0; len];
+    }
+    let mut zeros = Vec::new();
+    rayon::iter::repeat_n(0.0f32, len).collect_into_vec(&mut zeros);
+    zeros
 }
 
 /// `torch.ones(shape)`.

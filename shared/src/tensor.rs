@@ -159,10 +159,15 @@ impl<E: Element> Tensor<E> {
     pub fn contiguous(&self) -> Self {
         if self.is_contiguous() {
             self.clone()
-        } else {
+        } else if self.has_contiguous_rows() {
+            // `assign` copies such a view a row at a time.
+            let mut copy = ndarray::ArrayD::<E>::default(self.data.raw_dim());
+            copy.assign(&self.data);
             Tensor {
-                data: self.data.as_standard_layout().into_owned().into_shared(),
+                data: copy.into_shared(),
             }
+        } else {
+            Tensor::from_vec(self.to_vec(), self.dims())
         }
     }
 
@@ -174,7 +179,15 @@ impl<E: Element> Tensor<E> {
         if let Some(values) = self.as_slice() {
             return values.to_vec();
         }
-        // A view with gaps or another order: `fold` walks ndarray's iterator a row at a time,
+        if self.has_contiguous_rows() {
+            return self
+                .contiguous()
+                .data
+                .into_owned()
+                .into_raw_vec_and_offset()
+                .0;
+        }
+        // Another order (a transpose): `fold` walks ndarray's iterator a row at a time,
         // several times faster than `collect`, which asks for one element after another.
         self.data
             .iter()
@@ -182,6 +195,12 @@ impl<E: Element> Tensor<E> {
                 values.push(x);
                 values
             })
+    }
+
+    /// Whether the last dim steps by one element (heads split out of a projection, a
+    /// slice of rows): such views are copied a row at a time.
+    fn has_contiguous_rows(&self) -> bool {
+        self.dim() > 1 && self.data.strides().last() == Some(&1)
     }
 
     /// The values as one slice, without copying, if they lie in row-major order with no

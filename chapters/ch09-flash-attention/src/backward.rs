@@ -31,9 +31,10 @@
 
 use rayon::prelude::*;
 use shared::Tensor;
+use shared::creation::zeros_in_parallel;
 
 use crate::blocks::tile_needs_mask;
-use crate::kernel::{Isa, Kernel};
+use crate::kernel::{Isa, Kernel, zero};
 use crate::products::{Strided, add_product};
 #[cfg(target_arch = "x86_64")]
 use crate::simd::{Avx2, Avx512};
@@ -141,9 +142,9 @@ pub fn flash_attention_backward_with(
         k.dims()
     );
     let heads: usize = lead.iter().product();
-    let mut grad_q = vec![0.0f32; heads * queries * d];
-    let mut grad_k = vec![0.0f32; heads * keys * d];
-    let mut grad_v = vec![0.0f32; heads * keys * d_v];
+    let mut grad_q = zeros_in_parallel(heads * queries * d);
+    let mut grad_k = zeros_in_parallel(heads * keys * d);
+    let mut grad_v = zeros_in_parallel(heads * keys * d_v);
     // With no output features the output is empty and depends on nothing: zero gradients.
     if heads * queries * d_v > 0 {
         let sizes = Sizes {
@@ -160,14 +161,23 @@ pub fn flash_attention_backward_with(
             .zip(grad_k.par_chunks_mut(keys * d))
             .zip(grad_v.par_chunks_mut(keys * d_v))
             .enumerate()
-            .for_each(|(h, ((grad_q, grad_k), grad_v))| {
-                let head = HeadInputs::of_head(h, slices, sizes);
-                let chunks: Vec<ChunkGrads> = (0..KEY_CHUNKS)
-                    .into_par_iter()
-                    .map(|chunk| kernel.key_chunk(&head, chunk, causal))
-                    .collect();
-                head.write_grads(&chunks, grad_q, grad_k, grad_v);
-            });
+            // One set of buffers per task that rayon splits off, refilled for each of its
+            // heads: megabytes allocated once instead of once per head.
+            .for_each_init(
+                Workspace::default,
+                |work, (h, ((grad_q, grad_k), grad_v))| {
+                    work.head.load(h, slices, sizes);
+                    let head = &work.head;
+                    zero(&mut work.dq, KEY_CHUNKS * queries * head.d_pad);
+                    let key_blocks: Vec<Vec<KeyBlockGrads>> = work
+                        .dq
+                        .par_chunks_mut(queries * head.d_pad)
+                        .enumerate()
+                        .map(|(chunk, dq)| kernel.key_chunk(head, chunk, causal, dq))
+                        .collect();
+                    head.write_grads(&work.dq, key_blocks, grad_q, grad_k, grad_v);
+                },
+            );
         // ANCHOR_END: parallel
     }
     let shape_of = |t: &Tensor| t.dims().to_vec();
@@ -179,7 +189,7 @@ pub fn flash_attention_backward_with(
 }
 
 /// The sizes of one head.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Sizes {
     queries: usize,
     keys: usize,
@@ -187,8 +197,17 @@ struct Sizes {
     d_v: usize,
 }
 
+/// The buffers of one task: a head's inputs and the [`KEY_CHUNKS`] partial `dQ`s.
+#[derive(Default)]
+struct Workspace {
+    head: HeadInputs,
+    /// `[KEY_CHUNKS, queries, d_pad]`.
+    dq: Vec<f32>,
+}
+
 /// One head's inputs, copied into the layouts the products read, rows padded to [`PAD`]
 /// floats with zeros (and the keys and values to whole blocks).
+#[derive(Default)]
 struct HeadInputs {
     /// `[queries, d_pad]`: the queries times `log₂ e / √d`, rounded exactly as the forward
     /// kernel rounds them, so that the products `q'·k` come out bit for bit as the forward's
@@ -213,19 +232,19 @@ struct HeadInputs {
     d_v_pad: usize,
 }
 
-/// Copies the rows of `src`, `width` floats each, into rows of `pitch` floats.
-fn padded(src: &[f32], width: usize, pitch: usize, rows: usize) -> Vec<f32> {
-    let mut dst = vec![0.0f32; rows * pitch];
+/// Copies the rows of `src`, `width` floats each, into `rows` rows of `pitch` floats in
+/// `dst`, zeros after them.
+fn padded(dst: &mut Vec<f32>, src: &[f32], width: usize, pitch: usize, rows: usize) {
+    zero(dst, rows * pitch);
     for (dst, src) in dst.chunks_exact_mut(pitch).zip(src.chunks_exact(width)) {
         dst[..width].copy_from_slice(src);
     }
-    dst
 }
 
-/// Each block of `BLOCK` rows of `src` (`width` floats each) transposed: `[blocks, width,
-/// BLOCK]`, zero columns after the last row.
-fn blocks_transposed(src: &[f32], width: usize, blocks: usize) -> Vec<f32> {
-    let mut dst = vec![0.0f32; blocks * width * BLOCK];
+/// Each block of `BLOCK` rows of `src` (`width` floats each) transposed into `dst`:
+/// `[blocks, width, BLOCK]`, zero columns after the last row.
+fn blocks_transposed(dst: &mut Vec<f32>, src: &[f32], width: usize, blocks: usize) {
+    zero(dst, blocks * width * BLOCK);
     for (block, tile) in src
         .chunks(BLOCK * width)
         .zip(dst.chunks_exact_mut(width * BLOCK))
@@ -236,16 +255,16 @@ fn blocks_transposed(src: &[f32], width: usize, blocks: usize) -> Vec<f32> {
             }
         }
     }
-    dst
 }
 
 impl HeadInputs {
-    /// Head `h` of `[q, k, v, out, grad_out, lse]`, row-major buffers of `[heads, ..]`.
+    /// Lays out head `h` of `[q, k, v, out, grad_out, lse]`, row-major buffers of
+    /// `[heads, ..]`, reusing the buffers of the head this held before.
     ///
     /// # Shapes
     /// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`,
     /// `out`, `grad_out`: `[heads, queries, d_v]`, `lse`: `[heads, queries]`.
-    fn of_head(h: usize, [q, k, v, out, grad_out, lse]: [&[f32]; 6], sizes: Sizes) -> Self {
+    fn load(&mut self, h: usize, [q, k, v, out, grad_out, lse]: [&[f32]; 6], sizes: Sizes) {
         let Sizes {
             queries,
             keys,
@@ -260,42 +279,41 @@ impl HeadInputs {
         let lse = &lse[h * queries..][..queries];
         let (d_pad, d_v_pad) = (d.next_multiple_of(PAD), d_v.next_multiple_of(PAD));
         let scale = std::f32::consts::LOG2_E / (d as f32).sqrt(); // as crate::kernel does
-        let q_scaled: Vec<f32> = q.iter().map(|&x| x * scale).collect();
-        let lse2: Vec<f64> = lse
-            .iter()
-            .map(|&l| f64::from(l) * std::f64::consts::LOG2_E)
-            .collect();
+        zero(&mut self.q, queries * d_pad);
+        for (dst, src) in self.q.chunks_exact_mut(d_pad).zip(q.chunks_exact(d)) {
+            for (x, &y) in dst.iter_mut().zip(src) {
+                *x = y * scale;
+            }
+        }
         let key_blocks = keys.div_ceil(BLOCK);
+        blocks_transposed(&mut self.kt, k, d, key_blocks);
+        padded(&mut self.k, k, d, d_pad, key_blocks * BLOCK);
+        blocks_transposed(&mut self.vt, v, d_v, key_blocks);
+        padded(&mut self.grad_out, grad_out, d_v, d_v_pad, queries);
+        let lse2 = lse.iter().map(|&l| f64::from(l) * std::f64::consts::LOG2_E);
+        self.lse2_hi.clear();
+        self.lse2_lo.clear();
+        for l in lse2 {
+            self.lse2_hi.push(l as f32);
+            self.lse2_lo.push((l - f64::from(l as f32)) as f32);
+        }
         // D in double precision: dS = P ∘ (dP - D) subtracts two close numbers where the
         // weights matter most, and these are only n·d operations.
-        let delta = grad_out
-            .chunks_exact(d_v)
-            .zip(out.chunks_exact(d_v))
-            .map(|(g, o)| {
-                let dot: f64 = g
-                    .iter()
-                    .zip(o)
-                    .map(|(&g, &o)| f64::from(g) * f64::from(o))
-                    .sum();
-                dot as f32
-            })
-            .collect();
-        HeadInputs {
-            q: padded(&q_scaled, d, d_pad, queries),
-            kt: blocks_transposed(k, d, key_blocks),
-            k: padded(k, d, d_pad, key_blocks * BLOCK),
-            vt: blocks_transposed(v, d_v, key_blocks),
-            grad_out: padded(grad_out, d_v, d_v_pad, queries),
-            lse2_hi: lse2.iter().map(|&l| l as f32).collect(),
-            lse2_lo: lse2
-                .iter()
-                .map(|&l| (l - f64::from(l as f32)) as f32)
-                .collect(),
-            delta,
-            sizes,
-            d_pad,
-            d_v_pad,
-        }
+        self.delta.clear();
+        self.delta.extend(
+            grad_out
+                .chunks_exact(d_v)
+                .zip(out.chunks_exact(d_v))
+                .map(|(g, o)| {
+                    let dot: f64 = g
+                        .iter()
+                        .zip(o)
+                        .map(|(&g, &o)| f64::from(g) * f64::from(o))
+                        .sum();
+                    dot as f32
+                }),
+        );
+        (self.sizes, self.d_pad, self.d_v_pad) = (sizes, d_pad, d_v_pad);
     }
 
     /// Adds up the chunks' `dQ`s, scales the sums, and copies them and each key block's
@@ -305,22 +323,29 @@ impl HeadInputs {
     /// `grad_q`: `[queries, d]`, `grad_k`: `[keys, d]`, `grad_v`: `[keys, d_v]`.
     fn write_grads(
         &self,
-        chunks: &[ChunkGrads],
+        dq: &[f32],
+        key_blocks: Vec<Vec<KeyBlockGrads>>,
         grad_q: &mut [f32],
         grad_k: &mut [f32],
         grad_v: &mut [f32],
     ) {
-        let Sizes { keys, d, d_v, .. } = self.sizes;
+        let Sizes {
+            queries,
+            keys,
+            d,
+            d_v,
+        } = self.sizes;
+        let dq_of = |chunk: usize| &dq[chunk * queries * self.d_pad..][..queries * self.d_pad];
         // dQ = dS·K/√d; dK = dSᵀ·Q/√d = dSᵀ·q'·ln 2, since q' = q·log₂ e/√d.
         let q_scale = 1.0 / (d as f32).sqrt();
         let k_scale = std::f32::consts::LN_2;
         for (i, row) in grad_q.chunks_exact_mut(d).enumerate() {
             for (c, x) in row.iter_mut().enumerate() {
-                let sum: f32 = chunks.iter().map(|t| t.dq[i * self.d_pad + c]).sum();
+                let sum: f32 = (0..KEY_CHUNKS).map(|t| dq_of(t)[i * self.d_pad + c]).sum();
                 *x = sum * q_scale;
             }
         }
-        for block in chunks.iter().flat_map(|t| &t.key_blocks) {
+        for block in key_blocks.iter().flatten() {
             let start = block.index * BLOCK;
             let len = BLOCK.min(keys - start);
             let grad_k = grad_k[start * d..][..len * d].chunks_exact_mut(d);
@@ -337,13 +362,6 @@ impl HeadInputs {
     }
 }
 
-/// What one task computed: its share of `dQ`, and `dK`, `dV` of its key blocks.
-struct ChunkGrads {
-    /// `[queries, d_pad]`, not yet scaled.
-    dq: Vec<f32>,
-    key_blocks: Vec<KeyBlockGrads>,
-}
-
 /// `dK` and `dV` of one key block, not yet scaled.
 struct KeyBlockGrads {
     index: usize,
@@ -354,17 +372,25 @@ struct KeyBlockGrads {
 }
 
 impl Kernel {
-    /// The gradients from the key blocks `chunk`, `chunk + KEY_CHUNKS`, ... of one head.
-    fn key_chunk(self, head: &HeadInputs, chunk: usize, causal: bool) -> ChunkGrads {
+    /// The gradients from the key blocks `chunk`, `chunk + KEY_CHUNKS`, ... of one head:
+    /// their share of `dQ`, added into `dq` (`[queries, d_pad]`, not yet scaled), and `dK`
+    /// and `dV` of each block.
+    fn key_chunk(
+        self,
+        head: &HeadInputs,
+        chunk: usize,
+        causal: bool,
+        dq: &mut [f32],
+    ) -> Vec<KeyBlockGrads> {
         match self {
             // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
             // `key_chunk_avx512` is compiled with.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(simd) => unsafe { key_chunk_avx512(simd, head, chunk, causal) },
+            Kernel::Avx512(simd) => unsafe { key_chunk_avx512(simd, head, chunk, causal, dq) },
             // SAFETY: the token exists only on a CPU with AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(simd) => unsafe { key_chunk_avx2(simd, head, chunk, causal) },
-            Kernel::Portable => key_chunk_generic::<_, 4, 2>(Portable, head, chunk, causal),
+            Kernel::Avx2(simd) => unsafe { key_chunk_avx2(simd, head, chunk, causal, dq) },
+            Kernel::Portable => key_chunk_generic::<_, 4, 2>(Portable, head, chunk, causal, dq),
         }
     }
 }
@@ -372,19 +398,32 @@ impl Kernel {
 /// [`key_chunk_generic`] for AVX-512: blocks of 4 rows × 4 vectors (64 columns) of sums.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
-fn key_chunk_avx512(simd: Avx512, head: &HeadInputs, chunk: usize, causal: bool) -> ChunkGrads {
-    key_chunk_generic::<_, 4, 4>(simd, head, chunk, causal)
+fn key_chunk_avx512(
+    simd: Avx512,
+    head: &HeadInputs,
+    chunk: usize,
+    causal: bool,
+    dq: &mut [f32],
+) -> Vec<KeyBlockGrads> {
+    key_chunk_generic::<_, 4, 4>(simd, head, chunk, causal, dq)
 }
 
 /// [`key_chunk_generic`] for AVX2: blocks of 4 rows × 2 vectors (16 columns) of sums.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn key_chunk_avx2(simd: Avx2, head: &HeadInputs, chunk: usize, causal: bool) -> ChunkGrads {
-    key_chunk_generic::<_, 4, 2>(simd, head, chunk, causal)
+fn key_chunk_avx2(
+    simd: Avx2,
+    head: &HeadInputs,
+    chunk: usize,
+    causal: bool,
+    dq: &mut [f32],
+) -> Vec<KeyBlockGrads> {
+    key_chunk_generic::<_, 4, 2>(simd, head, chunk, causal, dq)
 }
 
 /// The backward pass over the key blocks `chunk`, `chunk + KEY_CHUNKS`, ... of one head,
-/// the products `R` rows × `C` vectors at a time.
+/// the products `R` rows × `C` vectors at a time; adds their share of `dQ` into `dq`
+/// (`[queries, d_pad]`) and returns `dK` and `dV` of each block.
 // ANCHOR: key_chunk
 #[inline(always)]
 fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
@@ -392,7 +431,8 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
     head: &HeadInputs,
     chunk: usize,
     causal: bool,
-) -> ChunkGrads {
+    dq: &mut [f32],
+) -> Vec<KeyBlockGrads> {
     let Sizes {
         queries,
         keys,
@@ -400,7 +440,6 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
         d_v,
     } = head.sizes;
     let (d_pad, d_v_pad) = (head.d_pad, head.d_v_pad);
-    let mut dq = vec![0.0f32; queries * d_pad];
     let mut key_blocks = Vec::new();
     // The types written out: each call then borrows its own tiles (a closure would
     // otherwise infer one lifetime for all its calls).
@@ -476,7 +515,7 @@ fn key_chunk_generic<S: Simd, const R: usize, const C: usize>(
         }
         key_blocks.push(KeyBlockGrads { index: kb, dk, dv });
     }
-    ChunkGrads { dq, key_blocks }
+    key_blocks
 }
 // ANCHOR_END: key_chunk
 

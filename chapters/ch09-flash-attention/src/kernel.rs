@@ -27,6 +27,7 @@
 
 use rayon::prelude::*;
 use shared::Tensor;
+use shared::creation::zeros_in_parallel;
 
 use crate::blocks::{key_block_count, tile_needs_mask};
 #[cfg(target_arch = "x86_64")]
@@ -187,8 +188,8 @@ pub fn flash_attention_lse_with(
         k.as_slice().expect("contiguous"),
         v.as_slice().expect("contiguous"),
     );
-    let (out, lse) = run(kernel, shape, causal, |h| {
-        HeadInputs::of_head(h, q, k, v, shape)
+    let (out, lse) = run(kernel, shape, causal, |h, head| {
+        head.load(h, q, k, v, shape)
     });
     (
         Tensor::from_vec(out, &out_shape),
@@ -253,20 +254,20 @@ pub fn flash_attention_slices(
         d > 0 && keys > 0,
         "flash_attention_slices: d and keys must be positive, got {shape:?}"
     );
-    run(kernel, shape, causal, |h| {
-        HeadInputs::of_head(h, q, k, v, shape)
+    run(kernel, shape, causal, |h, head| {
+        head.load(h, q, k, v, shape)
     })
     .0
 }
 
-/// Runs `kernel` over every head and every block of queries, in parallel; `head(h)` lays
-/// out head `h`'s inputs. Returns the output `[heads, queries, d_v]` and the log-sum-exp
-/// `[heads, queries]`.
+/// Runs `kernel` over every head and every block of queries, in parallel; `load(h, head)`
+/// lays out head `h`'s inputs in `head`. Returns the output `[heads, queries, d_v]` and
+/// the log-sum-exp `[heads, queries]`.
 fn run(
     kernel: Kernel,
     shape: AttentionShape,
     causal: bool,
-    head: impl Fn(usize) -> HeadInputs + Sync,
+    load: impl Fn(usize, &mut HeadInputs) + Sync,
 ) -> (Vec<f32>, Vec<f32>) {
     let AttentionShape {
         heads,
@@ -274,8 +275,8 @@ fn run(
         d_v,
         ..
     } = shape;
-    let mut out = vec![0.0f32; heads * queries * d_v];
-    let mut lse = vec![0.0f32; heads * queries];
+    let mut out = zeros_in_parallel(heads * queries * d_v);
+    let mut lse = zeros_in_parallel(heads * queries);
     if out.is_empty() {
         return (out, lse);
     }
@@ -283,14 +284,17 @@ fn run(
     out.par_chunks_mut(queries * d_v)
         .zip(lse.par_chunks_mut(queries))
         .enumerate()
-        .for_each(|(h, (out_head, lse_head))| {
-            let head = head(h);
+        // One set of buffers per task that rayon splits off, refilled for each of its
+        // heads: megabytes allocated once instead of once per head.
+        .for_each_init(HeadInputs::default, |head, (h, (out_head, lse_head))| {
+            load(h, head);
+            let head = &*head;
             out_head
                 .par_chunks_mut(BLOCK_Q * d_v)
                 .zip(lse_head.par_chunks_mut(BLOCK_Q))
                 .enumerate()
                 .for_each(|(qb, (rows, lse))| {
-                    kernel.query_block(&head, qb, causal, rows, lse);
+                    kernel.query_block(head, qb, causal, rows, lse);
                 });
         });
     // ANCHOR_END: parallel
@@ -298,6 +302,7 @@ fn run(
 }
 
 /// One head's queries, keys and values, copied into the layouts the kernel reads.
+#[derive(Default)]
 struct HeadInputs {
     /// `[queries, d]`: the queries times `log₂ e / √d`. The scale is folded in once, here,
     /// and so is the change to base 2: the scores come out as `s · log₂ e`, and the
@@ -317,12 +322,13 @@ struct HeadInputs {
 }
 
 impl HeadInputs {
-    /// Copies head `h` of row-major buffers into the kernel's layouts.
+    /// Copies head `h` of row-major buffers into the kernel's layouts, reusing the buffers
+    /// of the head this held before.
     ///
     /// # Shapes
     /// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`,
     /// sizes from `shape`.
-    fn of_head(h: usize, q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) -> HeadInputs {
+    fn load(&mut self, h: usize, q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) {
         let AttentionShape {
             queries,
             keys,
@@ -330,32 +336,18 @@ impl HeadInputs {
             d_v,
             ..
         } = shape;
-        HeadInputs::new(
-            &q[h * queries * d..][..queries * d],
-            &k[h * keys * d..][..keys * d],
-            &v[h * keys * d_v..][..keys * d_v],
-            shape,
-        )
-    }
-
-    /// Copies one head into the kernel's layouts.
-    ///
-    /// # Shapes
-    /// `q`: `[queries, d]`, `k`: `[keys, d]`, `v`: `[keys, d_v]`, row major, sizes from
-    /// `shape`.
-    fn new(q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) -> HeadInputs {
-        let AttentionShape {
-            queries,
-            keys,
-            d,
-            d_v,
-            ..
-        } = shape;
+        let q = &q[h * queries * d..][..queries * d];
+        let k = &k[h * keys * d..][..keys * d];
+        let v = &v[h * keys * d_v..][..keys * d_v];
         let scale = std::f32::consts::LOG2_E / (d as f32).sqrt();
-        let q = q.iter().map(|&x| x * scale).collect();
+        self.q.clear();
+        self.q.extend(q.iter().map(|&x| x * scale));
         let key_blocks = keys.div_ceil(BLOCK_K);
-        let mut kt = vec![0.0f32; key_blocks * d * BLOCK_K];
-        for (block, tile) in k.chunks(BLOCK_K * d).zip(kt.chunks_exact_mut(d * BLOCK_K)) {
+        zero(&mut self.kt, key_blocks * d * BLOCK_K);
+        for (block, tile) in k
+            .chunks(BLOCK_K * d)
+            .zip(self.kt.chunks_exact_mut(d * BLOCK_K))
+        {
             for (j, key) in block.chunks_exact(d).enumerate() {
                 for (c, &x) in key.iter().enumerate() {
                     tile[c * BLOCK_K + j] = x;
@@ -363,21 +355,19 @@ impl HeadInputs {
             }
         }
         let d_v_pad = d_v.next_multiple_of(PAD);
-        let mut v_pad = vec![0.0f32; key_blocks * BLOCK_K * d_v_pad];
-        for (dst, src) in v_pad.chunks_exact_mut(d_v_pad).zip(v.chunks_exact(d_v)) {
+        zero(&mut self.v, key_blocks * BLOCK_K * d_v_pad);
+        for (dst, src) in self.v.chunks_exact_mut(d_v_pad).zip(v.chunks_exact(d_v)) {
             dst[..d_v].copy_from_slice(src);
         }
-        HeadInputs {
-            q,
-            kt,
-            v: v_pad,
-            queries,
-            keys,
-            d,
-            d_v,
-            d_v_pad,
-        }
+        (self.queries, self.keys, self.d, self.d_v, self.d_v_pad) =
+            (queries, keys, d, d_v, d_v_pad);
     }
+}
+
+/// Makes `buffer` `len` zeros, in the memory it already has where that is enough.
+pub(crate) fn zero(buffer: &mut Vec<f32>, len: usize) {
+    buffer.clear();
+    buffer.resize(len, 0.0);
 }
 
 /// The kernel compiled for one instruction set, with the token that proves the CPU has it.

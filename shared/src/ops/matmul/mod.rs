@@ -228,7 +228,11 @@ impl Tensor {
                 .into_dimensionality::<Ix2>()
                 .expect("2-D");
             let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
-            let mut c = Array::<f32, _>::zeros((rows as usize, n));
+            let mut c = Array::from_shape_vec(
+                (rows as usize, n),
+                crate::creation::zeros_in_parallel(rows as usize * n),
+            )
+            .expect("rows × n zeros");
             let order = kernels::mkl_order(a2.view(), b2.view(), other.dim() == 1);
             kernels::matmul_into(order, a2, b2, c.view_mut());
             c.into_shape_with_order(IxDyn(&[batch.as_slice(), &[m, n]].concat()))
@@ -242,7 +246,9 @@ impl Tensor {
                 .data
                 .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
                 .expect("batch broadcast checked");
-            let mut out = Array::<f32, _>::zeros(IxDyn(&[batch.as_slice(), &[m, n]].concat()));
+            let out_dims = IxDyn(&out_shape);
+            let zeros = crate::creation::zeros_in_parallel(out_dims.size());
+            let mut out = Array::from_shape_vec(out_dims, zeros).expect("the product's zeros");
             for index in ndarray::indices(IxDyn(&batch)) {
                 let index = index.slice();
                 let a2 = matrix_at(a_view.view(), index);
