@@ -57,6 +57,14 @@ cargo build --release -q -p ch09-flash-attention --features tch --example peak_m
   --example paired_matmul --example fma_peak
 cargo build --release -q -p ch11-training --features tch --example paired_step
 
+# While timing, glibc's malloc keeps the memory it is given back, on both sides (libtorch
+# allocates through it too). By default whether freed megabytes go back to the OS between
+# calls depends on which thread allocated them and on what ran before, and a call then
+# faults its buffers' pages in afresh: a fifth of a forward and backward pass's time in
+# some processes, nothing in others. The memory measurement below runs without it.
+keep_memory=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456
+export GLIBC_TUNABLES=$keep_memory
+
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "==> criterion: $groups at n = $ns" >&2
 filter="^($(echo "$groups" | tr ' ' '|'))/"
@@ -80,6 +88,7 @@ echo "==> chapter 11's training step, ours and PyTorch's, timed in turns (the pa
 "$CARGO_TARGET_DIR"/release/examples/paired_step "${CH09_BENCH_SECONDS:-3}" > "$out/step.jsonl"
 cat "$out/step.jsonl" >&2
 
+unset GLIBC_TUNABLES
 echo "==> peak memory (flash at b = 8 and b = 1, materialised at b = 1)" >&2
 memory_runs=("flash 8 4096" "flash 1 4096" "materialised 1 4096")
 for run in "${memory_runs[@]}"; do
@@ -92,9 +101,9 @@ load_after=$(cut -d' ' -f1 /proc/loadavg)
 isa=$("$CARGO_TARGET_DIR"/release/examples/peak_memory isa)
 # One core's FMA peak, the yardstick of the useful GFLOP/s in the tables.
 fma_peak=$("$CARGO_TARGET_DIR"/release/examples/fma_peak | sed -n 's/^fma peak: \([0-9.]*\) GFLOP.*/\1/p')
-python3 - "$out/meta.json" "$load_before" "$load_after" "$isa" "$libtorch_version" "$fma_peak" <<'PY'
+python3 - "$out/meta.json" "$load_before" "$load_after" "$isa" "$libtorch_version" "$fma_peak" "$keep_memory" <<'PY'
 import datetime, json, subprocess, sys
-path, before, after, isa, torch, fma_peak = sys.argv[1:7]
+path, before, after, isa, torch, fma_peak, keep_memory = sys.argv[1:8]
 def run(*cmd):
     try:
         return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
@@ -109,6 +118,7 @@ json.dump({
     "cpu": cpu, "cores": run("nproc"), "rustc": run("rustc", "--version"),
     "torch": f"libtorch {torch} through tch", "isa": isa,
     "load_before": before, "load_after": after, "fma_peak_gflops": float(fma_peak),
+    "malloc": "glibc's malloc keeping freed memory (GLIBC_TUNABLES=" + keep_memory + ")",
     "commit": run("git", "rev-parse", "--short", "HEAD"),
 }, open(path, "w"))
 PY

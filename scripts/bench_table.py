@@ -411,6 +411,8 @@ def main():
         head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores, "
                     f"{meta.get('isa', '?')} kernel), {meta.get('rustc', '?')}, {meta.get('torch', '?')}; load average {meta.get('load_before', '?')} before, "
                     f"{meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
+        if meta.get("malloc"):
+            head += ["", f"Timed with {meta['malloc']}, our thread pools' threads pinned one to a core."]
         if meta.get("fma_peak_gflops"):
             head += ["", f"One core's FMA peak (16 independent chains of fused multiply-adds, the "
                      f"`fma_peak` example): {meta['fma_peak_gflops']:.0f} GFLOP/s."]

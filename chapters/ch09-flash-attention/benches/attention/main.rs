@@ -20,6 +20,9 @@
 //! and `torch_sdpa_1t`/`_2t` in `threads` and in `backward` (there SDPA's forward and
 //! backward through libtorch's autograd).
 //!
+//! Our variants run in rayon pools of one or two threads pinned to cores
+//! (`examples/common/pinned.rs`).
+//!
 //! `cargo bench -p ch09-flash-attention --bench attention -- core_causal` runs one group;
 //! `CH09_BENCH_NS="1024 4096"` picks the lengths (default 128 512 1024 2048 4096).
 //! `scripts/bench-vs-torch.sh` runs it all with `tch` and prints the comparison.
@@ -44,8 +47,12 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
+use pinned::pool;
 use shared::{Device, Tensor, manual_seed, ones, randn, set_device, stack};
 
+// Pools of one and two threads for the kernels, their threads pinned to cores.
+#[path = "../../examples/common/pinned.rs"]
+mod pinned;
 #[cfg(feature = "tch")]
 mod torch;
 
@@ -63,14 +70,6 @@ fn lengths() -> Vec<usize> {
                 .collect()
         })
         .unwrap_or_else(|| vec![128, 512, 1024, 2048, 4096])
-}
-
-/// A pool of `threads` threads for rayon (the kernel's parallel loops).
-fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool")
 }
 
 /// Few samples of flat size: one iteration of the slow variants takes seconds at n = 4096.

@@ -38,11 +38,3 @@ pub fn sizes_and_rounds() -> (Vec<usize>, usize) {
     shared::tch::set_num_threads(1);
     (sizes, rounds)
 }
-
-/// A rayon pool of `threads` threads.
-pub fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool")
-}
