@@ -23,7 +23,11 @@
 //!     lanes, and the last one to three outputs by a tail loop of their own. See
 //!     [`row_dot_sum`]. When the matrix's columns are contiguous instead (`x·W`, `Wᵀ·x`),
 //!     MKL sweeps over the columns, eight at a time, for blocks of 16 outputs, and the
-//!     outputs after the last block are plain fused chains. See [`column_sweep_sum`].
+//!     outputs after the last block are plain fused chains. See [`column_sweep_sum`];
+//!   - a dot product of two contiguous vectors (`torch.dot`, `matmul` of two 1-D tensors)
+//!     goes to MKL's `sdot`: four accumulators of 16 lanes, reduced as vector instructions
+//!     reduce. See [`sdot_sum`]. (Strided vectors take another path of MKL's, not followed
+//!     here: they are added in order.)
 //!
 //! Larger products (`k > 256` or more than [`EXACT_LIMIT`] multiply-adds) use the packed
 //! GEMM of [`gemm`](super::gemm) instead, on every thread of the current rayon pool (see
@@ -220,6 +224,44 @@ pub fn mkl_order(a: ArrayView2<f32>, b: ArrayView2<f32>, vector: bool) -> Order 
     }
 }
 
+/// `Σ a[i]·b[i]` as MKL's `sdot` (AVX-512) adds two contiguous vectors, which is what
+/// `torch.dot` calls: the products are fused into four accumulators of 16 lanes, a round of
+/// 64 entries at a time (entry `64·r + 16·v + l` into lane `l` of accumulator `v`); then
+/// one round of 32 into the first two, one of 16 into the first, and the last fewer than
+/// 16 (masked) into the first as well. The accumulators are added lane by lane (`(0 + 1)
+/// + (2 + 3)`, the last two only if a round of 64 ran), and the 16 lanes are reduced as
+/// the vector instructions do: the upper eight onto the lower, then four onto four, then
+/// neighbours (`(l0 + l1) + (l2 + l3)`).
+///
+/// # Shapes
+/// `a` and `b` of the same length.
+pub fn sdot_sum(a: &[f32], b: &[f32]) -> f32 {
+    let k = a.len();
+    let mut accs = [[0.0f32; 16]; 4];
+    let mut add = |acc: usize, e: usize| {
+        accs[acc][e % 16] = a[e].mul_add(b[e], accs[acc][e % 16]);
+    };
+    let mut e = 0;
+    while e + 64 <= k {
+        (e..e + 64).for_each(|i| add((i - e) / 16, i));
+        e += 64;
+    }
+    let four = e > 0;
+    if e + 32 <= k {
+        (e..e + 32).for_each(|i| add((i - e) / 16, i));
+        e += 32;
+    }
+    (e..k).for_each(|i| add(0, i));
+    let pairwise = |x: [f32; 16], y: [f32; 16]| std::array::from_fn(|l| x[l] + y[l]);
+    let mut lanes: [f32; 16] = pairwise(accs[0], accs[1]);
+    if four {
+        lanes = pairwise(lanes, pairwise(accs[2], accs[3]));
+    }
+    let eight: [f32; 8] = std::array::from_fn(|l| lanes[l] + lanes[l + 8]);
+    let four: [f32; 4] = std::array::from_fn(|l| eight[l] + eight[l + 4]);
+    (four[0] + four[1]) + (four[2] + four[3])
+}
+
 /// `Σ x·y` in order, each product rounded before it is added.
 #[inline(always)]
 pub fn plain_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
@@ -251,7 +293,7 @@ pub fn lane_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
 /// product, fuses the next products into lanes 0 to 15 in turn, adds the lanes by halves
 /// after every full round of 16 when more products follow, and adds them by halves at the
 /// end. The one to three outputs after the last block go through a tail loop: see
-/// [`tail_dot`]. Measured on PyTorch 2.13.0 (MKL on an AVX-512 Intel processor) for up to
+/// `tail_dot`. Measured on PyTorch 2.13.0 (MKL on an AVX-512 Intel processor) for up to
 /// 4099 outputs of up to 2049 products.
 ///
 /// # Shapes
@@ -406,6 +448,45 @@ mod tests {
         assert_eq!(column_sweep_sum(&column, &x, 3, 16), 1.0);
         // After the last block, a fused chain in order: (1 + 1e8) - 1e8 = 0.
         assert_eq!(column_sweep_sum(&column, &x, 16, 17), 0.0);
+    }
+
+    /// How many of the other entries (all 1) `sdot_sum` adds into entry `i` or `j` (one
+    /// `2^40`, the other `-2^40`) before the two meet and cancel: a picture of its tree.
+    fn absorbed_before_meeting(k: usize, i: usize, j: usize) -> usize {
+        let mut a = vec![1.0f32; k];
+        (a[i], a[j]) = (2f32.powi(40), -(2f32.powi(40)));
+        k - 2 - sdot_sum(&a, &vec![1.0; k]) as usize
+    }
+
+    #[test]
+    fn sdot_adds_in_mkls_tree() {
+        // Each case as MKL's AVX-512 `sdot` in libtorch 2.13.0 adds it (probed the same way).
+        let cases = [
+            // 16 lanes: the upper eight onto the lower, then four onto four, then neighbours.
+            (16, 8, 0),
+            (16, 4, 2),
+            (16, 1, 6),
+            (16, 2, 14),
+            // A masked tail goes into the first accumulator, on top of the lanes' entries.
+            (24, 16, 0),
+            (24, 8, 1),
+            // A round of 32 fills two accumulators, the next 16 the first again.
+            (48, 32, 0),
+            (48, 16, 1),
+            // Rounds of 64 over four accumulators; a round of 32 after them into two.
+            (96, 64, 0),
+            (96, 16, 2),
+            (96, 32, 4),
+            (200, 128, 1),
+            (200, 192, 2),
+        ];
+        for (k, j, absorbed) in cases {
+            assert_eq!(
+                absorbed_before_meeting(k, 0, j),
+                absorbed,
+                "k = {k}, entries 0 and {j}"
+            );
+        }
     }
 
     #[test]
