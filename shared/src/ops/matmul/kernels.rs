@@ -26,8 +26,8 @@
 //!     outputs after the last block are plain fused chains. See [`column_sweep_sum`];
 //!   - a dot product of two contiguous vectors (`torch.dot`, `matmul` of two 1-D tensors)
 //!     goes to MKL's `sdot`: four accumulators of 16 lanes, reduced as vector instructions
-//!     reduce. See [`sdot_sum`]. (Strided vectors take another path of MKL's, not followed
-//!     here: they are added in order.)
+//!     reduce. See [`sdot_sum`]. Strided vectors take MKL's scalar path instead: see
+//!     [`strided_sdot_sum`].
 //!
 //! Larger products (`k > 256` or more than [`EXACT_LIMIT`] multiply-adds) use the packed
 //! GEMM of [`gemm`](super::gemm) instead, on every thread of the current rayon pool (see
@@ -262,6 +262,36 @@ pub fn sdot_sum(a: &[f32], b: &[f32]) -> f32 {
     (four[0] + four[1]) + (four[2] + four[3])
 }
 
+/// `Σ x·y` as MKL's `sdot` adds two vectors when either is strided: four scalar
+/// accumulators take the products in turn (fused), then `(0 + 2)` and `(1 + 3)` become a
+/// pair, the next two products are fused into the pair's two halves, the halves are
+/// added, and a last product is fused onto the sum.
+///
+/// # Shapes
+/// Any number of pairs.
+pub fn strided_sdot_sum(mut pairs: impl ExactSizeIterator<Item = (f32, f32)>) -> f32 {
+    let k = pairs.len();
+    let mut next = || pairs.next().expect("as many pairs as counted");
+    let mut accs = [0.0f32; 4];
+    for e in 0..k / 4 * 4 {
+        let (x, y) = next();
+        accs[e % 4] = x.mul_add(y, accs[e % 4]);
+    }
+    let mut halves = [accs[0] + accs[2], accs[1] + accs[3]];
+    if k % 4 >= 2 {
+        for half in &mut halves {
+            let (x, y) = next();
+            *half = x.mul_add(y, *half);
+        }
+    }
+    let sum = halves[0] + halves[1];
+    if k % 2 == 1 {
+        let (x, y) = next();
+        return x.mul_add(y, sum);
+    }
+    sum
+}
+
 /// `Σ x·y` in order, each product rounded before it is added.
 #[inline(always)]
 pub fn plain_sum(pairs: impl Iterator<Item = (f32, f32)>) -> f32 {
@@ -487,6 +517,25 @@ mod tests {
                 "k = {k}, entries 0 and {j}"
             );
         }
+    }
+
+    #[test]
+    fn strided_sdot_adds_in_mkls_tree() {
+        // `absorbed_before_meeting` for the strided path, as MKL adds it.
+        let absorbed = |k: usize, i: usize, j: usize| {
+            let mut a = vec![1.0f32; k];
+            (a[i], a[j]) = (2f32.powi(40), -(2f32.powi(40)));
+            let sum = strided_sdot_sum(a.iter().map(|&x| (x, 1.0)).collect::<Vec<_>>().into_iter());
+            k - 2 - sum as usize
+        };
+        // Four accumulators in turn, then (0 + 2) and (1 + 3).
+        assert_eq!(absorbed(8, 0, 4), 0);
+        assert_eq!(absorbed(8, 0, 2), 2);
+        assert_eq!(absorbed(8, 0, 1), 6);
+        // Two more products go into the two halves, a third onto the sum.
+        assert_eq!(absorbed(6, 4, 0), 1);
+        assert_eq!(absorbed(6, 4, 5), 4);
+        assert_eq!(absorbed(7, 6, 0), 5);
     }
 
     #[test]

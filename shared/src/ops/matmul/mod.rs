@@ -290,13 +290,12 @@ fn different_lengths(op: &'static str, a: &[usize], b: &[usize]) -> Error {
     }
 }
 
-/// `Σ a[i]·b[i]`: in MKL's `sdot` order for two contiguous vectors (see
-/// [`kernels::sdot_sum`]); otherwise accumulated left to right in `f32`, each product
-/// rounded first.
+/// `Σ a[i]·b[i]` in MKL's `sdot` order: for two contiguous vectors
+/// [`kernels::sdot_sum`], otherwise [`kernels::strided_sdot_sum`].
 fn dot_1d(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
     match (a.as_slice(), b.as_slice()) {
         (Some(a), Some(b)) => kernels::sdot_sum(a, b),
-        _ => kernels::plain_sum(a.iter().copied().zip(b.iter().copied())),
+        _ => kernels::strided_sdot_sum(a.iter().copied().zip(b.iter().copied())),
     }
 }
 
