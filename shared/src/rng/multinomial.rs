@@ -138,7 +138,11 @@ impl Tensor {
             ));
         }
         // Checked before any draw: a bad tensor leaves the generator untouched.
-        if self.data.iter().any(|&p| !(p >= 0.0 && p < f32::INFINITY)) {
+        if self
+            .data
+            .iter()
+            .any(|&p| !(0.0..f32::INFINITY).contains(&p))
+        {
             return Err(invalid(
                 "probability tensor contains either `inf`, `nan` or element < 0",
             ));
@@ -180,7 +184,8 @@ impl Tensor {
             // The running sum in float32, one addition after another, as the kernel does.
             let mut sum = 0.0f32;
             for &p in row {
-                if !(p >= 0.0) {
+                // The kernel tests `p >= 0`, which NaN fails too.
+                if p.is_nan() || p < 0.0 {
                     return Err(invalid(
                         "invalid multinomial distribution (encountering probability entry < 0)",
                     ));
@@ -194,7 +199,8 @@ impl Tensor {
                 sum += p;
                 cumulative.push(sum);
             }
-            if !(sum > 0.0) {
+            // Finite non-negative entries: the sum is zero, positive or +inf, never NaN.
+            if sum <= 0.0 {
                 return Err(invalid(
                     "invalid multinomial distribution (sum of probabilities <= 0)",
                 ));
