@@ -147,6 +147,7 @@ impl Tensor {
                 "probability tensor contains either `inf`, `nan` or element < 0",
             ));
         }
+        // PyTorch tests `sum == 0`; with finite non-negative weights that means all zero.
         let categories = self.dims()[self.dim() - 1];
         let rows = self.to_vec();
         if rows

@@ -133,6 +133,35 @@ fn one_sample_is_the_argmax_of_probs_over_exponential_noise() {
 }
 
 #[test]
+fn a_transposed_probs_gets_its_noise_in_memory_order() {
+    // From PyTorch 2.13.0: `p = ((torch.arange(35.) % 7) + 1).reshape(5, 7).t()` after
+    // `torch.manual_seed(3)`. The exponential race fills its noise in the order of memory,
+    // so the transposed view samples other ids than its contiguous copy; the cumulative
+    // distribution reads rows in order and does not care.
+    let stored: Vec<f32> = (0..35).map(|i| (i % 7 + 1) as f32).collect();
+    let p = Tensor::from_vec(stored, &[5, 7]).t();
+    let contiguous = Tensor::from_vec(p.to_vec(), &[7, 5]);
+    let ids = |probs: &Tensor, n, replacement| {
+        probs
+            .multinomial_with(n, replacement, &mut Generator::new(3))
+            .to_vec()
+    };
+    assert_eq!(ids(&p, 1, false), [0, 3, 2, 4, 4, 4, 4]);
+    assert_eq!(ids(&contiguous, 1, false), [0, 1, 0, 0, 2, 0, 2]);
+    assert_eq!(
+        ids(&p, 3, false),
+        [
+            0, 1, 3, 3, 2, 0, 2, 3, 0, 4, 0, 1, 4, 3, 1, 4, 2, 3, 4, 0, 1
+        ]
+    );
+    let with_replacement = [
+        0, 1, 3, 0, 3, 3, 0, 2, 2, 3, 0, 2, 2, 1, 4, 0, 0, 2, 4, 0, 3, 2, 0, 1, 2, 0, 2, 2,
+    ];
+    assert_eq!(ids(&p, 4, true), with_replacement);
+    assert_eq!(ids(&contiguous, 4, true), with_replacement);
+}
+
+#[test]
 fn topk_orders_ties_as_pytorch() {
     // From `torch.topk` in PyTorch 2.13.0: equal values do not come back by index.
     let ties = probs(&[0.0, 1.0, 0.0, 0.0, 2.0].repeat(4));
