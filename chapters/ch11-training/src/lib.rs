@@ -13,7 +13,9 @@
 //! - [`embedding_backward`]: the gradient of an embedding table;
 //! - [`adamw`]: the optimizer, as `torch.optim.AdamW` computes it;
 //! - [`train`]: one training step, forward, backward and update, and the training loop;
-//! - [`prediction`]: where the trained attention looks, for any shift (an exercise).
+//! - [`prediction`]: where the trained attention looks, for any shift (an exercise);
+//! - [`pytorch_order`]: the loss's backward and AdamW in PyTorch's order of roundings,
+//!   beside the formulas (the book's appendix says why).
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -26,6 +28,7 @@ pub mod model;
 pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/predicted_focus.rs")]
 pub mod prediction;
+pub mod pytorch_order;
 pub mod task;
 pub mod train;
 
