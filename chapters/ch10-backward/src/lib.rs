@@ -19,6 +19,8 @@
 //! - [`attention`]: the attention core, with the record (the *tape*) its backward needs;
 //! - [`causal`] and [`multihead`]: the two modules, forward with a tape and backward;
 //! - [`zero_grads`]: which score gradients are exactly zero under a causal mask;
+//! - [`recompute`]: the attention backward without storing `P`, from the row log-sum-exp;
+//! - [`saturation`]: how small the scores' gradient gets when softmax saturates;
 //! - [`pytorch_order`]: softmax's backward in the order PyTorch adds long rows, beside
 //!   the formula (the book's appendix says why).
 //!
@@ -39,6 +41,11 @@ pub mod multihead;
 pub mod narrative;
 pub mod pointwise;
 pub mod pytorch_order;
+pub mod recompute;
+#[cfg_attr(feature = "exercise", path = "../exercises/recompute_backward.rs")]
+mod recompute_backward;
+#[cfg_attr(feature = "exercise", path = "../exercises/saturation.rs")]
+pub mod saturation;
 #[cfg_attr(feature = "exercise", path = "../exercises/softmax.rs")]
 pub mod softmax;
 #[cfg_attr(feature = "exercise", path = "../exercises/zero_grads.rs")]

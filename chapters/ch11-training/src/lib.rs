@@ -14,6 +14,8 @@
 //! - [`adamw`]: the optimizer, as `torch.optim.AdamW` computes it;
 //! - [`train`]: one training step, forward, backward and update, and the training loop;
 //! - [`prediction`]: where the trained attention looks, for any shift (an exercise);
+//! - [`bias_correction`] and [`weight_decay`]: two questions about AdamW, derived
+//!   (exercises);
 //! - [`pytorch_order`]: the loss's backward and AdamW in PyTorch's order of roundings,
 //!   beside the formulas (the book's appendix says why).
 //!
@@ -21,6 +23,8 @@
 //! where the learner writes them.
 
 pub mod adamw;
+#[cfg_attr(feature = "exercise", path = "../exercises/bias_correction.rs")]
+pub mod bias_correction;
 pub mod cross_entropy;
 #[cfg_attr(feature = "exercise", path = "../exercises/embedding_backward.rs")]
 pub mod embedding_backward;
@@ -31,6 +35,8 @@ pub mod prediction;
 pub mod pytorch_order;
 pub mod task;
 pub mod train;
+#[cfg_attr(feature = "exercise", path = "../exercises/weight_decay.rs")]
+pub mod weight_decay;
 
 /// The exercises and their hints, shown by `cargo run -p ch11-training -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -4,10 +4,12 @@
 //! answer cannot foresee; the output tests then check the last bits against PyTorch.
 
 use ch11_training::adamw::{AdamW, adamw_update};
+use ch11_training::bias_correction::uncorrected_first_step;
 use ch11_training::cross_entropy::{cross_entropy, cross_entropy_backward};
 use ch11_training::embedding_backward::embedding_backward;
 use ch11_training::prediction::predicted_focus;
 use ch11_training::task::{TOKENS, VOCAB};
+use ch11_training::weight_decay::steps_to_halve;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randint, randn};
@@ -164,4 +166,63 @@ fn exercise_cross_entropy_backward_of_uniform_logits() {
             assert!((grad[r * VOCAB + j] as f64 - want).abs() < 1e-7);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+
+    /// Measured: one step of Adam without the corrections, from zero moments, written out
+    /// in f64 (no weight decay, no eps) for a random gradient. It moves by your prediction,
+    /// whatever the gradient's size.
+    #[test]
+    fn exercise_uncorrected_first_step_is_measured(
+        lr in 1e-4f64..1.0, beta1 in 0.5f64..0.99, beta2 in 0.9f64..0.9999,
+        g in prop_oneof![-100.0f64..-1e-3, 1e-3f64..100.0], p0 in -3.0f64..3.0,
+    ) {
+        let m = beta1 * 0.0 + (1.0 - beta1) * g;
+        let v = beta2 * 0.0 + (1.0 - beta2) * g * g;
+        let p1 = p0 - lr * m / v.sqrt();
+        let moved = (p1 - p0).abs();
+        let predicted = uncorrected_first_step(lr, beta1, beta2);
+        prop_assert!((predicted - moved).abs() <= 1e-9 * moved,
+            "lr {lr}, betas ({beta1}, {beta2}), g {g}: moved {moved}, predicted {predicted}");
+    }
+
+    /// Measured: a parameter with a zero gradient, stepped by AdamW's decay (in f64) until
+    /// it is at most half its start, takes your number of steps (give or take one, for
+    /// the roundings of the repeated product).
+    #[test]
+    fn exercise_steps_to_halve_is_measured(
+        lr in 1e-3f64..0.5, weight_decay in 1e-3f64..0.5,
+    ) {
+        let mut p = 1.0f64;
+        let mut steps = 0u64;
+        while p > 0.5 {
+            p *= 1.0 - lr * weight_decay;
+            steps += 1;
+        }
+        let predicted = steps_to_halve(lr, weight_decay);
+        prop_assert!(predicted.abs_diff(steps) <= 1,
+            "lr {lr}, wd {weight_decay}: halved after {steps} steps, predicted {predicted}");
+    }
+}
+
+/// The chapter's optimizer, step by step on a parameter that gets no gradient (the
+/// chapter's own AdamW, `pytorch_order`'s update, so this does not run your
+/// `adamw_update`): after your count for lr = wd = 0.01 the weight is half its start, to
+/// the 0.1 % that float32's roundings of thousands of products allow.
+#[test]
+fn exercise_steps_to_halve_for_the_chapters_adamw() {
+    use ch11_training::pytorch_order::adamw_update_in_pytorch_order;
+    let optimizer = AdamW::new(1e-2);
+    let predicted = steps_to_halve(optimizer.lr, optimizer.weight_decay);
+    assert!(predicted < 100_000, "{predicted} steps");
+    let (mut p, mut m, mut v) = (1.0f32, 0.0f32, 0.0f32);
+    for t in 1..=predicted as u32 {
+        adamw_update_in_pytorch_order(&mut p, 0.0, &mut m, &mut v, &optimizer.constants(t));
+    }
+    assert!(
+        (p - 0.5).abs() < 1e-3,
+        "after {predicted} steps the weight is {p}"
+    );
 }
