@@ -1,5 +1,5 @@
-//! The chapter's cross-entropy backward and AdamW update in PyTorch's order of roundings,
-//! beside the formulas the chapter shows.
+//! The chapter's cross-entropy (its sum and its backward) and AdamW update in PyTorch's
+//! order of roundings, beside the formulas the chapter shows.
 //!
 //! The formulas ([`cross_entropy_backward`](crate::cross_entropy::cross_entropy_backward),
 //! [`adamw_update`](crate::adamw::adamw_update)) compute the same numbers up to the last
@@ -12,6 +12,29 @@ use shared::Tensor;
 use shared::ops::vec_math::expf_u10;
 
 use crate::adamw::StepConstants;
+
+/// `−Σ log p` in the order of PyTorch's `nll_loss`: eight partial sums, the first taking
+/// every term; whenever the count of terms seen so far (before this one) is a multiple of
+/// 16, 256, ..., the lower sums are carried into the next one up. The partial sums are added
+/// last, lowest first. (So for 16 rows or fewer the first row's term is added last.)
+/// This is the same idea as a pairwise sum: the error grows with the log of the count.
+///
+/// # Shapes
+/// Any number of log-probabilities in, one float out.
+pub fn nll_sum(log_probs: impl IntoIterator<Item = f32>) -> f32 {
+    let mut partial = [0.0f32; 8];
+    for (i, log_p) in log_probs.into_iter().enumerate() {
+        partial[0] -= log_p;
+        for level in 0..7 {
+            if i & (15 << (4 * level)) != 0 {
+                break;
+            }
+            partial[level + 1] += partial[level];
+            partial[level] = 0.0;
+        }
+    }
+    partial.iter().fold(0.0, |sum, &p| sum + p)
+}
 
 /// `(softmax(z) − onehot(t)) / rows` as PyTorch's `log_softmax` backward computes it: the
 /// loss sends `c = −1/rows` to the target's log-probability, and every entry becomes
@@ -75,6 +98,20 @@ mod tests {
     use super::*;
     use crate::adamw::{AdamW, adamw_update};
     use crate::cross_entropy::{cross_entropy, cross_entropy_backward};
+
+    /// The loss's sum in `nll_loss`'s order and left to right: the same `n` terms, each
+    /// sum within `(n − 1)·ε·Σ|terms|` of the exact one (the terms are all ≥ 0).
+    #[test]
+    fn nll_sum_agrees_with_the_plain_sum() {
+        manual_seed(13);
+        for n in [1, 5, 16, 17, 96, 300] {
+            let log_p = (randn(&[n]).abs() * -2.0).to_vec();
+            let plain = -log_p.iter().sum::<f32>();
+            let total: f32 = log_p.iter().map(|x| x.abs()).sum();
+            let bound = 2.0 * (n.max(2) - 1) as f32 * f32::EPSILON * total;
+            assert!((nll_sum(log_p.iter().copied()) - plain).abs() <= bound, "n {n}");
+        }
+    }
     use shared::{manual_seed, randint, randn};
 
     /// `f32::EPSILON` times `x`: about two units in the last place of `x`.
