@@ -77,12 +77,19 @@ fn select(text: &str, selector: Option<&str>) -> String {
         return text.to_string();
     };
     let numbers: Vec<&str> = selector.split(':').collect();
-    if numbers.iter().all(|n| n.is_empty() || n.parse::<usize>().is_ok()) {
+    if numbers
+        .iter()
+        .all(|n| n.is_empty() || n.parse::<usize>().is_ok())
+    {
         let start = numbers[0].parse::<usize>().unwrap_or(1).max(1) - 1;
         let end = numbers
             .get(1)
             .and_then(|n| n.parse::<usize>().ok())
-            .unwrap_or(if numbers.len() == 1 { start + 1 } else { lines.len() })
+            .unwrap_or(if numbers.len() == 1 {
+                start + 1
+            } else {
+                lines.len()
+            })
             .min(lines.len());
         return lines[start.min(end)..end].join("\n");
     }
@@ -144,7 +151,9 @@ fn has_commit_hash(sentence: &str) -> bool {
         .any(|word| {
             word.len() >= 7
                 && word.len() <= 40
-                && word.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
                 && word.chars().any(|c| c.is_ascii_digit())
                 && word.chars().any(|c| c.is_ascii_alphabetic())
         })
@@ -180,7 +189,11 @@ fn problems_of(chapter: &str) -> Vec<String> {
     }
     let mut sentences = Vec::new();
     for page in &pages {
-        let name = page.file_name().expect("name").to_string_lossy().to_string();
+        let name = page
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .to_string();
         let (own, included) = split_page(page);
         sentences.extend(machine_sentences(&own));
         for (path, text) in &included {
@@ -225,11 +238,17 @@ fn pending_chapters_follow_the_rule_too() {
 
 #[test]
 fn the_check_sees_what_it_looks_for() {
-    assert_eq!(machine_sentences("MKL adds them. Attention adds them.").len(), 1);
+    assert_eq!(
+        machine_sentences("MKL adds them. Attention adds them.").len(),
+        1
+    );
     assert_eq!(machine_sentences("Within 2 ulps. A sculpture.").len(), 1);
     assert_eq!(machine_sentences("With AVX2 lanes. On AMD.").len(), 2);
     assert_eq!(machine_sentences("Measured at commit 9c5e1f0.").len(), 1);
-    assert_eq!(machine_sentences("The embedding of 1234567 tokens.").len(), 0);
+    assert_eq!(
+        machine_sentences("The embedding of 1234567 tokens.").len(),
+        0
+    );
     let anchored = "a\n// ANCHOR: f\nx.mul_add(y, z)\n// ANCHOR_END: f\nb";
     assert_eq!(select(anchored, Some("f")), "x.mul_add(y, z)");
     assert_eq!(select("1\n2\n3\n4", Some("2:3")), "2\n3");

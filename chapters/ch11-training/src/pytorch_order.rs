@@ -109,7 +109,10 @@ mod tests {
             let plain = -log_p.iter().sum::<f32>();
             let total: f32 = log_p.iter().map(|x| x.abs()).sum();
             let bound = 2.0 * (n.max(2) - 1) as f32 * f32::EPSILON * total;
-            assert!((nll_sum(log_p.iter().copied()) - plain).abs() <= bound, "n {n}");
+            assert!(
+                (nll_sum(log_p.iter().copied()) - plain).abs() <= bound,
+                "n {n}"
+            );
         }
     }
     use shared::{manual_seed, randint, randn};
