@@ -139,7 +139,17 @@ proptest! {
         let predicted = zero_score_grads(n);
         prop_assert_eq!(predicted.dims(), &[n, n]);
         for (i, (&zero, &g)) in predicted.to_vec().iter().zip(&grad_scores.to_vec()).enumerate() {
-            prop_assert_eq!(zero, g == 0.0, "score ({}, {}): gradient {}", i / n, i % n, g);
+            let (query, key) = (i / n, i % n);
+            prop_assert!(
+                !zero || g == 0.0,
+                "you said the gradient of score ({}, {}) is always exactly 0, but with n = {} \
+                 it is {}", query, key, n, g
+            );
+            prop_assert!(
+                zero || g != 0.0,
+                "you said the gradient of score ({}, {}) is not always 0, but with n = {} it is \
+                 exactly 0 (for this input; is it for every input?)", query, key, n
+            );
         }
     }
 
