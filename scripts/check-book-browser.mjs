@@ -12,13 +12,20 @@
 // nothing was logged as an error in the console. Screenshots go to --out for a person to
 // look at.
 //
+// The diagrams (every image from book/src/diagrams, and every inline <svg> marked as a
+// diagram: `svg.diagram`, `.diagram svg` or `svg[data-diagram]`), found on every page, not
+// listed here: each page shows as many as its source names (`diagrams/NAME.svg`), each one
+// loaded with a size (naturalWidth > 0, or a drawn box for inline SVG), every file of
+// book/src/diagrams is shown by some page, and each is screenshot on its own in the light
+// and in the dark (navy) theme: DIAGRAM-light.png and DIAGRAM-dark.png.
+//
 // With --without-widgets (a book built without the widgets' module): no page asks for a
 // WebAssembly module, and every widget's place stays empty, so the page reads as before.
 //
 // No npm packages: Chromium is driven over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: JSON messages ending in NUL, on file descriptors 3 and 4).
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
 
@@ -46,6 +53,19 @@ const figuresOf = (p) => {
   const md = readFileSync(join(summary, "..", source), "utf8");
   return [...md.matchAll(/figures\/[\w.-]+\.svg/g)].length;
 };
+const diagramsDir = join(summary, "..", "diagrams");
+const diagramFiles = (() => {
+  try {
+    return readdirSync(diagramsDir).filter((f) => f.endsWith(".svg")).sort();
+  } catch {
+    return [];
+  }
+})();
+const diagramsOf = (p) => {
+  const source = p === "index.html" ? "introduction.md" : p.replace(/\.html$/, ".md");
+  const md = readFileSync(join(summary, "..", source), "utf8");
+  return [...md.matchAll(/diagrams\/([\w.-]+\.svg)/g)].map((m) => m[1]);
+};
 const screenshotPages = new Set(["ch04-trainable.html", "ch05-causal.html", "ch07-multihead-split.html"]);
 
 function fail(message) {
@@ -62,6 +82,18 @@ const { chrome, send, waitFor, evaluate, listeners, close, log: chromeLog } = la
 );
 
 // --- what a page must show --------------------------------------------------------------
+
+// The page's diagrams, each with its name, whether it drew, and its box on the page.
+const inspectDiagrams = `(async () => {
+  const imgs = [...document.querySelectorAll("main img")].filter((i) => /(^|\\/)diagrams\\//.test(i.getAttribute("src") || ""));
+  await Promise.all(imgs.map((img) => img.complete ? null : new Promise((r) => { img.onload = img.onerror = r; })));
+  const inline = [...new Set([...document.querySelectorAll("main svg.diagram, main .diagram svg, main svg[data-diagram]")])];
+  const box = (el) => { const r = el.getBoundingClientRect(); return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height }; };
+  return [
+    ...imgs.map((img) => ({ name: img.getAttribute("src").split("/").pop(), drawn: img.naturalWidth > 0 && img.getBoundingClientRect().width > 0, alt: img.getAttribute("alt") || "", box: box(img) })),
+    ...inline.map((svg, i) => ({ name: svg.dataset.diagram || svg.id || "inline-" + i, drawn: svg.getBoundingClientRect().width > 0 && svg.childElementCount > 0, alt: svg.getAttribute("aria-label") || (svg.querySelector("title") || {}).textContent || "", box: box(svg) })),
+  ];
+})()`;
 
 const inspect = `(async () => {
   await document.fonts.ready;
@@ -222,6 +254,46 @@ async function main() {
       }
     }
   }
+
+  // Every diagram, in the light and in the dark theme, each screenshot on its own.
+  const diagramsShown = new Set();
+  for (const page of pages) {
+    const named = diagramsOf(page);
+    for (const theme of ["light", "navy"]) {
+      const url = new URL(page, base).href;
+      let loaded = waitFor("Page.loadEventFired", sessionId);
+      await send("Page.navigate", { url }, sessionId);
+      await loaded;
+      const found = await evaluate(inspectDiagrams, sessionId);
+      if (named.length === 0 && found.length === 0) break;
+      // mdBook keeps the reader's theme in localStorage and applies it as the page loads.
+      await evaluate(`(() => { localStorage.setItem("mdbook-theme", "${theme}"); return true; })()`, sessionId);
+      loaded = waitFor("Page.loadEventFired", sessionId);
+      await send("Page.reload", {}, sessionId);
+      await loaded;
+      const diagrams = await evaluate(inspectDiagrams, sessionId);
+      const themeOn = await evaluate(`document.documentElement.classList.contains("${theme}")`, sessionId);
+      if (!themeOn) fail(`${page}: the ${theme} theme did not apply`);
+      const names = diagrams.map((d) => d.name);
+      for (const n of named) if (!names.includes(n)) fail(`${page} (${theme}): diagram ${n} is missing from the page`);
+      for (const d of diagrams) {
+        diagramsShown.add(d.name);
+        if (!d.drawn) fail(`${page} (${theme}): diagram ${d.name} did not load`);
+        if (!d.alt.trim()) fail(`${page}: diagram ${d.name} has no alt text`);
+        if (!d.drawn || d.box.width < 1 || d.box.height < 1) continue;
+        const shotName = `diagram-${d.name.replace(/\.svg$/, "")}-${theme === "light" ? "light" : "dark"}.png`;
+        const { data } = await send(
+          "Page.captureScreenshot",
+          { format: "png", captureBeyondViewport: true, clip: { ...d.box, scale: 1 } },
+          sessionId,
+        );
+        writeFileSync(join(outDir, shotName), Buffer.from(data, "base64"));
+        console.log(`ok   ${page}: diagram ${d.name} (${theme}), screenshot ${join(outDir, shotName)}`);
+      }
+    }
+  }
+  await evaluate(`(() => { localStorage.removeItem("mdbook-theme"); return true; })()`, sessionId);
+  for (const f of diagramFiles) if (!diagramsShown.has(f)) fail(`diagram ${f} (book/src/diagrams) is on no page`);
 
   // Open every hint on one exercises page and check it rendered as Markdown, not as text.
   const exercises = pages.find((p) => p.includes("exercises"));

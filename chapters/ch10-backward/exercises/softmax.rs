@@ -9,9 +9,9 @@ use shared::Tensor;
 /// # Shapes
 /// `y`, `grad_y`: `[.., n]`, the same shape. Returns it.
 pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
-    // TODO: one dot product per row (crate::lanes::row_dot adds it in PyTorch's order),
-    // then (g - dot) * y for every element of the row. Build the result with
-    // Tensor::from_vec(values, y.dims()).
+    // TODO: for each row of the last dim, the dot product of the row of grad_y with the
+    // row of y, then y_i * (g_i - dot) for every element of the row. Tensor operations
+    // or a plain loop over y.to_vec().chunks(n) both work.
     let _ = (y, grad_y);
     todo!("softmax_backward")
 }

@@ -12,13 +12,17 @@
 //! In reading order:
 //! - [`matmul`]: the backward of a (batched) matrix product, two more products;
 //! - [`pointwise`]: scaling, `masked_fill` and dropout, one elementwise step each;
-//! - [`lanes`] and [`softmax`]: softmax's backward as a Jacobian-vector product;
+//! - [`softmax`]: softmax's backward as a Jacobian-vector product;
 //! - [`linear`]: `nn.Linear`'s gradients for its weight, its bias and its input;
 //! - [`heads`] and [`einsum`]: data movement and `einsum`, whose backwards are the same
 //!   kind of operation again;
 //! - [`attention`]: the attention core, with the record (the *tape*) its backward needs;
 //! - [`causal`] and [`multihead`]: the two modules, forward with a tape and backward;
-//! - [`zero_grads`]: which score gradients are exactly zero under a causal mask.
+//! - [`zero_grads`]: which score gradients are exactly zero under a causal mask;
+//! - [`recompute`]: the attention backward without storing `P`, from the row log-sum-exp;
+//! - [`saturation`]: how small the scores' gradient gets when softmax saturates;
+//! - [`pytorch_order`]: softmax's backward in the order PyTorch adds long rows, beside
+//!   the formula (the book's appendix says why).
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -29,7 +33,6 @@ mod attention_backward;
 pub mod causal;
 pub mod einsum;
 pub mod heads;
-pub mod lanes;
 pub mod linear;
 #[cfg_attr(feature = "exercise", path = "../exercises/linear_backward.rs")]
 mod linear_backward;
@@ -37,6 +40,12 @@ pub mod matmul;
 pub mod multihead;
 pub mod narrative;
 pub mod pointwise;
+pub mod pytorch_order;
+pub mod recompute;
+#[cfg_attr(feature = "exercise", path = "../exercises/recompute_backward.rs")]
+mod recompute_backward;
+#[cfg_attr(feature = "exercise", path = "../exercises/saturation.rs")]
+pub mod saturation;
 #[cfg_attr(feature = "exercise", path = "../exercises/softmax.rs")]
 pub mod softmax;
 #[cfg_attr(feature = "exercise", path = "../exercises/zero_grads.rs")]

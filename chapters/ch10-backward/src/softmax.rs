@@ -7,14 +7,10 @@
 
 use shared::Tensor;
 
-use crate::lanes::row_dot;
-
 /// The gradient of the softmax input, from the softmax output `y` and its gradient
 /// `grad_y`, over the last dim: `y ∘ (grad_y − rowsum(grad_y ∘ y))`.
 ///
-/// Computed as PyTorch does, bit for bit: the row's dot product in PyTorch's lane order
-/// ([`row_dot`]), then `(grad_y ⊖ dot) ⊗ y`, the subtraction rounded first. A weight of 0
-/// (a masked key) gets a gradient of 0.
+/// A weight of 0 (a masked key) gets a gradient of 0.
 ///
 /// # Shapes
 /// `y`, `grad_y`: `[.., n]`, the same shape. Returns it.
@@ -31,11 +27,13 @@ pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
         grad_y.dims()
     );
     let n = y.size(-1).max(1);
-    let (y_rows, g_rows) = (y.to_vec(), grad_y.to_vec());
-    let mut grad_x = Vec::with_capacity(y_rows.len());
-    for (y_row, g_row) in y_rows.chunks(n).zip(g_rows.chunks(n)) {
-        let dot = row_dot(g_row, y_row);
-        grad_x.extend(g_row.iter().zip(y_row).map(|(&g, &y)| (g - dot) * y));
+    let (y_all, g_all) = (y.to_vec(), grad_y.to_vec());
+    let mut grad_x = Vec::with_capacity(y_all.len());
+    for (p, g) in y_all.chunks(n).zip(g_all.chunks(n)) {
+        // rowsum(dP ∘ P): one number per row
+        let dot: f32 = g.iter().zip(p).map(|(g_j, p_j)| g_j * p_j).sum();
+        // p_i · (dP_i − dot) for every element of the row
+        grad_x.extend(g.iter().zip(p).map(|(g_i, p_i)| p_i * (g_i - dot)));
     }
     Tensor::from_vec(grad_x, y.dims())
 }

@@ -7,6 +7,8 @@ mod common;
 use ch05_causal::causal_mask;
 use ch10_backward::attention::{attention_backward, attention_forward};
 use ch10_backward::linear::linear_backward;
+use ch10_backward::recompute::{attention_forward_lse, backward_from_lse};
+use ch10_backward::saturation::score_grad_bound;
 use ch10_backward::softmax::softmax_backward;
 use ch10_backward::zero_grads::zero_score_grads;
 use common::{check_gradient, weighted_sum};
@@ -137,7 +139,68 @@ proptest! {
         let predicted = zero_score_grads(n);
         prop_assert_eq!(predicted.dims(), &[n, n]);
         for (i, (&zero, &g)) in predicted.to_vec().iter().zip(&grad_scores.to_vec()).enumerate() {
-            prop_assert_eq!(zero, g == 0.0, "score ({}, {}): gradient {}", i / n, i % n, g);
+            let (query, key) = (i / n, i % n);
+            prop_assert!(
+                !zero || g == 0.0,
+                "you said the gradient of score ({}, {}) is always exactly 0, but with n = {} \
+                 it is {}", query, key, n, g
+            );
+            prop_assert!(
+                zero || g != 0.0,
+                "you said the gradient of score ({}, {}) is not always 0, but with n = {} it is \
+                 exactly 0 (for this input; is it for every input?)", query, key, n
+            );
         }
+    }
+
+    /// The backward from the log-sum-exp against central differences of the forward, with
+    /// and without the causal mask (it depends on `attention_forward_lse` alone, not on the
+    /// tape of `attention_backward`).
+    #[test]
+    fn exercise_backward_from_lse_matches_central_differences(
+        (b, n, d, d_v) in (1usize..3, 1usize..6, 1usize..4, 1usize..4),
+        causal in any::<bool>(), seed in 0u64..10_000,
+    ) {
+        manual_seed(seed);
+        let (q, k, v) = (randn(&[b, n, d]), randn(&[b, n, d]), randn(&[b, n, d_v]));
+        let r = randn(&[b, n, d_v]);
+        let loss = |q: &Tensor, k: &Tensor, v: &Tensor| {
+            weighted_sum(&attention_forward_lse(q, k, v, causal).0, &r)
+        };
+        let (out, lse) = attention_forward_lse(&q, &k, &v, causal);
+        let grads = backward_from_lse((&q, &k, &v), (&out, &lse), &r, causal);
+        check_gradient("queries", &q, &grads.queries, |x| loss(x, &k, &v)).map_err(TestCaseError::fail)?;
+        check_gradient("keys", &k, &grads.keys, |x| loss(&q, x, &v)).map_err(TestCaseError::fail)?;
+        check_gradient("values", &v, &grads.values, |x| loss(&q, &k, x)).map_err(TestCaseError::fail)?;
+    }
+
+    /// The bound holds for rows of any sharpness (scores scaled by 1, 10 or 100) and for
+    /// gradients of the weights that push hardest (±M by sign), is not looser than
+    /// `4M (1 − max p)`, and is 0 for a one-hot row.
+    #[test]
+    fn exercise_score_grad_bound_holds_and_vanishes_when_saturated(
+        n in 1usize..20, scale in prop::sample::select(vec![1.0f32, 10.0, 100.0]),
+        max_abs_grad in 0.1f32..10.0, seed in 0u64..10_000,
+    ) {
+        manual_seed(seed);
+        let p = (randn(&[n]) * scale).softmax(-1).to_vec();
+        let bound = score_grad_bound(&p, max_abs_grad) as f64;
+        let m = max_abs_grad as f64;
+        let random: Vec<f32> = (randn(&[n]).tanh() * max_abs_grad).to_vec();
+        let top = (0..n).max_by(|&a, &c| p[a].total_cmp(&p[c])).expect("n >= 1");
+        let pushing: Vec<f32> = (0..n).map(|j| if j == top { max_abs_grad } else { -max_abs_grad }).collect();
+        let halves: Vec<f32> = (0..n).map(|j| if j % 2 == 0 { max_abs_grad } else { -max_abs_grad }).collect();
+        for grad in [random, pushing, halves] {
+            let dot: f64 = p.iter().zip(&grad).map(|(&p, &g)| p as f64 * g as f64).sum();
+            let measured: f64 = p.iter().zip(&grad).map(|(&p, &g)| (p as f64 * (g as f64 - dot)).abs()).sum();
+            prop_assert!(measured <= bound * 1.05 + 1e-6 * m,
+                "weights {:?}, dP {:?}: Σ|dS| = {} but the bound says {}", p, grad, measured, bound);
+        }
+        let p_max = p[top] as f64;
+        prop_assert!(bound <= 4.0 * m * (1.0 - p_max) * 1.05 + 1e-6 * m,
+            "weights {:?}: the bound {} is looser than 4M(1 − max p) = {}", p, bound, 4.0 * m * (1.0 - p_max));
+        let mut one_hot = vec![0.0; n];
+        one_hot[seed as usize % n] = 1.0;
+        prop_assert_eq!(score_grad_bound(&one_hot, max_abs_grad), 0.0, "a one-hot row");
     }
 }

@@ -3,8 +3,8 @@
 
 use super::StepConstants;
 
-/// Updates one parameter `p` with its gradient `g` and its moments `m`, `v`, in the seven
-/// float32 operations of PyTorch's AdamW (see the chapter).
+/// Updates one parameter `p` with its gradient `g` and its moments `m`, `v`: AdamW's
+/// lines as the chapter writes them.
 ///
 /// # Shapes
 /// Scalars: one element of a parameter and of its two moments.
@@ -15,8 +15,8 @@ pub fn adamw_update(
     v: &mut f32,       // the second moment, a running mean of g²
     k: &StepConstants, // this step's constants
 ) {
-    // TODO: decay p; move m towards g (a lerp); decay v and add (1 − β₂)·g²; divide by
-    // √v (bias-corrected, plus eps) to step p.
+    // TODO: decay p; update the running means m and v; step p by the bias-corrected
+    // m / (√v + eps), with the constants in k.
     let _ = (p, g, m, v, k);
     todo!("adamw_update")
 }

@@ -13,12 +13,18 @@
 //! - [`embedding_backward`]: the gradient of an embedding table;
 //! - [`adamw`]: the optimizer, as `torch.optim.AdamW` computes it;
 //! - [`train`]: one training step, forward, backward and update, and the training loop;
-//! - [`prediction`]: where the trained attention looks, for any shift (an exercise).
+//! - [`prediction`]: where the trained attention looks, for any shift (an exercise);
+//! - [`bias_correction`] and [`weight_decay`]: two questions about AdamW, derived
+//!   (exercises);
+//! - [`pytorch_order`]: the loss's backward and AdamW in PyTorch's order of roundings,
+//!   beside the formulas (the book's appendix says why).
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
 pub mod adamw;
+#[cfg_attr(feature = "exercise", path = "../exercises/bias_correction.rs")]
+pub mod bias_correction;
 pub mod cross_entropy;
 #[cfg_attr(feature = "exercise", path = "../exercises/embedding_backward.rs")]
 pub mod embedding_backward;
@@ -26,8 +32,11 @@ pub mod model;
 pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/predicted_focus.rs")]
 pub mod prediction;
+pub mod pytorch_order;
 pub mod task;
 pub mod train;
+#[cfg_attr(feature = "exercise", path = "../exercises/weight_decay.rs")]
+pub mod weight_decay;
 
 /// The exercises and their hints, shown by `cargo run -p ch11-training -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

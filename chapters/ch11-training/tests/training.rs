@@ -97,3 +97,35 @@ fn steps_flag_trains_longer_without_a_bar_in_the_output() {
         .expect("the chapter binary runs");
     assert!(!refused.status.success());
 }
+
+/// The record `TRAINED_FOCUS` of `tests/exercises.rs` is what training gives: the chapter's
+/// model trained 100 steps on "the token `shift` places back" (shifts 1 and 3), in 4 fresh
+/// sequences, puts its largest head-averaged weight of every scored row `i` on `i − shift`.
+/// (With `--features exercise` the training would run through the learner's stubs, so this
+/// check of the chapter's own code runs without it.)
+#[cfg(not(feature = "exercise"))]
+#[test]
+fn trained_focus() {
+    use ch11_training::model::HEADS;
+    use ch11_training::task::TOKENS;
+    for shift in [1, 3] {
+        manual_seed(2024);
+        let mut model = AttentionModel::new();
+        let task = Task { shift };
+        ch11_training::train::train(&mut model, task, 100, |_, _| {});
+        let w = model.attention_weights(&task.draw_batch(4)).to_vec();
+        let average = |s: usize, i: usize, j: usize| -> f32 {
+            (0..HEADS)
+                .map(|h| w[((s * HEADS + h) * TOKENS + i) * TOKENS + j])
+                .sum()
+        };
+        for s in 0..4 {
+            for i in shift..TOKENS {
+                let largest = (0..=i)
+                    .max_by(|&a, &b| average(s, i, a).total_cmp(&average(s, i, b)))
+                    .expect("row i has i + 1 weights");
+                assert_eq!(largest, i - shift, "shift {shift}, sequence {s}, row {i}");
+            }
+        }
+    }
+}

@@ -36,6 +36,8 @@ pub struct AdamW {
 pub struct StepConstants {
     /// `1 − lr · weight_decay`.
     pub decay: f32,
+    /// `β₁`: how much of the old `m` it keeps.
+    pub beta1: f32,
     /// `1 − β₁`: how much of the new gradient goes into `m`.
     pub one_minus_beta1: f32,
     /// `β₂`.
@@ -72,6 +74,7 @@ impl AdamW {
         let bias_correction2 = 1.0 - beta2.powf(f64::from(t));
         StepConstants {
             decay: (1.0 - self.lr * self.weight_decay) as f32,
+            beta1: beta1 as f32,
             one_minus_beta1: (1.0 - beta1) as f32,
             beta2: beta2 as f32,
             one_minus_beta2: (1.0 - beta2) as f32,

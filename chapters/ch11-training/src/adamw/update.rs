@@ -2,21 +2,9 @@
 
 use super::StepConstants;
 
-/// Updates one parameter `p` with its gradient `g` and its moments `m`, `v`, in the seven
-/// float32 operations of PyTorch's single-tensor AdamW, each rounded once:
-///
-/// 1. decay: `p ← p · (1 − lr·wd)`;
-/// 2. `m ← m + (1 − β₁)(g − m)`, the difference rounded, then one fused multiply-add
-///    (`lerp`);
-/// 3. `v ← v · β₂`;
-/// 4. `v ← v + ((1 − β₂) · g) · g`, the first product rounded, the rest fused
-///    (`addcmul`);
-/// 5. `den ← √v / √(1 − β₂ᵗ)`;
-/// 6. `den ← den + eps`;
-/// 7. `p ← p + (−step_size · m) / den` (`addcdiv`: product, quotient, sum).
-///
-/// The square root is the IEEE one; PyTorch's is MKL's, which is 1 ulp off on a few
-/// values in a thousand (the book's chapter 11 measures what that changes).
+/// Updates one parameter `p` with its gradient `g` and its moments `m`, `v`: AdamW's
+/// lines as the chapter writes them, the decoupled weight decay first, then the two
+/// running means, then the step with both bias corrections.
 ///
 /// # Shapes
 /// Scalars: one element of a parameter and of its two moments.
@@ -28,11 +16,10 @@ pub fn adamw_update(
     v: &mut f32,       // the second moment, a running mean of g²
     k: &StepConstants, // this step's constants
 ) {
-    *p *= k.decay;
-    *m = k.one_minus_beta1.mul_add(g - *m, *m);
-    *v *= k.beta2;
-    *v = (k.one_minus_beta2 * g).mul_add(g, *v);
-    let den = v.sqrt() / k.bias_correction2_sqrt + k.eps;
-    *p += (k.neg_step_size * *m) / den;
+    *p *= k.decay; // θ ← θ (1 − ηλ)
+    *m = k.beta1 * *m + k.one_minus_beta1 * g; // m ← β₁ m + (1 − β₁) g
+    *v = k.beta2 * *v + k.one_minus_beta2 * g * g; // v ← β₂ v + (1 − β₂) g²
+    let den = v.sqrt() / k.bias_correction2_sqrt + k.eps; // √v / √(1 − β₂ᵗ) + ε
+    *p += k.neg_step_size * *m / den; // θ ← θ − η / (1 − β₁ᵗ) · m / den
 }
 // ANCHOR_END: adamw_update
