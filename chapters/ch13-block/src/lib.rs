@@ -25,6 +25,7 @@
 //! instead, where the learner writes them.
 
 pub mod block;
+pub mod depth;
 pub mod masked_attention;
 pub mod masks;
 pub mod mlp;
