@@ -26,6 +26,7 @@
 
 pub mod block;
 pub mod depth;
+pub mod layer_norm;
 pub mod masked_attention;
 pub mod masks;
 pub mod mlp;
