@@ -4,7 +4,8 @@
 /// The longest context whose KV cache fits in `memory_bytes`.
 ///
 /// # Shapes
-/// Scalars: counts, 4 (float32) or 2 (float16, bfloat16) bytes per value, and bytes.
+/// Scalars: counts (each at least 1), 4 (float32) or 2 (float16, bfloat16) bytes per
+/// value, and bytes.
 pub fn context_that_fits(
     layers: usize,
     kv_heads: usize,

@@ -5,7 +5,8 @@
 /// `2 · layers · kv_heads · head_dim · T · bytes_per_value <= memory_bytes`.
 ///
 /// # Shapes
-/// Scalars: counts, 4 (float32) or 2 (float16, bfloat16) bytes per value, and bytes.
+/// Scalars: counts (each at least 1), 4 (float32) or 2 (float16, bfloat16) bytes per
+/// value, and bytes.
 // ANCHOR: context_that_fits
 pub fn context_that_fits(
     layers: usize,
