@@ -18,8 +18,7 @@ use shared::Tensor;
 /// `[batch, kv_heads · groups, tokens, head_dim]`. `groups >= 1`.
 // ANCHOR: repeat_kv
 pub fn repeat_kv(x: &Tensor, groups: usize) -> Tensor {
-    let (b, kv_heads, tokens, head_dim) = (x.size(0), x.size(1), x.size(2), x.size(3));
-    let [b, kv_heads, tokens, head_dim] = [b, kv_heads, tokens, head_dim].map(|n| n as i64);
+    let [b, kv_heads, tokens, head_dim] = [0, 1, 2, 3].map(|d| x.size(d) as i64);
     // [b, kv_heads, 1, tokens, head_dim] -> [b, kv_heads, groups, tokens, head_dim]:
     // each head's copies next to each other, then the two head dims as one.
     x.unsqueeze(2)

@@ -5,9 +5,8 @@
 //! rotation of all pairs at once is `x·cos(emb) + rotate_half(x)·sin(emb)`:
 //! for pair `(a, b)` that gives `(a·cos − b·sin, b·cos + a·sin)`.
 //!
-//! PyTorch takes `cos` and `sin` of the tensor `emb` from Intel MKL, whose last bit is not
-//! reproducible from outside; ours are correctly rounded, within one unit in the last place
-//! of MKL's, so the result can differ from PyTorch's by about one unit in the last place.
+//! PyTorch's `cos` and `sin` of a tensor can differ from ours in the last bit, so the result
+//! can too (the book's appendix "How we match PyTorch exactly" says why).
 
 use shared::{Tensor, cat};
 

@@ -37,15 +37,27 @@ pub mod interleaved;
 #[cfg_attr(feature = "exercise", path = "../exercises/pairing.rs")]
 pub mod pairing;
 
+// RoPE at given positions, inside attention, and over a longer context.
+pub mod at_positions;
+
+#[cfg_attr(feature = "exercise", path = "../exercises/rope_attention.rs")]
+pub mod rope_attention;
+
+#[cfg_attr(feature = "exercise", path = "../exercises/interpolation.rs")]
+pub mod interpolation;
+
 // What the chapter prints.
 pub mod narrative;
 
+pub use at_positions::rope_at;
 pub use frequencies::{inv_freq, rope_angles};
 pub use half_split::rope_half_split;
 pub use interleaved::rope_interleaved;
+pub use interpolation::interpolated_offset;
 pub use learned::TokenAndPositionEmbedding;
 pub use order::{inverse_permutation, permute_tokens};
 pub use pairing::half_split_features;
+pub use rope_attention::rope_attention_scores;
 pub use rotate_half::rotate_half;
 pub use sinusoidal::sinusoidal_encoding;
 

@@ -6,13 +6,15 @@
 //! lengths and makes scores depend only on the distance, and the two conventions agree
 //! after the reordering of features the last exercise asks for.
 
+use ch07_multihead_split::heads::split_heads;
+use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch12_positions::{
-    half_split_features, inv_freq, inverse_permutation, rope_angles, rope_half_split,
-    rope_interleaved, rotate_half, sinusoidal_encoding,
+    half_split_features, interpolated_offset, inv_freq, inverse_permutation, rope_angles, rope_at,
+    rope_attention_scores, rope_half_split, rope_interleaved, rotate_half, sinusoidal_encoding,
 };
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Tensor, manual_seed, randn, tensor};
+use shared::{Tensor, arange, manual_seed, randn, tensor};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch12-positions.txt");
 
@@ -169,11 +171,74 @@ proptest! {
         manual_seed(seed);
         let x = randn(&[2, tokens, d]);
         let interleaved = rope_interleaved(&x, 10000.0);
-        let through = rope_half_split(&x.index_select(-1, &features), 10000.0)
+        // Half-split RoPE at 0, 1, 2, ..: `rope_at`, so that this test needs only your
+        // order of the features.
+        let positions = arange(0, tokens as i64, 1).float();
+        let through = rope_at(&x.index_select(-1, &features), &positions, 10000.0)
             .index_select(-1, &back);
         prop_assert!(
             through.allclose(&interleaved, 1e-5, 1e-5, false),
             "d = {}: {} vs {}", d, through, interleaved
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// For random weights, tokens and heads: the scores are chapter 7's, with the queries
+    /// and keys of every head turned at their positions, and moving every token by the
+    /// same `shift` leaves every score as it was (to rounding).
+    #[test]
+    fn exercise_rope_attention_scores_depend_on_the_offset_only(
+        seed in 0u64..10_000, heads in 1usize..4, half in 1usize..4, tokens in 1usize..7,
+        d_in in 1usize..5, shift in 1u32..50,
+        base in prop_oneof![Just(10000.0f32), Just(100.0f32)],
+    ) {
+        manual_seed(seed);
+        let head_dim = 2 * half;
+        let attn = MultiHeadAttention::new(d_in, heads * head_dim, tokens, 0.0, heads, false);
+        let x = randn(&[2, tokens, d_in]);
+        let positions = arange(0, tokens as i64, 1).float();
+        let scores = rope_attention_scores(&attn, &x, &positions, base);
+        prop_assert_eq!(scores.shape(), [2, heads, tokens, tokens]);
+
+        let q = rope_at(&split_heads(&attn.w_query.forward(&x), heads), &positions, base);
+        let k = rope_at(&split_heads(&attn.w_key.forward(&x), heads), &positions, base);
+        let want = q.matmul(&k.transpose(-2, -1)) / (head_dim as f32).sqrt();
+        prop_assert!(scores.allclose(&want, 1e-5, 1e-5, false), "{} vs {}", scores, want);
+
+        let moved = &positions + shift as f32;
+        let shifted = rope_attention_scores(&attn, &x, &moved, base);
+        let scale = scores.abs().max().item().max(1.0);
+        let apart = (&shifted - &scores).abs().max().item();
+        prop_assert!(apart <= 2e-4 * scale, "moved by {}: {} apart", shift, apart);
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// For random queries, keys, positions and scales: the score with both positions
+    /// divided by `scale` equals the plain RoPE score of a query at 0 and a key at the
+    /// offset you derived.
+    #[test]
+    fn exercise_interpolated_offset_gives_the_same_score(
+        seed in 0u64..10_000, half in 1usize..9, m in 0u32..64, n in 0u32..64,
+        scale in prop_oneof![Just(2.0f32), Just(4.0f32), Just(8.0f32), Just(3.0f32)],
+    ) {
+        manual_seed(seed);
+        let (q, k) = (randn(&[1, 2 * half]), randn(&[1, 2 * half]));
+        let at = |x: &Tensor, p: f32| rope_at(x, &Tensor::from_vec(vec![p], &[1]), 10000.0);
+        let (m, n) = (m as f32, n as f32);
+        let interpolated = dot(&at(&q, m / scale), 0, &at(&k, n / scale), 0);
+        let offset = interpolated_offset(m, n, scale);
+        let plain = dot(&at(&q, 0.0), 0, &at(&k, offset), 0);
+        let size = dot(&q, 0, &q, 0).sqrt() * dot(&k, 0, &k, 0).sqrt();
+        prop_assert!(
+            (interpolated - plain).abs() <= 1e-4 * size,
+            "m = {}, n = {}, scale = {}: {} interpolated, {} at offset {}",
+            m, n, scale, interpolated, plain, offset
         );
     }
 }

@@ -78,3 +78,22 @@ proptest! {
         prop_assert!((here - shifted).abs() <= 1e-5 * scale, "{} vs {}", here, shifted);
     }
 }
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// RoPE at the positions `0, 1, 2, ..` is the chapter's half-split RoPE: the same
+    /// angles turned by the same formula (to rounding, should the two take their sines
+    /// and cosines in different ways).
+    #[test]
+    fn rope_at_counted_positions_is_rope_half_split(
+        seed in 0u64..10_000, half in 1usize..9, tokens in 1usize..10,
+    ) {
+        manual_seed(seed);
+        let x = randn(&[2, tokens, 2 * half]);
+        let positions = shared::arange(0, tokens as i64, 1).float();
+        let at = ch12_positions::rope_at(&x, &positions, 10000.0);
+        let counted = ch12_positions::rope_half_split(&x, 10000.0);
+        prop_assert!(at.allclose(&counted, 1e-5, 1e-6, false), "{} vs {}", at, counted);
+    }
+}

@@ -103,3 +103,35 @@ fn the_causal_mask_and_key_padding_broadcast_to_the_scores() {
     let pad = padding_mask(&Tensor::from_vec(vec![4i64, 2], &[2]), 4);
     assert_eq!(hide_padded_keys(&pad).shape(), [2, 1, 1, 4]);
 }
+
+proptest! {
+    #![proptest_config(quiet(32))]
+
+    /// The formula of layer norm and the block's `LayerNorm` (PyTorch's order of roundings)
+    /// give the same numbers to a few float32 steps, for random sizes, scales, weights and
+    /// biases: the difference is at most 4 float32 steps of `|γ|·√d + |β|`, the size the
+    /// terms of `γ·n + β` can reach (a normalised entry `n` is at most `√d` in size).
+    #[test]
+    fn layer_norm_formula_agrees_with_pytorchs_order(
+        seed in 0u64..10_000, tokens in 1usize..6, d in 1usize..40, scale in 0.01f32..100.0,
+    ) {
+        manual_seed(seed);
+        let x = &randn(&[2, tokens, d]) * scale;
+        let mut ln = shared::nn::LayerNorm::new(&[d]);
+        ln.weight = Some(randn(&[d]));
+        ln.bias = Some(randn(&[d]));
+        let ours = ch13_block::layer_norm::layer_norm(
+            &x, ln.weight.as_ref().unwrap(), ln.bias.as_ref().unwrap(), 1e-5,
+        );
+        let pytorch = ln.forward(&x);
+        let (ours, pytorch) = (ours.to_vec(), pytorch.to_vec());
+        let (gamma, beta) = (ln.weight.unwrap().to_vec(), ln.bias.unwrap().to_vec());
+        for (i, (a, b)) in ours.iter().zip(&pytorch).enumerate() {
+            // One float32 step of each term of γ·n + β, n of size up to √d.
+            let (g, s) = (gamma[i % d].abs(), beta[i % d].abs());
+            let step = (g * (d as f32).sqrt().max(1.0) + s) * f32::EPSILON;
+            let steps = (a - b).abs() / step;
+            prop_assert!(steps <= 4.0, "{} vs {}: {} steps", a, b, steps);
+        }
+    }
+}

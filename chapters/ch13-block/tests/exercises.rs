@@ -5,12 +5,16 @@
 
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch13_block::block::TransformerBlock;
+use ch13_block::depth::{NormPlacement, input_gradient, stack_forward};
 use ch13_block::masked_attention::{attention_weights, safe_attention_weights};
 use ch13_block::masks::{decoder_mask, padding_mask};
-use ch13_block::parameters::{attention_parameter_count, attention_parameters, count};
+use ch13_block::parameters::{
+    GPT2_SMALL, ModelShape, attention_parameter_count, attention_parameters, count,
+    model_parameter_count,
+};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::nn::Linear;
+use shared::nn::{Embedding, LayerNorm, Linear};
 use shared::{Tensor, manual_seed, rand, randn, zeros};
 
 /// The element of `t` at a full index.
@@ -163,5 +167,127 @@ proptest! {
         let d = heads * head_dim;
         let attn = MultiHeadAttention::new(d, d, 4, 0.0, heads, qkv_bias);
         prop_assert_eq!(attention_parameter_count(d, qkv_bias), count(&attention_parameters(&attn)));
+    }
+}
+
+#[test]
+fn exercise_model_parameter_count_of_gpt2_small_and_medium() {
+    // The counts of Hugging Face's `gpt2` and `gpt2-medium`, from their checkpoints.
+    assert_eq!(model_parameter_count(&GPT2_SMALL), 124_439_808);
+    let medium = ModelShape {
+        d_model: 1024,
+        n_layers: 24,
+        ..GPT2_SMALL
+    };
+    assert_eq!(model_parameter_count(&medium), 354_823_168);
+}
+
+/// Every parameter of a model of shape `m`, built from the modules themselves.
+fn built_parameters(m: &ModelShape) -> usize {
+    let d = m.d_model;
+    let layer_norm = || LayerNorm::with_options(&[d], 1e-5, true, m.bias);
+    let mut tensors = vec![
+        Embedding::new(m.vocab_size, d).weight,
+        Embedding::new(m.context_length, d).weight,
+    ];
+    let mut linears = Vec::new();
+    let mut norms = vec![layer_norm()]; // the final one
+    for _ in 0..m.n_layers {
+        norms.extend([layer_norm(), layer_norm()]);
+        for (d_in, d_out) in [(d, d), (d, d), (d, d), (d, d), (d, 4 * d), (4 * d, d)] {
+            linears.push(Linear::new(d_in, d_out, m.bias));
+        }
+    }
+    if !m.tied_output {
+        linears.push(Linear::new(d, m.vocab_size, false));
+    }
+    for layer in linears {
+        tensors.extend(std::iter::once(layer.weight).chain(layer.bias));
+    }
+    for norm in norms {
+        tensors.extend(norm.weight.into_iter().chain(norm.bias));
+    }
+    tensors.iter().map(Tensor::numel).sum()
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// The count equals the parameters of the modules themselves, for any sizes, with and
+    /// without biases, tied or untied.
+    #[test]
+    fn exercise_model_parameter_count_matches_the_modules(
+        vocab_size in 1usize..40, context_length in 1usize..20, d_model in 1usize..12,
+        n_layers in 0usize..4, bias: bool, tied_output: bool,
+    ) {
+        let m = ModelShape { vocab_size, context_length, d_model, n_layers, bias, tied_output };
+        prop_assert_eq!(model_parameter_count(&m), built_parameters(&m) as u64);
+    }
+}
+
+/// `√(Σ x²)`.
+fn norm(t: &Tensor) -> f64 {
+    t.to_vec()
+        .iter()
+        .map(|v| f64::from(*v).powi(2))
+        .sum::<f64>()
+        .sqrt()
+}
+
+proptest! {
+    #![proptest_config(quiet(8))]
+
+    /// The gradient of a random stack: a step along any direction `v` changes the loss by
+    /// the gradient times `v` (to first order); with no block it is the probe itself.
+    #[test]
+    fn exercise_input_gradient_predicts_the_change_of_the_loss(
+        seed in 0u64..1000, layers in 0usize..3,
+        placement in prop_oneof![Just(NormPlacement::PreNorm), Just(NormPlacement::PostNorm)],
+    ) {
+        manual_seed(seed);
+        let blocks: Vec<_> = (0..layers).map(|_| TransformerBlock::new(4, 2, 3)).collect();
+        let (x, probe, v) = (randn(&[1, 3, 4]), randn(&[1, 3, 4]), randn(&[1, 3, 4]));
+        let gradient = input_gradient(&blocks, &x, &probe, placement);
+        prop_assert_eq!(gradient.shape(), x.shape());
+        if layers == 0 {
+            prop_assert!(gradient.allclose(&probe, 1e-3, 1e-3, false), "{} vs {}", gradient, probe);
+        }
+        let loss = |x: &Tensor| -> f64 {
+            let out = stack_forward(&blocks, x, placement).to_vec();
+            out.iter().zip(probe.to_vec()).map(|(o, p)| f64::from(*o) * f64::from(p)).sum()
+        };
+        let h = 1e-2f32;
+        let along = (loss(&(&x + &(&v * h))) - loss(&(&x - &(&v * h)))) / (2.0 * f64::from(h));
+        let predicted: f64 = gradient.to_vec().iter().zip(v.to_vec())
+            .map(|(g, v)| f64::from(*g) * f64::from(v)).sum();
+        let size = norm(&gradient) * norm(&v);
+        prop_assert!((along - predicted).abs() <= 2e-2 * size.max(1.0), "{} vs {}", along, predicted);
+    }
+}
+
+/// The experiment: 12 random blocks of 16 features, one loss, the gradient at the input
+/// with the layer norms before (GPT-2) or after (the original Transformer) each sub-layer.
+/// Run it with `-- --nocapture` to see the norms.
+#[test]
+fn exercise_input_gradient_pre_and_post_norm_at_depth_12() {
+    for seed in 0..2 {
+        manual_seed(seed);
+        let blocks: Vec<_> = (0..12).map(|_| TransformerBlock::new(16, 2, 4)).collect();
+        let (x, probe) = (randn(&[1, 4, 16]), randn(&[1, 4, 16]));
+        let pre = norm(&input_gradient(&blocks, &x, &probe, NormPlacement::PreNorm));
+        let post = norm(&input_gradient(
+            &blocks,
+            &x,
+            &probe,
+            NormPlacement::PostNorm,
+        ));
+        println!(
+            "seed {seed}: |probe| {:.2}, pre-norm {pre:.2}, post-norm {post:.2}",
+            norm(&probe)
+        );
+        assert!(
+            pre > post,
+            "seed {seed}: pre-norm {pre} <= post-norm {post}"
+        );
     }
 }

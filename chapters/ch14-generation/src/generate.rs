@@ -59,7 +59,7 @@ impl Generation {
 ///
 /// # Shapes
 /// `logits`: `[batch, vocab_size]`. Returns `[batch, 1]`.
-fn greedy(logits: &Tensor) -> Tensor<i64> {
+pub fn greedy(logits: &Tensor) -> Tensor<i64> {
     logits.argmax_dim(-1, true)
 }
 

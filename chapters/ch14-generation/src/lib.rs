@@ -11,13 +11,15 @@
 //!
 //! - [`products`]: two ways to compute a forward pass, PyTorch's batched products and a
 //!   batch-invariant one that takes every product one query row at a time;
-//! - [`gqa`]: `repeat_kv`, key/value heads shared by groups of query heads;
-//! - [`window`]: the sliding-window mask;
+//! - [`gqa`]: key/value heads shared by groups of query heads (chapter 7's `repeat_kv`);
+//! - [`window`]: the causal mask with an optional sliding window (chapter 5's masks);
 //! - [`attention`]: grouped-query causal attention over a whole sequence;
 //! - [`kv_cache`] and `decode_step`: the cache, and one decoding step that uses it;
 //! - [`model`]: a tiny decoder-only model around that attention;
 //! - [`generate`]: greedy decoding, recomputing and cached;
-//! - [`cache_size`]: the cache's size in bytes for real models;
+//! - [`padded`] and [`left_padding`]: prompts of different lengths decoded in one batch;
+//! - [`cache_size`] and [`context_fit`]: the cache's size in bytes for real models, and
+//!   the context a memory holds;
 //! - [`digits`]: a float32 printed with all the digits that tell it from its neighbours.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
@@ -26,17 +28,20 @@
 pub mod attention;
 #[cfg_attr(feature = "exercise", path = "../exercises/cache_size.rs")]
 pub mod cache_size;
+#[cfg_attr(feature = "exercise", path = "../exercises/context_fit.rs")]
+pub mod context_fit;
 #[cfg_attr(feature = "exercise", path = "../exercises/decode_step.rs")]
 mod decode_step;
 pub mod digits;
 pub mod generate;
-#[cfg_attr(feature = "exercise", path = "../exercises/repeat_kv.rs")]
 pub mod gqa;
 pub mod kv_cache;
+#[cfg_attr(feature = "exercise", path = "../exercises/left_padding.rs")]
+pub mod left_padding;
 pub mod model;
 pub mod narrative;
+pub mod padded;
 pub mod products;
-#[cfg_attr(feature = "exercise", path = "../exercises/sliding_window.rs")]
 pub mod window;
 
 pub use attention::GroupedQueryAttention;

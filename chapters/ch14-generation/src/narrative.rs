@@ -168,11 +168,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     step.print(format!(
         "  16 lanes, then halves:  {}",
-        full_precision(orders.in_lanes)
+        full_precision(orders.by_halves)
     ));
     step.print(format!(
         "  {} float32 step(s) apart",
-        float32_steps(orders.in_order, orders.in_lanes)
+        float32_steps(orders.in_order, orders.by_halves)
     ));
 
     // ANCHOR: decode_rows
@@ -299,13 +299,13 @@ pub struct TwoOrders {
     pub row: usize,
     /// `((t0 + t1) + t2) + ...`: one term after another, as a many-row product adds.
     pub in_order: f32,
-    /// Term `i` in lane `i`, then lane `i` plus lane `i + half` while more than one is
-    /// left, as a one-row product adds its vector lanes.
-    pub in_lanes: f32,
+    /// Pairwise: term `i` plus term `i + half`, again and again on the sums while more
+    /// than one is left.
+    pub by_halves: f32,
 }
 
 /// The first row `j` of `weight` for which `x · weight[j]` comes out differently when
-/// its 16 terms are added one after another and when they are added in 16 lanes, halved.
+/// its 16 terms are added one after another and when they are added pairwise, by halves.
 ///
 /// # Shapes
 /// `x`: `[16]`, `weight`: `[rows, 16]`.
@@ -314,22 +314,22 @@ pub fn two_orders(x: &Tensor, weight: &Tensor) -> TwoOrders {
     let mut orders = TwoOrders {
         row: 0,
         in_order: 0.0,
-        in_lanes: 0.0,
+        by_halves: 0.0,
     };
     for row in 0..weight.size(0) {
         let terms = (x * &weight.get(row as i64)).to_vec();
         let in_order = terms[1..].iter().fold(terms[0], |sum, &t| sum + t);
-        let mut lanes = terms;
-        while lanes.len() > 1 {
-            let half = lanes.len() / 2;
-            lanes = (0..half).map(|i| lanes[i] + lanes[i + half]).collect();
+        let mut sums = terms;
+        while sums.len() > 1 {
+            let half = sums.len() / 2;
+            sums = (0..half).map(|i| sums[i] + sums[i + half]).collect();
         }
         orders = TwoOrders {
             row,
             in_order,
-            in_lanes: lanes[0],
+            by_halves: sums[0],
         };
-        if in_order != lanes[0] {
+        if in_order != sums[0] {
             break;
         }
     }

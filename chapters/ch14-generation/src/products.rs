@@ -1,11 +1,11 @@
 //! Two ways to compute the same forward pass, which differ only in the order of additions.
 //!
 //! PyTorch multiplies a whole sequence at once: a projection of `t` tokens is one
-//! `[t, d_in]·[d_in, d_out]` product. On the CPU a product of many rows (MKL's `sgemm`)
-//! and a product of one row (MKL's one-row, `sgemv`-like path) add the terms of each
-//! output in different orders, so the same row can come out a few float32 steps apart
-//! depending on how many rows were multiplied with it. A KV cache multiplies one row per
-//! step, recomputing multiplies them all: their logits differ in the last bits.
+//! `[t, d_in]·[d_in, d_out]` product. A matrix-product kernel orders the additions of each
+//! output by the shape of the product, so the same row can come out a few float32 steps
+//! apart depending on how many rows were multiplied with it (the orders are in the book's
+//! appendix "How we match PyTorch exactly"). A KV cache multiplies one row per step,
+//! recomputing multiplies them all: their logits differ in the last bits.
 //!
 //! *Batch-invariant* products remove that: every product is computed one query row at a
 //! time, and each query attends to a slice of exactly the keys it may see (rather than to

@@ -2,17 +2,16 @@
 //! exercise NAME` checks just that function. Each checks what PyTorch printed (through the
 //! reference output) and properties a hard-coded answer cannot satisfy.
 
-use ch05_causal::causal_mask;
 use ch07_multihead_split::heads::split_heads;
 use ch14_generation::cache_size::cache_bytes;
+use ch14_generation::context_fit::context_that_fits;
 use ch14_generation::generate::{generate_cached, generate_recomputing};
-use ch14_generation::gqa::repeat_kv;
-use ch14_generation::window::sliding_window_mask;
+use ch14_generation::left_padding::generate_left_padded;
 use ch14_generation::{DecoderConfig, KvCache, Products, TinyDecoder};
 use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Tensor, arange, manual_seed, rand};
+use shared::{Tensor, manual_seed, rand};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch14-generation.txt");
 
@@ -39,76 +38,6 @@ fn configs() -> impl Strategy<Value = DecoderConfig> {
 /// A prompt of 1 to 4 ids below 12, and how many tokens to generate (1 to 6).
 fn prompts() -> impl Strategy<Value = (Vec<i64>, usize)> {
     (prop::collection::vec(0i64..12, 1..5), 1usize..7)
-}
-
-#[test]
-fn exercise_repeat_kv_lines_up_the_groups() {
-    // Two kv heads, each one token of one feature (its own index), repeated twice.
-    let heads = arange(0.0f32, 2.0, 1.0).view(&[1, 2, 1, 1]);
-    let repeated = repeat_kv(&heads, 2);
-    assert_eq!(repeated.shape(), [1, 4, 1, 1]);
-    assert_eq!(repeated.to_vec(), vec![0., 0., 1., 1.]);
-    let line = "grouped-query (2 kv heads): query head -> kv head [0, 0, 1, 1]";
-    assert!(PYTORCH.contains(line), "the reference prints {line:?}");
-}
-
-proptest! {
-    #![proptest_config(quiet(24))]
-
-    /// Head `h` of the result is kv head `h / n_rep`, token for token, for any sizes.
-    #[test]
-    fn exercise_repeat_kv_copies_head_h_over_n_rep(
-        (b, n_kv, n_rep, t, hd) in (1usize..3, 1usize..4, 1usize..4, 1usize..4, 1usize..4),
-        seed in 0u64..1000,
-    ) {
-        manual_seed(seed);
-        let x = rand(&[b, n_kv, t, hd]);
-        let repeated = repeat_kv(&x, n_rep);
-        prop_assert_eq!(repeated.shape(), [b, n_kv * n_rep, t, hd]);
-        for h in 0..n_kv * n_rep {
-            let got = repeated.select(1, h as i64);
-            let want = x.select(1, (h / n_rep) as i64);
-            prop_assert_eq!(bits(&got), bits(&want), "query head {}", h);
-        }
-    }
-}
-
-#[test]
-fn exercise_sliding_window_mask_as_pytorch_prints_it() {
-    let printed = step_text(
-        PYTORCH,
-        "A sliding window of 4: the hidden keys of 8 tokens",
-    )
-    .expect("the step is in the reference output");
-    let mask = sliding_window_mask(8, Some(4)).float().to_string();
-    assert!(
-        printed.starts_with(&mask),
-        "PyTorch printed\n{printed}\nyour mask prints\n{mask}"
-    );
-}
-
-proptest! {
-    #![proptest_config(quiet(32))]
-
-    /// Query `i` sees key `j` exactly when `i - w < j <= i`.
-    #[test]
-    fn exercise_sliding_window_mask_hides_outside_the_window(t in 1usize..10, w in 1usize..10) {
-        let mask = sliding_window_mask(t, Some(w)).to_vec();
-        for i in 0..t {
-            for j in 0..t {
-                let visible = j <= i && j + w > i;
-                prop_assert_eq!(mask[i * t + j], !visible, "query {}, key {}", i, j);
-            }
-        }
-    }
-
-    /// A window at least as long as the sequence hides what the causal mask hides, and no
-    /// window at all is the causal mask.
-    #[test]
-    fn exercise_sliding_window_mask_long_window_is_causal(t in 1usize..10, extra in 0usize..4) {
-        prop_assert!(sliding_window_mask(t, Some(t + extra)) == causal_mask(t));
-        prop_assert!(sliding_window_mask(t, None) == causal_mask(t));
-    }
 }
 
 proptest! {
@@ -195,5 +124,78 @@ proptest! {
             cache_bytes(1, config.n_kv_heads, attn.head_dim, tokens, 4),
             cache.bytes() as u64
         );
+    }
+}
+
+proptest! {
+    #![proptest_config(quiet(16))]
+
+    /// Two or three prompts of different lengths decoded in one batch: every row writes the
+    /// tokens that prompt writes alone, and its logits are those of that prompt decoded
+    /// alone by recomputing (to rounding: the products now have more rows), for random
+    /// models with and without a window.
+    #[test]
+    fn exercise_generate_left_padded_rows_decode_as_alone(
+        config in configs(),
+        prompts in prop::collection::vec(prop::collection::vec(0i64..12, 1..6), 2..4),
+        n_new in 1usize..6,
+        seed in 0u64..1000,
+    ) {
+        manual_seed(seed);
+        let model = TinyDecoder::new(config);
+        let batched = generate_left_padded(&model, &prompts, n_new);
+        let longest = prompts.iter().map(Vec::len).max().unwrap();
+        let batch = prompts.len();
+        prop_assert_eq!(batched.ids.shape(), [batch, longest + n_new]);
+        prop_assert_eq!(batched.logits.shape(), [n_new * batch, config.vocab_size]);
+        for (r, prompt) in prompts.iter().enumerate() {
+            let alone = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
+            let alone = generate_recomputing(&model, &alone, n_new, Products::Batched);
+            let row = batched.ids.get(r as i64).slice(0, longest - prompt.len()..);
+            prop_assert!(row == alone.ids.get(0), "row {}: {} alone, {} batched", r, alone.ids, row);
+            for step in 0..n_new {
+                let got = batched.logits.get((step * batch + r) as i64);
+                let want = alone.logits.get(step as i64);
+                prop_assert!(
+                    got.allclose(&want, 1e-5, 1e-5, false),
+                    "row {}, step {}: {} batched, {} alone", r, step, got, want
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn exercise_context_that_fits_llama_3_8b_in_16_gib() {
+    // Llama 3 8B: 32 layers, 8 key/value heads of 128 features, float16; and the same
+    // model with a key/value head per query head (32), as Llama 2 7B has.
+    let memory = 16u64 << 30;
+    assert_eq!(context_that_fits(32, 8, 128, 2, memory), 131_072);
+    assert_eq!(context_that_fits(32, 32, 128, 2, memory), 32_768);
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// For any model and budget: a cache of that many tokens fits, one more token does not,
+    /// measured on the caches the chapter's model really builds (one layer, float32).
+    #[test]
+    fn exercise_context_that_fits_the_real_cache(
+        config in configs(),
+        memory in 0u64..4000,
+        seed in 0u64..1000,
+    ) {
+        manual_seed(seed);
+        let model = TinyDecoder::new(config);
+        let attn = &model.attn;
+        let tokens = context_that_fits(1, config.n_kv_heads, attn.head_dim, 4, memory);
+        let cache_of = |t: usize| {
+            let x = rand(&[1, t, config.d_model]);
+            let keys = split_heads(&attn.w_key.forward(&x), attn.n_kv_heads);
+            let values = split_heads(&attn.w_value.forward(&x), attn.n_kv_heads);
+            KvCache::new(keys, values, None).bytes() as u64
+        };
+        prop_assert!(cache_of(tokens as usize) <= memory, "{} tokens do not fit", tokens);
+        prop_assert!(cache_of(tokens as usize + 1) > memory, "{} tokens fit too", tokens + 1);
     }
 }

@@ -6,8 +6,8 @@ use shared::Tensor;
 use super::attention_weights;
 
 /// [`attention_weights`] with `-inf`, except that a query whose every key is hidden gets
-/// weights of 0 instead of NaN, so its context vector is 0 (PyTorch 2.13's own
-/// `scaled_dot_product_attention` does the same on the CPU). Every other row is exactly
+/// weights of 0 instead of NaN, so its context vector is 0 (recent PyTorch CPU
+/// kernels of `scaled_dot_product_attention` do the same). Every other row is exactly
 /// what `-inf` gives.
 ///
 /// # Shapes

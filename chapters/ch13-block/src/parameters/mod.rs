@@ -16,6 +16,44 @@ use crate::mlp::Mlp;
 mod attention;
 pub use attention::attention_parameter_count;
 
+#[cfg_attr(
+    feature = "exercise",
+    path = "../../exercises/model_parameter_count.rs"
+)]
+mod model;
+pub use model::model_parameter_count;
+
+/// The sizes of a whole GPT-style model: token and position embeddings, `n_layers` blocks,
+/// a final layer norm and the output head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelShape {
+    /// Rows of the token embedding (and of the output head).
+    pub vocab_size: usize,
+    /// Rows of the position embedding.
+    pub context_length: usize,
+    /// The width of every token's vector.
+    pub d_model: usize,
+    /// How many blocks.
+    pub n_layers: usize,
+    /// Whether every `Linear` and every layer norm has a bias (GPT-2: yes; many models
+    /// since: no).
+    pub bias: bool,
+    /// Whether the output head reuses the token embedding's matrix (GPT-2: yes) instead of
+    /// a `[vocab_size, d_model]` matrix of its own.
+    pub tied_output: bool,
+}
+
+/// GPT-2 small: 50 257 tokens, 1024 positions, 768 features, 12 blocks, biases, the output
+/// tied to the token embedding.
+pub const GPT2_SMALL: ModelShape = ModelShape {
+    vocab_size: 50_257,
+    context_length: 1024,
+    d_model: 768,
+    n_layers: 12,
+    bias: true,
+    tied_output: true,
+};
+
 /// A module's parameters with PyTorch's dotted names (`attn.W_query.weight`), in the order
 /// `named_parameters()` lists them: the order the module's parts were declared.
 pub type Named<'a> = Vec<(String, &'a Tensor)>;
