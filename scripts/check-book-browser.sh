@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Serves the book with `mdbook serve` on 127.0.0.1 (as a reader does) and checks its pages
 # in headless Chromium (scripts/check-book-browser.mjs): math rendered by KaTeX, figures
-# loaded, no request leaving the machine, no error in the console; then the widgets
+# loaded, every diagram of book/src/diagrams on a page, loaded and screenshot in the light
+# and the dark theme, no request leaving the machine, no error in the console; then the widgets
 # (scripts/check-widgets-browser.mjs): their controls moved, their numbers against the
 # native code's. Then the pages once more as a book built without the widgets' module
 # shows them: no request for it, no error, the widgets' places empty. Screenshots:
