@@ -30,6 +30,7 @@ pub mod identity;
 pub mod nn;
 pub mod ops;
 pub mod rng;
+mod storage;
 pub mod tensor;
 pub mod testing;
 pub mod viz;

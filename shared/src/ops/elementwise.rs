@@ -28,6 +28,8 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
     f: impl Fn(A, B) -> O,
 ) -> Result<Tensor<O>> {
     let shape = f_broadcast_shapes(op, a.dims(), b.dims())?;
+    // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
+    crate::error::f_checked_numel(op, &shape, std::mem::size_of::<O>())?;
     let a = a
         .data
         .broadcast(IxDyn(&shape))
@@ -36,8 +38,12 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
         .data
         .broadcast(IxDyn(&shape))
         .expect("shape checked above");
-    let out = Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y));
-    Ok(Tensor::from_array(out.into_shared()))
+    crate::storage::f_new(op, &shape, |out| {
+        Zip::from(out)
+            .and(&a)
+            .and(&b)
+            .for_each(|o, &x, &y| *o = f(x, y));
+    })
 }
 
 impl Tensor {

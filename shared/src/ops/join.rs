@@ -2,7 +2,7 @@
 
 use std::borrow::Borrow;
 
-use ndarray::{ArcArray, Axis, Dimension, IxDyn};
+use ndarray::{Axis, IxDyn};
 
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::ops::views::out_of_range_with_new_dim;
@@ -32,8 +32,9 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
     }
     let skipped = |t: &Tensor<E>| t.dims() == [0];
     // The shapes are checked against the first tensor that is not skipped.
+    // Only empty 1-D tensors: PyTorch's legacy rule skips them all and checks no dim (a
+    // `[0]` result whatever `dim` is, as `torch.cat([empty, empty], 1)` gives).
     let Some(first) = tensors.iter().copied().find(|t| !skipped(t)) else {
-        normalize_dim("cat", dim, 1)?;
         return Ok(tensors[0].clone());
     };
     let d = normalize_dim("cat", dim, first.dim())?;
@@ -77,12 +78,15 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
             .checked_add(v.shape()[d])
             .ok_or_else(|| storage_overflow("cat", &out_shape))?;
     }
-    crate::error::f_checked_numel("cat", &out_shape, std::mem::size_of::<E>())?;
-    let data = ndarray::concatenate(Axis(d), &views).expect("shapes checked above");
     // Like PyTorch's, the result is a fresh row-major tensor, whatever the inputs' layouts.
-    Ok(Tensor::from_array(
-        data.as_standard_layout().into_owned().into_shared(),
-    ))
+    crate::storage::f_new("cat", &out_shape, |mut out| {
+        let mut at = 0;
+        for v in &views {
+            let n = v.shape()[d];
+            out.slice_axis_mut(Axis(d), (at..at + n).into()).assign(v);
+            at += n;
+        }
+    })
 }
 
 /// The overflow error of [`crate::error::f_checked_numel`] for a size that does not even
@@ -131,12 +135,11 @@ pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Res
     }
     let mut out_shape = first.dims().to_vec();
     out_shape.insert(d, tensors.len());
-    crate::error::f_checked_numel("stack", &out_shape, std::mem::size_of::<E>())?;
-    let views: Vec<_> = tensors.iter().map(|t| t.borrow().data.view()).collect();
-    let data = ndarray::stack(Axis(d), &views).expect("shapes checked above");
-    Ok(Tensor::from_array(
-        data.as_standard_layout().into_owned().into_shared(),
-    ))
+    crate::storage::f_new("stack", &out_shape, |mut out| {
+        for (i, t) in tensors.iter().enumerate() {
+            out.index_axis_mut(Axis(d), i).assign(&t.borrow().data);
+        }
+    })
 }
 
 /// Plain form of [`f_stack`].
@@ -188,13 +191,16 @@ impl<E: Element> Tensor<E> {
             })?;
             out_shape.push(size);
         }
-        crate::error::f_checked_numel("repeat", &out_shape, std::mem::size_of::<E>())?;
         // Each output element reads the source element at its index modulo the source shape.
-        let data = ArcArray::from_shape_fn(IxDyn(&out_shape), |index| {
-            let src: Vec<usize> = (0..index.ndim()).map(|i| index[i] % padded[i]).collect();
-            source[IxDyn(&src)]
-        });
-        Ok(Tensor::from_array(data))
+        crate::storage::f_new("repeat", &out_shape, |mut out| {
+            let mut src = vec![0; padded.len()];
+            for (index, o) in out.indexed_iter_mut() {
+                for (i, s) in src.iter_mut().enumerate() {
+                    *s = index[i] % padded[i];
+                }
+                *o = source[IxDyn(&src)];
+            }
+        })
     }
 
     /// Plain form of [`Tensor::f_repeat`].

@@ -103,14 +103,11 @@ impl<E: Element> Tensor<E> {
     /// `self` and `mask` must broadcast together; returns the broadcast shape.
     pub fn f_masked_fill(&self, mask: &Tensor<bool>, value: E) -> Result<Tensor<E>> {
         let shape = f_broadcast_shapes("masked_fill", mask.dims(), self.dims())?;
-        crate::error::f_checked_numel("masked_fill", &shape, std::mem::size_of::<E>())?;
-        let mut out = Tensor::from_array(
-            self.data
-                .broadcast(IxDyn(&shape))
-                .expect("shape checked above")
-                .to_owned()
-                .into_shared(),
-        );
+        let source = self
+            .data
+            .broadcast(IxDyn(&shape))
+            .expect("shape checked above");
+        let mut out = crate::storage::f_new("masked_fill", &shape, |mut out| out.assign(&source))?;
         out.f_masked_fill_(mask, value)?;
         Ok(out)
     }

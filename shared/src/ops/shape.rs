@@ -63,12 +63,13 @@ impl<E: Element> Tensor<E> {
     /// `sizes.len() >= ndim`; `[3, 1]` with `[2, 3, 4]` becomes `[2, 3, 4]`.
     pub fn f_expand(&self, sizes: &[i64]) -> Result<Tensor<E>> {
         let shape = self.f_expanded_shape(sizes)?;
-        let data = self
+        // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
+        crate::error::f_checked_numel("expand", &shape, std::mem::size_of::<E>())?;
+        let source = self
             .data
             .broadcast(IxDyn(&shape))
-            .expect("the shape was checked against the broadcasting rules")
-            .to_owned();
-        Ok(Tensor::from_array(data.into_shared()))
+            .expect("the shape was checked against the broadcasting rules");
+        crate::storage::f_new("expand", &shape, |mut out| out.assign(&source))
     }
 
     /// Plain form of [`Tensor::f_expand`].

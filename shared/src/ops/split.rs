@@ -74,7 +74,9 @@ impl<E: Element> Tensor<E> {
     pub fn f_split_sizes(&self, sizes: &[usize], dim: i64) -> Result<Vec<Tensor<E>>> {
         let d = self.f_split_dim("split_with_sizes", dim)?;
         let n = self.dims()[d];
-        if sizes.iter().sum::<usize>() != n {
+        // Checked: sizes whose sum wraps around must not pass for the right total.
+        let total = sizes.iter().try_fold(0usize, |sum, &s| sum.checked_add(s));
+        if total != Some(n) {
             return Err(Error::InvalidArgument {
                 op: "split_with_sizes",
                 detail: format!(

@@ -230,7 +230,7 @@ impl Tensor {
             let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
             let mut c = Array::from_shape_vec(
                 (rows as usize, n),
-                crate::creation::zeros_in_parallel(rows as usize * n),
+                crate::storage::f_zeros_in_parallel(op, &out_shape)?,
             )
             .expect("rows × n zeros");
             let order = kernels::mkl_order(a2.view(), b2.view(), other.dim() == 1);
@@ -247,7 +247,7 @@ impl Tensor {
                 .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
                 .expect("batch broadcast checked");
             let out_dims = IxDyn(&out_shape);
-            let zeros = crate::creation::zeros_in_parallel(out_dims.size());
+            let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
             let mut out = Array::from_shape_vec(out_dims, zeros).expect("the product's zeros");
             for index in ndarray::indices(IxDyn(&batch)) {
                 let index = index.slice();
