@@ -101,7 +101,7 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn full_like(&self, value: E) -> Self {
-        Tensor::full(self.dims(), value)
+        Tensor::full(self.sizes(), value)
     }
 }
 
@@ -197,7 +197,7 @@ impl Tensor {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn zeros_like(&self) -> Tensor {
-        zeros(self.dims())
+        zeros(self.sizes())
     }
 
     /// `torch.ones_like(t)`.
@@ -205,7 +205,7 @@ impl Tensor {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn ones_like(&self) -> Tensor {
-        ones(self.dims())
+        ones(self.sizes())
     }
 
     /// `torch.empty_like(t)` (zero-filled, see [`empty`]).
@@ -213,7 +213,7 @@ impl Tensor {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn empty_like(&self) -> Tensor {
-        empty(self.dims())
+        empty(self.sizes())
     }
 
     /// `t.uniform_(from, to)` with the default generator: every element drawn uniformly from
@@ -251,7 +251,7 @@ impl Tensor {
                 // A view with gaps (a slice of a slice): fill a fresh buffer in row-major order.
                 let mut values = vec![0.0; self.numel()];
                 fill(&mut values, false);
-                let shape = self.dims().to_vec();
+                let shape = self.sizes().to_vec();
                 self.data =
                     ArcArray::from_shape_vec(IxDyn(&shape), values).expect("same element count");
             }
@@ -279,6 +279,15 @@ pub fn rand(shape: &[usize]) -> Tensor {
 }
 
 /// `torch.randn(shape)`: standard normal from the default generator.
+///
+/// ```
+/// use shared::{manual_seed, randn};
+/// manual_seed(123);
+/// assert_eq!(
+///     randn(&[2, 3]).to_string(),
+///     "tensor([[-0.1115,  0.1204, -0.3696],\n        [-0.2404, -1.1969,  0.2093]])"
+/// );
+/// ```
 ///
 /// # Shapes
 /// Returns `shape`; its product must fit in memory.

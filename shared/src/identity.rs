@@ -40,6 +40,6 @@ mod tests {
     fn ones_on_the_diagonal() {
         assert_eq!(eye(2).to_vec(), vec![1.0, 0.0, 0.0, 1.0]);
         assert_eq!(eye_m(2, 3).to_vec(), vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
-        assert_eq!(eye_m(0, 3).dims(), [0, 3]);
+        assert_eq!(eye_m(0, 3).sizes(), [0, 3]);
     }
 }

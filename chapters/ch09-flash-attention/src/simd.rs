@@ -219,7 +219,8 @@ mod x86 {
     impl Avx512 {
         /// `Some` if this CPU has AVX-512F and FMA.
         pub fn detect() -> Option<Avx512> {
-            (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma"))
+            shared::exact::Isa::Avx512
+                .is_available()
                 .then_some(Avx512(()))
         }
     }
@@ -321,8 +322,7 @@ mod x86 {
     impl Avx2 {
         /// `Some` if this CPU has AVX2 and FMA.
         pub fn detect() -> Option<Avx2> {
-            (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
-                .then_some(Avx2(()))
+            shared::exact::Isa::Avx2.is_available().then_some(Avx2(()))
         }
     }
 

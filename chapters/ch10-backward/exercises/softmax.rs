@@ -11,7 +11,7 @@ use shared::Tensor;
 pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
     // TODO: one dot product per row (crate::lanes::row_dot adds it in PyTorch's order),
     // then (g - dot) * y for every element of the row. Build the result with
-    // Tensor::from_vec(values, y.dims()).
+    // Tensor::from_vec(values, y.sizes()).
     let _ = (y, grad_y);
     todo!("softmax_backward")
 }

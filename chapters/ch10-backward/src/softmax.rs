@@ -24,11 +24,11 @@ use crate::lanes::row_dot;
 // ANCHOR: softmax_backward
 pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
     assert!(
-        y.dims() == grad_y.dims() && y.dim() > 0,
+        y.sizes() == grad_y.sizes() && y.dim() > 0,
         "softmax_backward: output {:?} and its gradient {:?} must have one \
          shape, of at least one dim",
-        y.dims(),
-        grad_y.dims()
+        y.sizes(),
+        grad_y.sizes()
     );
     let n = y.size(-1).max(1);
     let (y_rows, g_rows) = (y.to_vec(), grad_y.to_vec());
@@ -37,6 +37,6 @@ pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
         let dot = row_dot(g_row, y_row);
         grad_x.extend(g_row.iter().zip(y_row).map(|(&g, &y)| (g - dot) * y));
     }
-    Tensor::from_vec(grad_x, y.dims())
+    Tensor::from_vec(grad_x, y.sizes())
 }
 // ANCHOR_END: softmax_backward

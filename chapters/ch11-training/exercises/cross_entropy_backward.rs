@@ -3,7 +3,7 @@
 
 use shared::Tensor;
 #[allow(unused_imports)]
-use shared::ops::vec_math::expf_u10;
+use shared::exact::expf_u10;
 
 /// The gradient of the mean cross-entropy with respect to the logits:
 /// `(softmax(z) − onehot(t)) / rows`, row by row, as PyTorch computes it.

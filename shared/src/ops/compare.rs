@@ -68,8 +68,8 @@ pub fn f_where_<E: Element>(
     b: &Tensor<E>,
 ) -> Result<Tensor<E>> {
     // PyTorch checks all three shapes at once; its message names the pair that clashes.
-    let ab = f_broadcast_shapes("where", a.dims(), b.dims())?;
-    let dims = f_broadcast_shapes("where", condition.dims(), &ab)?;
+    let ab = f_broadcast_shapes("where", a.sizes(), b.sizes())?;
+    let dims = f_broadcast_shapes("where", condition.sizes(), &ab)?;
     let shape = IxDyn(&dims);
     let (condition, a, b) = (
         condition

@@ -30,7 +30,7 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
             detail: format!("zero-dimensional tensor (at position {i}) cannot be concatenated"),
         });
     }
-    let skipped = |t: &Tensor<E>| t.dims() == [0];
+    let skipped = |t: &Tensor<E>| t.sizes() == [0];
     // The shapes are checked against the first tensor that is not skipped.
     // Only empty 1-D tensors: PyTorch's legacy rule skips them all and checks no dim (a
     // `[0]` result whatever `dim` is, as `torch.cat([empty, empty], 1)` gives).
@@ -41,8 +41,8 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
     for (i, t) in tensors.iter().enumerate().filter(|(_, t)| !skipped(t)) {
         let shapes = format!(
             "shapes {} and {}",
-            shape_list(first.dims()),
-            shape_list(t.dims())
+            shape_list(first.sizes()),
+            shape_list(t.sizes())
         );
         if t.dim() != first.dim() {
             return Err(Error::Shape {
@@ -54,14 +54,14 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
                 ),
             });
         }
-        if let Some(j) = (0..t.dim()).find(|&j| j != d && t.dims()[j] != first.dims()[j]) {
+        if let Some(j) = (0..t.dim()).find(|&j| j != d && t.sizes()[j] != first.sizes()[j]) {
             return Err(Error::Shape {
                 op: "cat",
                 detail: format!(
                     "Sizes of tensors must match except in dimension {d}. Expected size {} but \
                      got size {} for tensor number {i} in the list ({shapes})",
-                    first.dims()[j],
-                    t.dims()[j]
+                    first.sizes()[j],
+                    t.sizes()[j]
                 ),
             });
         }
@@ -71,7 +71,7 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
         .filter(|t| !skipped(t))
         .map(|t| t.data.view())
         .collect();
-    let mut out_shape = first.dims().to_vec();
+    let mut out_shape = first.sizes().to_vec();
     out_shape[d] = 0;
     for v in &views {
         out_shape[d] = out_shape[d]
@@ -118,22 +118,22 @@ pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Res
     })?;
     let first = first.borrow();
     let d = normalize_dim("stack", dim, first.dim() + 1)
-        .map_err(|_| out_of_range_with_new_dim("stack", dim, first.dims()))?;
+        .map_err(|_| out_of_range_with_new_dim("stack", dim, first.sizes()))?;
     for (i, t) in tensors.iter().enumerate() {
         let t = t.borrow();
-        if t.dims() != first.dims() {
+        if t.sizes() != first.sizes() {
             return Err(Error::Shape {
                 op: "stack",
                 detail: format!(
                     "stack expects each tensor to be equal size, but got {} at entry 0 and {} \
                      at entry {i}",
-                    shape_list(first.dims()),
-                    shape_list(t.dims())
+                    shape_list(first.sizes()),
+                    shape_list(t.sizes())
                 ),
             });
         }
     }
-    let mut out_shape = first.dims().to_vec();
+    let mut out_shape = first.sizes().to_vec();
     out_shape.insert(d, tensors.len());
     crate::storage::f_new("stack", &out_shape, |mut out| {
         for (i, t) in tensors.iter().enumerate() {
@@ -162,12 +162,12 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "Number of dimensions of repeat dims can not be smaller than number of \
                      dimensions of tensor (repeats {repeats:?} for shape {})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
         let mut padded = vec![1; repeats.len() - self.dim()];
-        padded.extend_from_slice(self.dims());
+        padded.extend_from_slice(self.sizes());
         let source = self
             .data
             .view()
@@ -186,7 +186,7 @@ impl<E: Element> Tensor<E> {
                 op: "repeat",
                 detail: format!(
                     "Storage size calculation overflowed: repeats {repeats:?} of shape {}",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             })?;
             out_shape.push(size);

@@ -2,7 +2,6 @@
 
 pub mod activation;
 pub mod broadcast;
-pub(crate) mod cascade_sum;
 pub mod compare;
 pub mod einsum;
 pub mod elementwise;
@@ -20,5 +19,4 @@ pub mod softmax;
 pub mod split;
 pub mod stats;
 pub mod unary;
-pub mod vec_math;
 pub mod views;

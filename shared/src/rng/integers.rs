@@ -42,7 +42,7 @@ impl Generator {
 /// use shared::{manual_seed, randint};
 /// manual_seed(0);
 /// let ids = randint(0, 50_257, &[2, 4]);
-/// assert_eq!(ids.dims(), [2, 4]);
+/// assert_eq!(ids.sizes(), [2, 4]);
 /// ```
 ///
 /// # Shapes

@@ -36,7 +36,7 @@ fn param(t: &Tensor) -> Value {
         .iter()
         .map(|v| format!("0x{:08x}", v.to_bits()))
         .collect();
-    json!({"shape": t.dims(), "values": bits})
+    json!({"shape": t.sizes(), "values": bits})
 }
 
 /// Parses a seed as Python's `torch.manual_seed` takes it: up to 2^64 - 1, or negative

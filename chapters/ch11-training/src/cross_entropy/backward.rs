@@ -2,7 +2,7 @@
 //! because it is an exercise.
 
 use shared::Tensor;
-use shared::ops::vec_math::expf_u10;
+use shared::exact::expf_u10;
 
 /// The gradient of the mean cross-entropy with respect to the logits:
 /// `(softmax(z) − onehot(t)) / rows`, row by row.
