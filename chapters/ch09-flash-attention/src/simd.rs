@@ -228,6 +228,10 @@ mod x86 {
     // SAFETY (every `unsafe` block in this impl): an `Avx512` exists only if `detect` found
     // AVX-512F and FMA, which is all these intrinsics need; loads and stores go through
     // slices whose length was checked to be at least 16.
+    #[expect(
+        clippy::undocumented_unsafe_blocks,
+        reason = "the SAFETY comment above the impl covers every block in it"
+    )]
     impl Simd for Avx512 {
         type V = __m512;
         const LANES: usize = 16;
@@ -329,6 +333,10 @@ mod x86 {
     // SAFETY (every `unsafe` block in this impl): an `Avx2` exists only if `detect` found
     // AVX2 and FMA, which is all these intrinsics need; loads and stores go through slices
     // whose length was checked to be at least 8.
+    #[expect(
+        clippy::undocumented_unsafe_blocks,
+        reason = "the SAFETY comment above the impl covers every block in it"
+    )]
     impl Simd for Avx2 {
         type V = __m256;
         const LANES: usize = 8;

@@ -418,13 +418,13 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
         .collect();
     let left = left
         .f_permute(&as_i64(&product_order))?
-        .f_reshape(&as_i64(&[b, m, k]))?;
+        .f_reshape([b, m, k])?;
     let right_order = [&batch[..], sum_dims, &cols, &rows].concat();
     let right = right
         .f_permute(&as_i64(&right_order))?
-        .f_reshape(&as_i64(&[b, k, n]))?;
+        .f_reshape([b, k, n])?;
     left.f_bmm(&right)?
-        .f_reshape(&as_i64(&product_shape))?
+        .f_reshape(product_shape.as_slice())?
         .f_permute(&as_i64(&back))
 }
 

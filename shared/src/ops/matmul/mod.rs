@@ -10,7 +10,7 @@
 //!
 //! Which loop multiplies the matrices, and so in which order the products are added, is
 //! chosen as PyTorch chooses it, so the last bits (and the printed digits) agree with
-//! PyTorch's: see [`kernels`].
+//! PyTorch's: see the crate-private `kernels::matmul`.
 
 use ndarray::{
     Array, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,

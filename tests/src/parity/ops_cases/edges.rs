@@ -16,10 +16,10 @@ use super::{Case, Got};
 pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
     let got: Got = match op {
         "edge_view" => prepared(c)
-            .and_then(|t| t.f_view(&c.arg_i64s("shape")))
+            .and_then(|t| t.f_view(c.arg_i64s("shape")))
             .into(),
         "edge_reshape" => prepared(c)
-            .and_then(|t| t.f_reshape(&c.arg_i64s("shape")))
+            .and_then(|t| t.f_reshape(c.arg_i64s("shape")))
             .into(),
         "edge_narrow" => prepared(c)
             .and_then(|t| t.f_narrow(c.arg_i64("dim"), c.arg_i64("start"), usize_arg(c, "length")))
