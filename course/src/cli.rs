@@ -71,18 +71,6 @@ enum Command {
     Doctor,
 }
 
-/// The `doctor` report: libtorch as `shared` finds it, or, in a build without the libtorch
-/// back-end, how to get one.
-fn doctor_report() -> String {
-    shared::backend::libtorch_report().unwrap_or_else(|| {
-        "libtorch back-end (feature tch): not compiled in\n\
-         problem: --device torch-cpu and --device cuda need it: run with `--features tch` and \
-         libtorch 2.13.0 on hand (`source scripts/libtorch-env.sh` makes a virtualenv with it \
-         and sets LIBTORCH and LD_LIBRARY_PATH)"
-            .to_string()
-    })
-}
-
 /// Whether to colour the heatmaps: only on a terminal, and not when the environment sets
 /// `NO_COLOR` (to anything but the empty string, as <https://no-color.org> asks).
 fn colour_wanted() -> bool {
@@ -154,7 +142,7 @@ pub fn chapter_main_with<Options: clap::Args>(
     let args = Args::<Options>::parse();
     let exercises = parse_hints(hints);
     if let Some(Command::Doctor) = args.command {
-        println!("{}", doctor_report());
+        println!("{}", crate::doctor::report());
         return ExitCode::SUCCESS;
     }
     if let Some(name) = &args.device {

@@ -26,6 +26,7 @@
 //! ```
 
 pub mod cli;
+pub mod doctor;
 pub mod narrative;
 #[cfg(feature = "proptest")]
 pub mod quiet_proptest;

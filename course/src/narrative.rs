@@ -100,9 +100,9 @@ impl Step {
         rows: &[R],
         cols: &[C],
     ) -> shared::Result<&mut Self> {
-        let dims = weights.dims();
+        let dims = weights.sizes();
         if dims.len() == 1 {
-            let row = weights.f_reshape(&[1, dims[0] as i64])?;
+            let row = weights.f_reshape([1, dims[0]])?;
             self.heatmaps
                 .push(viz::heatmap(&row, rows, cols)?.title(title));
             return Ok(self);
@@ -114,7 +114,7 @@ impl Step {
         }
         let (lead, matrix) = dims.split_at(dims.len() - 2);
         let count: usize = lead.iter().product();
-        let flat = weights.f_reshape(&[count as i64, matrix[0] as i64, matrix[1] as i64])?;
+        let flat = weights.f_reshape([count, matrix[0], matrix[1]])?;
         for k in 0..count {
             // The leading index of matrix k, last dim fastest.
             let mut index = Vec::with_capacity(lead.len());
@@ -139,7 +139,7 @@ impl Step {
     /// `weights`: `[..., queries, keys]`.
     pub fn heatmap_indexed(&mut self, title: &str, weights: &Tensor) -> shared::Result<&mut Self> {
         let indices = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
-        let dims = weights.dims();
+        let dims = weights.sizes();
         let (rows, cols) = match dims.len() {
             0 => (Vec::new(), Vec::new()),
             1 => (indices(1), indices(dims[0])),

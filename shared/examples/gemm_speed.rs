@@ -1,5 +1,5 @@
 //! Times one large matrix product on one thread, with the packed GEMM of
-//! `shared::ops::matmul::gemm` or with `matrixmultiply` (through `ndarray`).
+//! `shared::exact::gemm_with` or with `matrixmultiply` (through `ndarray`).
 //!
 //! `cargo run --release -p shared --example gemm_speed -- KERNEL M K N [transposed] [REPS]`
 //! with `KERNEL` one of `packed`, `avx2`, `matrixmultiply`; `transposed` makes `b` the
@@ -7,7 +7,7 @@
 
 use ndarray::Array2;
 use ndarray::linalg::general_mat_mul;
-use shared::ops::matmul::gemm::{Isa, gemm_with};
+use shared::exact::{Isa, gemm_with};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,7 +30,7 @@ fn main() {
         match args[0].as_str() {
             "packed" => gemm_with(Isa::detect(), a.view(), b, c.view_mut()),
             #[cfg(target_arch = "x86_64")]
-            "avx2" => gemm_with(Isa::Avx2Fma, a.view(), b, c.view_mut()),
+            "avx2" => gemm_with(Isa::Avx2, a.view(), b, c.view_mut()),
             "matrixmultiply" => general_mat_mul(1.0, &a, &b, 0.0, &mut c),
             _ => panic!("{usage}"),
         }

@@ -4,7 +4,7 @@
 use ndarray::{ArcArray, IxDyn};
 use rayon::iter::IndexedParallelIterator;
 
-use crate::error::{Error, Result, f_checked_numel, or_panic, shape_list};
+use crate::error::{Error, Result, or_panic};
 use crate::rng::with_default_generator;
 use crate::tensor::{Element, Tensor};
 
@@ -101,36 +101,15 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn full_like(&self, value: E) -> Self {
-        Tensor::full(self.dims(), value)
+        Tensor::full(self.sizes(), value)
     }
-}
-
-/// An empty `Vec` with room for the elements of `shape`, or an error: when the size does not
-/// fit the arithmetic, and when it fits but not the machine (PyTorch's allocator says the
-/// same), rather than an abort of the whole program.
-fn f_reserve<E: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<E>> {
-    let numel = f_checked_numel(op, shape, std::mem::size_of::<E>())?;
-    let mut values = Vec::new();
-    values
-        .try_reserve_exact(numel)
-        .map_err(|_| Error::InvalidArgument {
-            op,
-            detail: format!(
-                "not enough memory: you tried to allocate {} bytes (shape {})",
-                numel * std::mem::size_of::<E>(),
-                shape_list(shape)
-            ),
-        })?;
-    Ok(values)
 }
 
 /// A tensor of `shape` with every element `value`; `op` names the caller in errors.
 fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
-    let mut values = f_reserve(op, shape)?;
+    let mut values = crate::storage::f_alloc(op, shape)?;
     values.resize(shape.iter().product(), value);
-    Ok(Tensor::from_array(
-        ArcArray::from_shape_vec(IxDyn(shape), values).expect("the size was checked above"),
-    ))
+    Ok(crate::storage::from_checked_vec(values, shape))
 }
 
 /// `torch.zeros(shape)`.
@@ -159,14 +138,22 @@ pub fn zeros(shape: &[usize]) -> Tensor {
 /// # Shapes
 /// `len` values.
 pub fn zeros_in_parallel(len: usize) -> Vec<f32> {
+    let mut zeros = Vec::new();
+    push_zeros_in_parallel(&mut zeros, len);
+    zeros
+}
+
+/// Fills `values` (emptied first) with `len` zeros as [`zeros_in_parallel`] does, in the
+/// memory it already holds when it has room for them.
+pub(crate) fn push_zeros_in_parallel(values: &mut Vec<f32>, len: usize) {
     // Below this (256 KiB), one thread clears the buffer sooner than it could hand out work.
     const MIN_PARALLEL: usize = 1 << 16;
     if len < MIN_PARALLEL {
-        return vec![0.0; len];
+        values.clear();
+        values.resize(len, 0.0);
+    } else {
+        rayon::iter::repeat_n(0.0f32, len).collect_into_vec(values);
     }
-    let mut zeros = Vec::new();
-    rayon::iter::repeat_n(0.0f32, len).collect_into_vec(&mut zeros);
-    zeros
 }
 
 /// `torch.ones(shape)`.
@@ -210,7 +197,7 @@ impl Tensor {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn zeros_like(&self) -> Tensor {
-        zeros(self.dims())
+        zeros(self.sizes())
     }
 
     /// `torch.ones_like(t)`.
@@ -218,7 +205,7 @@ impl Tensor {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn ones_like(&self) -> Tensor {
-        ones(self.dims())
+        ones(self.sizes())
     }
 
     /// `torch.empty_like(t)` (zero-filled, see [`empty`]).
@@ -226,7 +213,7 @@ impl Tensor {
     /// # Shapes
     /// Returns `self.shape()`.
     pub fn empty_like(&self) -> Tensor {
-        empty(self.dims())
+        empty(self.sizes())
     }
 
     /// `t.uniform_(from, to)` with the default generator: every element drawn uniformly from
@@ -264,7 +251,7 @@ impl Tensor {
                 // A view with gaps (a slice of a slice): fill a fresh buffer in row-major order.
                 let mut values = vec![0.0; self.numel()];
                 fill(&mut values, false);
-                let shape = self.dims().to_vec();
+                let shape = self.sizes().to_vec();
                 self.data =
                     ArcArray::from_shape_vec(IxDyn(&shape), values).expect("same element count");
             }
@@ -292,6 +279,15 @@ pub fn rand(shape: &[usize]) -> Tensor {
 }
 
 /// `torch.randn(shape)`: standard normal from the default generator.
+///
+/// ```
+/// use shared::{manual_seed, randn};
+/// manual_seed(123);
+/// assert_eq!(
+///     randn(&[2, 3]).to_string(),
+///     "tensor([[-0.1115,  0.1204, -0.3696],\n        [-0.2404, -1.1969,  0.2093]])"
+/// );
+/// ```
 ///
 /// # Shapes
 /// Returns `shape`; its product must fit in memory.
@@ -428,7 +424,7 @@ pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output
         )));
     }
     let n = count as usize;
-    let mut values = f_reserve("arange", &[n])?;
+    let mut values = crate::storage::f_alloc("arange", &[n])?;
     A::push_values(start, step, n, &mut values);
     Ok(Tensor::from_vec(values, &[n]))
 }

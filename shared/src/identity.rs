@@ -2,7 +2,7 @@
 //! it changes nothing, which makes it the first input to try when checking that a
 //! projection is wired the right way round.
 
-use crate::error::{Error, Result, or_panic};
+use crate::error::{Result, or_panic};
 use crate::tensor::Tensor;
 
 /// `torch.eye(n)`: the `n × n` identity matrix.
@@ -18,17 +18,12 @@ pub fn eye(n: usize) -> Tensor {
 /// index.
 ///
 /// # Shapes
-/// Returns `[n, m]`; `n · m` must fit in `usize`.
+/// Returns `[n, m]`; `n · m` floats must fit in memory.
 pub fn f_eye_m(n: usize, m: usize) -> Result<Tensor> {
-    let numel = n.checked_mul(m).ok_or_else(|| Error::Shape {
-        op: "eye",
-        detail: format!("a [{n}, {m}] matrix has more elements than usize can count"),
-    })?;
-    // `numel == 0` when `m == 0`, so the division below never sees it.
-    let values = (0..numel)
-        .map(|i| if i / m == i % m { 1.0 } else { 0.0 })
-        .collect();
-    Tensor::f_from_vec(values, &[n, m])
+    let mut values = crate::storage::f_alloc("eye", &[n, m])?;
+    // `m == 0` leaves no elements, so the division below never sees it.
+    values.extend((0..n * m).map(|i| if i / m == i % m { 1.0 } else { 0.0 }));
+    Ok(crate::storage::from_checked_vec(values, &[n, m]))
 }
 
 /// Plain form of [`f_eye_m`].
@@ -45,6 +40,6 @@ mod tests {
     fn ones_on_the_diagonal() {
         assert_eq!(eye(2).to_vec(), vec![1.0, 0.0, 0.0, 1.0]);
         assert_eq!(eye_m(2, 3).to_vec(), vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
-        assert_eq!(eye_m(0, 3).dims(), [0, 3]);
+        assert_eq!(eye_m(0, 3).sizes(), [0, 3]);
     }
 }

@@ -124,12 +124,38 @@ impl<E: Element> Tensor<E> {
         crate::error::or_panic(self.f_size(dim))
     }
 
-    /// The shape as a slice, for code that computes with it.
+    /// The shape as a slice, for code that computes with it (ATen's `t.sizes()`).
     ///
     /// # Shapes
     /// One entry per dim.
-    pub fn dims(&self) -> &[usize] {
+    pub fn sizes(&self) -> &[usize] {
         self.data.shape()
+    }
+
+    /// The sizes as an array of `N`, to name them: `let [b, t, d] = x.f_dims()?;`, or an
+    /// error naming both ranks when the tensor does not have `N` dims.
+    ///
+    /// # Shapes
+    /// `self` has `N` dims.
+    pub fn f_dims<const N: usize>(&self) -> Result<[usize; N]> {
+        self.data.shape().try_into().map_err(|_| Error::Shape {
+            op: "dims",
+            detail: format!(
+                "expected a tensor of {}, got one of {} (shape {:?})",
+                crate::error::rank(N),
+                crate::error::rank(self.dim()),
+                self.data.shape()
+            ),
+        })
+    }
+
+    /// Plain form of [`Tensor::f_dims`]: `let [b, t, d] = x.dims();`.
+    ///
+    /// # Shapes
+    /// `self` has `N` dims.
+    #[track_caller]
+    pub fn dims<const N: usize>(&self) -> [usize; N] {
+        crate::error::or_panic(self.f_dims())
     }
 
     /// `t.dim()`: the number of dims (the rank).
@@ -167,7 +193,7 @@ impl<E: Element> Tensor<E> {
                 data: copy.into_shared(),
             }
         } else {
-            Tensor::from_vec(self.to_vec(), self.dims())
+            Tensor::from_vec(self.to_vec(), self.sizes())
         }
     }
 
@@ -224,7 +250,7 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "a tensor with {} elements (shape {:?}) cannot be converted to a scalar",
                     self.numel(),
-                    self.dims()
+                    self.sizes()
                 ),
             });
         }
@@ -262,12 +288,12 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `index.len() == dim()`, each entry below its dim's size.
     pub fn f_set(&mut self, index: &[usize], value: E) -> Result<()> {
-        if index.len() != self.dim() || index.iter().zip(self.dims()).any(|(i, n)| i >= n) {
+        if index.len() != self.dim() || index.iter().zip(self.sizes()).any(|(i, n)| i >= n) {
             return Err(Error::Shape {
                 op: "set",
                 detail: format!(
                     "index {index:?} does not address an element of a tensor of shape {:?}",
-                    self.dims()
+                    self.sizes()
                 ),
             });
         }
@@ -291,7 +317,7 @@ impl<E: Element> Tensor<E> {
     /// The printer's view of this tensor: values in row-major order and the shape.
     fn print_text(&self) -> String {
         let values = self.to_vec();
-        crate::fmt::format_tensor(E::values(&values), self.dims(), &Suffixes::default())
+        crate::fmt::format_tensor(E::values(&values), self.sizes(), &Suffixes::default())
     }
 }
 

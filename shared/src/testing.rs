@@ -20,11 +20,11 @@ use crate::viz;
 /// # Shapes
 /// `got`, `want`: any shapes (different shapes are never close).
 pub fn difference(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) -> Option<String> {
-    if got.dims() != want.dims() {
+    if got.sizes() != want.sizes() {
         return Some(format!(
             "shapes differ: got {:?}, want {:?}",
-            got.dims(),
-            want.dims()
+            got.sizes(),
+            want.sizes()
         ));
     }
     let mut index = vec![0; got.dim()];
@@ -37,7 +37,7 @@ pub fn difference(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) -> Option<S
             ));
         }
         // The next row-major index.
-        for (i, n) in index.iter_mut().zip(got.dims()).rev() {
+        for (i, n) in index.iter_mut().zip(got.sizes()).rev() {
             *i += 1;
             if *i < *n {
                 break;
@@ -80,7 +80,7 @@ pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) {
 /// # Shapes
 /// `want`, `got`: `[queries, keys]`.
 pub fn weights_side_by_side(want: &Tensor, got: &Tensor) -> Option<String> {
-    if want.dims() != got.dims() {
+    if want.sizes() != got.sizes() {
         return None;
     }
     let want = viz::heatmap_indexed(want).ok()?.title("want");

@@ -75,7 +75,7 @@ proptest! {
         prop_assert_eq!(x.t().sum_dim(1, false).to_vec(), x.sum_dim(0, false).to_vec());
         prop_assert_eq!(x.t().sum_dim(0, false).to_vec(), x.sum_dim(1, false).to_vec());
         let mean = x.mean_dim(0, true);
-        prop_assert_eq!(mean.dims(), &[1, c]);
+        prop_assert_eq!(mean.sizes(), &[1, c]);
         for (m, s) in mean.to_vec().iter().zip(x.sum_dim(0, false).to_vec()) {
             prop_assert_eq!(*m, s / r as f32);
         }
@@ -89,7 +89,7 @@ fn empty_and_zero_dimensional_tensors() {
     assert!(empty.mean().item().is_nan());
     assert_eq!(empty.sum_dim(1, false).to_vec(), vec![0.0; 3]);
     assert!(empty.mean_dim(1, false).to_vec().iter().all(|m| m.is_nan()));
-    assert_eq!(empty.softmax(0).dims(), &[3, 0]);
+    assert_eq!(empty.softmax(0).sizes(), &[3, 0]);
     // The output starts at +0 and the sum is added to it: a sum is never -0.
     assert_eq!(Tensor::scalar(-0.0).sum().item().to_bits(), 0);
     assert_eq!(Tensor::scalar(-0.5).sum().item(), -0.5);

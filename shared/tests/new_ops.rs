@@ -75,7 +75,7 @@ proptest! {
         prop_assume!(x.dim() > 0 && dim < x.dim() as i64 && dim >= -(x.dim() as i64));
         for pieces in [x.split(n, dim), x.chunk(n, dim)] {
             let back = cat(&pieces, dim);
-            prop_assert_eq!(back.dims(), x.dims());
+            prop_assert_eq!(back.sizes(), x.sizes());
             let same = back.to_vec().iter().zip(x.to_vec()).all(|(a, b)| a.to_bits() == b.to_bits());
             prop_assert!(same);
         }

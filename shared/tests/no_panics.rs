@@ -103,6 +103,19 @@ fn checked_ops() -> Vec<(&'static str, Checked)> {
         }),
         ("stack", |x| message(shared::f_stack(&[&x.a, &x.b], x.dim))),
         ("repeat", |x| message(x.a.f_repeat(&x.sizes))),
+        ("expand", |x| message(x.a.f_expand(&x.shape))),
+        ("randint", |x| {
+            message(shared::f_randint(x.int, x.int2, &x.sizes))
+        }),
+        ("eye_m", |x| message(shared::f_eye_m(x.size, x.size2))),
+        ("split_sizes", |x| {
+            message(x.a.f_split_sizes(&x.sizes, x.dim))
+        }),
+        ("maximum", |x| message(x.a.f_maximum(&x.b))),
+        ("minimum", |x| message(x.a.f_minimum(&x.b))),
+        ("where", |x| message(shared::f_where_(&x.mask, &x.a, &x.b))),
+        ("outer", |x| message(x.a.f_outer(&x.b))),
+        ("polar", |x| message(shared::f_polar(&x.a, &x.b))),
         ("dot", |x| message(x.a.f_dot(&x.b))),
         ("mm", |x| message(x.a.f_mm(&x.b))),
         ("bmm", |x| message(x.a.f_bmm(&x.b))),

@@ -58,7 +58,7 @@ proptest! {
         hi in value(),
     ) {
         // A normalized shape that usually fits (the last `take` dims) and sometimes not.
-        let mut normalized: Vec<usize> = t.dims()[t.dim().saturating_sub(take)..].to_vec();
+        let mut normalized: Vec<usize> = t.sizes()[t.dim().saturating_sub(take)..].to_vec();
         if extra == 1 { normalized.insert(0, 3); }
         let weight = Tensor::full(&normalized, 0.5);
         let _ = t.f_var_dim(Some(dim), correction, keepdim);
@@ -68,7 +68,7 @@ proptest! {
         let _ = t.f_clamp(Some(lo), Some(hi));
         for approximate in [GeluApproximate::None, GeluApproximate::Tanh] {
             let y = t.gelu(approximate);
-            prop_assert_eq!(y.dims(), t.dims());
+            prop_assert_eq!(y.sizes(), t.sizes());
         }
         let _ = (t.relu(), t.abs(), t.tanh(), t.log(), t.var(), t.std());
     }

@@ -15,11 +15,11 @@ fn random(shape: &[usize], seed: u64) -> Tensor {
 fn at_broadcast(t: &Tensor, index: &[usize]) -> f32 {
     let offset = index.len() - t.dim();
     let mut own: Vec<usize> = Vec::new();
-    for (d, &n) in t.dims().iter().enumerate() {
+    for (d, &n) in t.sizes().iter().enumerate() {
         own.push(if n == 1 { 0 } else { index[offset + d] });
     }
     let strides: Vec<usize> = (0..t.dim())
-        .map(|d| t.dims()[d + 1..].iter().product())
+        .map(|d| t.sizes()[d + 1..].iter().product())
         .collect();
     t.to_vec()[own.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>()]
 }
@@ -73,7 +73,7 @@ proptest! {
         let b = random(&b_shape, seed + 1);
         let sum = &a + &b;
         let product = &a * &b;
-        let out_shape = sum.dims().to_vec();
+        let out_shape = sum.sizes().to_vec();
         let (sums, products) = (sum.to_vec(), product.to_vec());
         for (flat, index) in indices(&out_shape).iter().enumerate() {
             let (x, y) = (at_broadcast(&a, index), at_broadcast(&b, index));

@@ -57,6 +57,13 @@ fn edge_fixtures_match_pytorch() {
     check("edge_fixtures.json", 466);
 }
 
+/// Which zero `maximum`/`minimum` return on ties (vectors against single elements), and
+/// `cat` of empty 1-D tensors only (`scripts/make_room_fixtures.py`).
+#[test]
+fn room_fixtures_match_pytorch() {
+    check("room_fixtures.json", 82);
+}
+
 /// The chapters' operations, and softmax, log_softmax, sum and mean over many lengths,
 /// values and dims: bit for bit, the matrix products (MKL's `sgemm`, closed and ordered by
 /// the processor) within 1e-6 of the result's scale. Our kernels compute with the CPU build

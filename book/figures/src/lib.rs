@@ -71,7 +71,7 @@ impl Panel {
         let rows: Vec<String> = rows.iter().map(|s| s.as_ref().to_string()).collect();
         let cols: Vec<String> = cols.iter().map(|s| s.as_ref().to_string()).collect();
         assert_eq!(
-            weights.dims(),
+            weights.sizes(),
             [rows.len(), cols.len()],
             "panel {title:?}: the labels do not fit the weights"
         );

@@ -7,14 +7,14 @@
 //! temperature, the causal mask (chapter 5), softmax, and dropout on the weights.
 //!
 //! The other chapters show the weights inside their own models, computed by their own code:
-//! - chapter 9 ([`flash`]): the weights the FlashAttention kernel never stores, rebuilt
+//! - chapter 9 (`flash`): the weights the FlashAttention kernel never stores, rebuilt
 //!   from the log-sum-exp it returns, as its backward pass rebuilds them;
-//! - chapter 10 ([`backward`]): the weights the gradients flow through, after dropout, as
+//! - chapter 10 (`backward`): the weights the gradients flow through, after dropout, as
 //!   the chapter's forward pass keeps them on its tape;
-//! - chapter 11 ([`training`]): the trained model's weights after any number of steps;
-//! - chapter 13 ([`block`]): the attention inside the transformer block, after its layer
+//! - chapter 11 (`training`): the trained model's weights after any number of steps;
+//! - chapter 13 (`block`): the attention inside the transformer block, after its layer
 //!   norm (or without it, as in the post-norm block);
-//! - chapter 14 ([`generation`]): the tiny decoder's cache as it fills, one decoding step
+//! - chapter 14 (`generation`): the tiny decoder's cache as it fills, one decoding step
 //!   at a time, with grouped-query heads and a sliding window.
 //!
 //! Which knobs each chapter offers, and where they start, is in [`crate::controls`].

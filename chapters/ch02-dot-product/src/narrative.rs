@@ -45,7 +45,7 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
     // The context vector needs normalised weights; softmax itself (naive versus stable)
     // is chapter 3's subject, so here it is the library's.
     // ANCHOR: softmax_weights
-    let attn_weights_2 = attn_scores_2.f_softmax(0)?;
+    let attn_weights_2 = attn_scores_2.softmax(0);
     story
         .step("Softmax weights of x(2)")
         .print(format!("Attention Weights: {attn_weights_2}"))
@@ -67,13 +67,13 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         .print(&attn_scores)
         .print(attn_scores.shape());
 
-    let attn_weights = attn_scores.f_softmax(-1)?;
+    let attn_weights = attn_scores.softmax(-1);
     story
         .step("Softmax over dim=-1: every row sums to 1")
         .print(&attn_weights)
         .print(format!(
             "Row sums: {}",
-            two_decimals(&attn_weights.f_sum_dim(-1, false)?)
+            two_decimals(&attn_weights.sum_dim(-1, false))
         ))
         .heatmap("queries × keys", &attn_weights, &WORDS, &WORDS)?;
 

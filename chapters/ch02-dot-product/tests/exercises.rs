@@ -228,7 +228,7 @@ proptest! {
         let by_hand = cosines_by_hand(&inputs).to_vec();
         prop_assert!(shared::testing::close(
             &cosine,
-            &Tensor::from_vec(by_hand.clone(), cosine.dims()),
+            &Tensor::from_vec(by_hand.clone(), cosine.sizes()),
             1e-4,
             1e-5
         ));

@@ -35,7 +35,7 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         .print(format!("Attention Weights: {attn_weights_2}"))
         .print(format!("Sum: {:.2}", attn_weights_2.sum().item()));
 
-    let attn_weights_2 = attn_scores_2.f_softmax(0)?;
+    let attn_weights_2 = attn_scores_2.softmax(0);
     story
         .step("torch.softmax")
         .print(format!("Attention Weights: {attn_weights_2}"))
@@ -55,15 +55,12 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
 
     story
         .step("Large scores: the stable softmax does not")
-        .print(format!(
-            "scores - max: {}",
-            &big_scores - &big_scores.f_max()?
-        ))
+        .print(format!("scores - max: {}", &big_scores - &big_scores.max()))
         .print(format!(
             "stable softmax: {}",
             softmax_stable(&big_scores, 0)
         ))
-        .print(format!("torch.softmax: {}", big_scores.f_softmax(0)?));
+        .print(format!("torch.softmax: {}", big_scores.softmax(0)));
     // ANCHOR_END: overflow
 
     // Our example: small enough to check by hand; the second row is constant, so its
@@ -75,27 +72,27 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         .print(&scores)
         .print(scores.shape());
 
-    let weights = scores.f_softmax(0)?;
+    let weights = scores.softmax(0);
     story
         .step("dim=0 normalises each column (down the rows)")
         .print(&weights)
         .print(format!(
             "Column sums: {}",
-            two_decimals(&weights.f_sum_dim(0, false)?)
+            two_decimals(&weights.sum_dim(0, false))
         ))
         .heatmap_indexed("softmax(dim=0): columns sum to 1", &weights)?;
 
-    let weights = scores.f_softmax(1)?;
+    let weights = scores.softmax(1);
     story
         .step("dim=1 (the same as dim=-1 here) normalises each row (across the columns)")
         .print(&weights)
         .print(format!(
             "Row sums: {}",
-            two_decimals(&weights.f_sum_dim(1, false)?)
+            two_decimals(&weights.sum_dim(1, false))
         ))
         .print(format!(
             "dim=-1 gives the same: {}",
-            python_bool(weights == scores.f_softmax(-1)?)
+            python_bool(weights == scores.softmax(-1))
         ))
         .heatmap_indexed("softmax(dim=1): rows sum to 1", &weights)?;
     // ANCHOR_END: dims

@@ -25,7 +25,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 /// The blog post: one query step by step with `x · W`, then the two modules.
 fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     let inputs = your_journey();
-    let x_2 = inputs.f_select(0, 1)?;
+    let x_2 = inputs.select(0, 1);
     let (d_in, d_out) = (inputs.size(1), 2);
 
     // ANCHOR: seed_000_weights
@@ -36,7 +36,7 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_000_weights
 
     // ANCHOR: seed_000_query_2
-    let query_2 = x_2.f_matmul(&w_query)?;
+    let query_2 = x_2.matmul(&w_query);
     story
         .step(format!(
             "Query of x(2) (randn weights, manual_seed({}))",
@@ -46,8 +46,8 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_000_query_2
 
     // ANCHOR: seed_000_keys_values
-    let keys = inputs.f_matmul(&w_key)?;
-    let values = inputs.f_matmul(&w_value)?;
+    let keys = inputs.matmul(&w_key);
+    let values = inputs.matmul(&w_value);
     story
         .step("Keys and values of all inputs")
         .print(format!("Keys shape: {}", keys.shape()))
@@ -55,9 +55,9 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_000_keys_values
 
     // ANCHOR: seed_000_scores
-    let attn_score_22 = query_2.f_dot(&keys.f_select(0, 1)?)?;
+    let attn_score_22 = query_2.dot(&keys.select(0, 1));
     story.step("Attention score omega_22").print(&attn_score_22);
-    let attn_scores_2 = query_2.f_matmul(&keys.t())?;
+    let attn_scores_2 = query_2.matmul(&keys.t());
     story.step("Attention scores omega_2").print(&attn_scores_2);
     // ANCHOR_END: seed_000_scores
 
@@ -68,7 +68,7 @@ fn seed_000(story: &mut Narrative, seed: Seed) -> Result<()> {
         .step("Scaled softmax")
         .print(&attn_weights_2)
         .heatmap("x(2) attends", &attn_weights_2, &[WORDS[1]], &WORDS)?;
-    let context_vec_2 = attn_weights_2.f_matmul(&values)?;
+    let context_vec_2 = attn_weights_2.matmul(&values);
     story.step("Context vector z(2)").print(&context_vec_2);
     // ANCHOR_END: seed_000_weights_context
 
@@ -110,10 +110,10 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_004_weights
 
     // ANCHOR: seed_004_x_2
-    let x_2 = embedded_sentence.f_select(0, 1)?;
-    let query_2 = w_query.f_matmul(&x_2)?;
-    let key_2 = w_key.f_matmul(&x_2)?;
-    let value_2 = w_value.f_matmul(&x_2)?;
+    let x_2 = embedded_sentence.select(0, 1);
+    let query_2 = w_query.matmul(&x_2);
+    let key_2 = w_key.matmul(&x_2);
+    let value_2 = w_value.matmul(&x_2);
     story
         .step(format!(
             "Query, key and value of x(2) (rand weights, manual_seed({}))",
@@ -127,8 +127,8 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR: seed_004_keys_values
     // W · Eᵀ projects every token at once (one column each); `.t()` turns the
     // columns into rows.
-    let keys = w_key.f_matmul(&embedded_sentence.t())?.t();
-    let values = w_value.f_matmul(&embedded_sentence.t())?.t();
+    let keys = w_key.matmul(&embedded_sentence.t()).t();
+    let values = w_value.matmul(&embedded_sentence.t()).t();
     story
         .step("Keys and values of all inputs (d_k = 24, d_v = 28)")
         .print(format!("keys.shape: {}", keys.shape()))
@@ -136,11 +136,11 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_004_keys_values
 
     // ANCHOR: seed_004_omega
-    let omega_24 = query_2.f_dot(&keys.f_select(0, 4)?)?;
+    let omega_24 = query_2.dot(&keys.select(0, 4));
     story
         .step("Unnormalized attention weight omega_24")
         .print(&omega_24);
-    let omega_2 = query_2.f_matmul(&keys.t())?;
+    let omega_2 = query_2.matmul(&keys.t());
     story
         .step("Unnormalized attention weights omega_2")
         .print(&omega_2);
@@ -157,7 +157,7 @@ fn seed_004(story: &mut Narrative, seed: Seed) -> Result<()> {
         .step("Attention weights (softmax of omega_2 / sqrt(d_k))")
         .print(&attention_weights_2)
         .heatmap("x(2) attends", &attention_weights_2, &words[1..2], &words)?;
-    let context_vector_2 = attention_weights_2.f_matmul(&values)?;
+    let context_vector_2 = attention_weights_2.matmul(&values);
     story
         .step("Context vector z(2) (d_v = 28)")
         .print(context_vector_2.shape())
@@ -181,10 +181,10 @@ fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
     // ANCHOR_END: seed_001_weights
 
     // ANCHOR: seed_001_token_1
-    let token1_embed = sentence_embed.f_select(0, 0)?;
-    let key_1 = w_key.f_matmul(&token1_embed)?;
-    let query_1 = w_query.f_matmul(&token1_embed)?;
-    let value_1 = w_value.f_matmul(&token1_embed)?;
+    let token1_embed = sentence_embed.select(0, 0);
+    let key_1 = w_key.matmul(&token1_embed);
+    let query_1 = w_query.matmul(&token1_embed);
+    let value_1 = w_value.matmul(&token1_embed);
     story
         .step("Key, query and value of token 1 (rand 16x16 weights)")
         .print(format!("key vector for token1:\n {key_1}"))
@@ -194,24 +194,24 @@ fn seed_001(story: &mut Narrative, seed: Seed) -> Result<()> {
 
     // ANCHOR: seed_001_all_tokens
     // E · Wᵀ is the same projection for every row of E at once.
-    let keys = sentence_embed.f_matmul(&w_key.t())?;
+    let keys = sentence_embed.matmul(&w_key.t());
     story
         .step("Keys of all tokens (keys[0] is token 1's key)")
-        .print(keys.f_select(0, 0)?);
-    let values = sentence_embed.f_matmul(&w_value.t())?;
+        .print(keys.select(0, 0));
+    let values = sentence_embed.matmul(&w_value.t());
     story
         .step("Values of all tokens (values[0] is token 1's value)")
-        .print(values.f_select(0, 0)?);
+        .print(values.select(0, 0));
     // ANCHOR_END: seed_001_all_tokens
 
     let words = ["my", "name", "is", "marcello", "politi"];
     // ANCHOR: seed_001_context
-    let a1: Tensor = scaled_attention_weights(&query_1.f_matmul(&keys.t())?, d);
+    let a1: Tensor = scaled_attention_weights(&query_1.matmul(&keys.t()), d);
     story
         .step("Attention weights of token 1")
         .print(&a1)
         .heatmap("token 1 attends", &a1, &words[..1], &words)?;
-    let z1 = a1.f_matmul(&values)?;
+    let z1 = a1.matmul(&values);
     story.step("Context vector z1 of token 1").print(&z1);
     // ANCHOR_END: seed_001_context
     Ok(())

@@ -22,10 +22,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: weights
     manual_seed(seed.or(789));
     let sa_v2 = SelfAttentionV2::new(d_in, d_out, false);
-    let queries = sa_v2.w_query.f_forward(&inputs)?;
-    let keys = sa_v2.w_key.f_forward(&inputs)?;
+    let queries = sa_v2.w_query.forward(&inputs);
+    let keys = sa_v2.w_key.forward(&inputs);
     let d_k = keys.size(-1);
-    let attn_scores = queries.f_matmul(&keys.t())?;
+    let attn_scores = queries.matmul(&keys.t());
     let attn_weights = scaled_attention_weights(&attn_scores, d_k);
     story
         .step(format!(
@@ -38,10 +38,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     // ANCHOR: renormalise
     let context_length = attn_scores.size(0);
-    let mask_simple = ones(&[context_length, context_length]).f_tril(0)?;
+    let mask_simple = ones(&[context_length, context_length]).tril(0);
     story.step("A simple mask with tril").print(&mask_simple);
     // An elementwise product (the article calls it a matrix multiplication).
-    let masked_simple = attn_weights.f_mul(&mask_simple)?;
+    let masked_simple = &attn_weights * &mask_simple;
     story
         .step("Masked attention weights")
         .print(&masked_simple)
@@ -55,7 +55,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     // ANCHOR: minus_infinity
     let mask = causal_mask(context_length);
-    let masked = attn_scores.f_masked_fill(&mask, f32::NEG_INFINITY)?;
+    let masked = attn_scores.masked_fill(&mask, f32::NEG_INFINITY);
     story
         .step("Masking the scores with -inf above the diagonal")
         .print(&masked);

@@ -23,9 +23,9 @@ fn head_weights(mha: &MultiHeadAttentionWrapper, batch: &Tensor) -> Result<Vec<T
     mha.heads
         .iter()
         .map(|head| {
-            let keys = head.w_key.f_forward(batch)?;
-            let queries = head.w_query.f_forward(batch)?;
-            let scores = queries.f_matmul(&keys.transpose(-2, -1))?;
+            let keys = head.w_key.forward(batch);
+            let queries = head.w_query.forward(batch);
+            let scores = queries.matmul(&keys.transpose(-2, -1));
             let mask = head.mask.slice(0, ..num_tokens).slice(1, ..num_tokens);
             Ok(masked_softmax(&scores, &mask, keys.size(-1)))
         })

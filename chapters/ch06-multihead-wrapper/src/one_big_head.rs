@@ -14,8 +14,8 @@ use shared::Tensor;
 /// `w`: `[heads, d_out, d]`. Returns `[heads · d_out, d]`.
 // ANCHOR: one_big_head
 pub fn one_big_head(w: &Tensor) -> Tensor {
-    let d = w.size(-1) as i64;
-    w.reshape(&[-1, d])
+    let [heads, d_out, d] = w.dims();
+    w.reshape([heads * d_out, d])
 }
 // ANCHOR_END: one_big_head
 

@@ -50,7 +50,7 @@ pub fn einsum_head_outputs(weights: &Tensor, values: &Tensor) -> Tensor {
 /// `head_outputs`: `[heads, seq, d_k]`. Returns `[seq, heads · d_k]`.
 // ANCHOR: concat_heads
 pub fn concat_heads(head_outputs: &Tensor) -> Tensor {
-    let seq = head_outputs.size(1) as i64;
-    head_outputs.permute(&[1, 0, 2]).reshape(&[seq, -1])
+    let [heads, seq, d_k] = head_outputs.dims();
+    head_outputs.permute(&[1, 0, 2]).reshape([seq, heads * d_k])
 }
 // ANCHOR_END: concat_heads

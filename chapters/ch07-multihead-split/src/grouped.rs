@@ -18,12 +18,12 @@ use shared::Tensor;
 /// `[batch, kv_heads · groups, tokens, head_dim]`. `groups >= 1`.
 // ANCHOR: repeat_kv
 pub fn repeat_kv(x: &Tensor, groups: usize) -> Tensor {
-    let [b, kv_heads, tokens, head_dim] = [0, 1, 2, 3].map(|d| x.size(d) as i64);
+    let [b, kv_heads, tokens, head_dim] = x.dims();
     // [b, kv_heads, 1, tokens, head_dim] -> [b, kv_heads, groups, tokens, head_dim]:
     // each head's copies next to each other, then the two head dims as one.
     x.unsqueeze(2)
-        .expand(&[b, kv_heads, groups as i64, tokens, head_dim])
-        .reshape(&[b, kv_heads * groups as i64, tokens, head_dim])
+        .expand([b, kv_heads, groups, tokens, head_dim])
+        .reshape([b, kv_heads * groups, tokens, head_dim])
 }
 // ANCHOR_END: repeat_kv
 

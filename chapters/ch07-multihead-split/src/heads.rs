@@ -18,20 +18,14 @@ use shared::Tensor;
 /// Returns `[batch, num_heads, tokens, d_out / num_heads]` (a view).
 // ANCHOR: split_heads
 pub fn split_heads(x: &Tensor, num_heads: usize) -> Tensor {
-    let (b, num_tokens, d_out) = (x.size(0), x.size(1), x.size(2));
-    let head_dim = d_out / num_heads;
-    x.view(&[
-        b as i64,
-        num_tokens as i64,
-        num_heads as i64,
-        head_dim as i64,
-    ])
-    .transpose(1, 2)
+    let [b, num_tokens, d_out] = x.dims();
+    x.view([b, num_tokens, num_heads, d_out / num_heads])
+        .transpose(1, 2)
 }
 // ANCHOR_END: split_heads
 
 /// Undoes [`split_heads`]: tokens back in front of the heads, then each token's heads side
-/// by side in one row, `transpose(1, 2).contiguous().view(b, num_tokens, -1)`. The
+/// by side in one row, `transpose(1, 2).contiguous().view(b, num_tokens, d_out)`. The
 /// `contiguous()` is needed because after the transpose the numbers of one token are no
 /// longer next to each other in memory, and `view` only relabels memory.
 ///
@@ -39,9 +33,9 @@ pub fn split_heads(x: &Tensor, num_heads: usize) -> Tensor {
 /// `x`: `[batch, num_heads, tokens, head_dim]`. Returns `[batch, tokens, num_heads · head_dim]`.
 // ANCHOR: merge_heads
 pub fn merge_heads(x: &Tensor) -> Tensor {
-    let (b, num_tokens) = (x.size(0), x.size(2));
+    let [b, num_heads, num_tokens, head_dim] = x.dims();
     x.transpose(1, 2)
         .contiguous()
-        .view(&[b as i64, num_tokens as i64, -1])
+        .view([b, num_tokens, num_heads * head_dim])
 }
 // ANCHOR_END: merge_heads

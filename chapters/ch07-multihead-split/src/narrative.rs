@@ -38,10 +38,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print_shape("queries.shape", &queries);
     step.print_shape("values.shape", &values);
 
-    let split = [b, num_tokens, mha.num_heads, mha.head_dim].map(|n| n as i64);
-    let keys = keys.view(&split);
-    let values = values.view(&split);
-    let queries = queries.view(&split);
+    let split = [b, num_tokens, mha.num_heads, mha.head_dim];
+    let keys = keys.view(split);
+    let values = values.view(split);
+    let queries = queries.view(split);
     let step = story.step("View as (b, num_tokens, num_heads, head_dim)");
     step.print_shape("keys.shape", &keys);
     step.print_shape("queries.shape", &queries);
@@ -75,7 +75,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     );
     let context_vec = context_vec
         .contiguous()
-        .view(&[b as i64, num_tokens as i64, -1]);
+        .view([b, num_tokens, mha.num_heads * mha.head_dim]);
     step.print_shape("context_vec.shape", &context_vec);
     let context_vec = mha.out_proj.forward(&context_vec);
     step.print_shape("out_proj(context_vec).shape", &context_vec);

@@ -187,7 +187,7 @@ fn shuffle_by_hand(x: &Tensor, order: &[usize]) -> Tensor {
         .iter()
         .flat_map(|&i| values[i * row..(i + 1) * row].to_vec())
         .collect();
-    Tensor::from_vec(picked, x.dims())
+    Tensor::from_vec(picked, x.sizes())
 }
 
 #[test]

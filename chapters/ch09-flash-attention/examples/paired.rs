@@ -149,7 +149,7 @@ fn train(
     (q, k, v): (&Tensor, &Tensor, &Tensor),
     (one, two): (&rayon::ThreadPool, &rayon::ThreadPool),
 ) {
-    let grad_out = randn(q.dims());
+    let grad_out = randn(q.sizes());
     let tch_in = [q, k, v].map(|t| to_tch(t, Device::Cpu));
     let tch_grad = to_tch(&grad_out, Device::Cpu);
     let tch_in = [&tch_in[0], &tch_in[1], &tch_in[2]];

@@ -106,40 +106,40 @@ pub fn flash_attention_backward_with(
         rank >= 2 && [k, v, out, grad_out].iter().all(|t| t.dim() == rank),
         "flash_attention_backward: q, k, v, out and grad_out need the same rank (at least 2), \
          got shapes {:?}, {:?}, {:?}, {:?} and {:?}",
-        q.dims(),
-        k.dims(),
-        v.dims(),
-        out.dims(),
-        grad_out.dims()
+        q.sizes(),
+        k.sizes(),
+        v.sizes(),
+        out.sizes(),
+        grad_out.sizes()
     );
-    let lead = &q.dims()[..rank - 2];
+    let lead = &q.sizes()[..rank - 2];
     let (queries, d) = (q.size(-2), q.size(-1));
     let (keys, d_v) = (k.size(-2), v.size(-1));
     let mut out_shape = lead.to_vec();
     out_shape.extend([queries, d_v]);
     assert!(
-        &k.dims()[..rank - 2] == lead
-            && &v.dims()[..rank - 2] == lead
+        &k.sizes()[..rank - 2] == lead
+            && &v.sizes()[..rank - 2] == lead
             && k.size(-1) == d
             && v.size(-2) == keys
-            && out.dims() == out_shape
-            && grad_out.dims() == out_shape
-            && lse.dims() == &out_shape[..rank - 1],
+            && out.sizes() == out_shape
+            && grad_out.sizes() == out_shape
+            && lse.sizes() == &out_shape[..rank - 1],
         "flash_attention_backward: shapes q {:?}, k {:?}, v {:?}, out {:?}, lse {:?} and \
          grad_out {:?} do not fit q [.., n, d], k [.., m, d], v [.., m, d_v], \
          out and grad_out [.., n, d_v], lse [.., n]",
-        q.dims(),
-        k.dims(),
-        v.dims(),
-        out.dims(),
-        lse.dims(),
-        grad_out.dims()
+        q.sizes(),
+        k.sizes(),
+        v.sizes(),
+        out.sizes(),
+        lse.sizes(),
+        grad_out.sizes()
     );
     assert!(
         d > 0 && keys > 0,
         "flash_attention_backward: need at least one key and one feature, got q {:?}, k {:?}",
-        q.dims(),
-        k.dims()
+        q.sizes(),
+        k.sizes()
     );
     let heads: usize = lead.iter().product();
     let mut grad_q = zeros_in_parallel(heads * queries * d);
@@ -180,7 +180,7 @@ pub fn flash_attention_backward_with(
             );
         // ANCHOR_END: parallel
     }
-    let shape_of = |t: &Tensor| t.dims().to_vec();
+    let shape_of = |t: &Tensor| t.sizes().to_vec();
     FlashGrads {
         q: Tensor::from_vec(grad_q, &shape_of(q)),
         k: Tensor::from_vec(grad_k, &shape_of(k)),

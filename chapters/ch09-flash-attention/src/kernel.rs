@@ -41,35 +41,9 @@ pub const BLOCK_K: usize = 64;
 /// The values' rows are padded to a multiple of this many floats, the widest vector.
 const PAD: usize = 16;
 
-/// Which vector instructions the kernel is compiled with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isa {
-    /// x86-64 with AVX-512F and FMA: 16 lanes, fused multiply-add, 6 rows per group.
-    Avx512,
-    /// x86-64 with AVX2 and FMA: 8 lanes, fused multiply-add, 2 rows per group.
-    Avx2,
-    /// Whatever the target has without run-time detection (SSE2 on x86-64).
-    Portable,
-}
-
-impl Isa {
-    /// The best instruction set this CPU has.
-    pub fn detect() -> Isa {
-        [Isa::Avx512, Isa::Avx2]
-            .into_iter()
-            .find(|&isa| Kernel::new(isa).is_some())
-            .unwrap_or(Isa::Portable)
-    }
-
-    /// Every instruction set this CPU can run, best first (for tests).
-    pub fn available() -> Vec<Isa> {
-        let best = Isa::detect();
-        [Isa::Avx512, Isa::Avx2, Isa::Portable]
-            .into_iter()
-            .skip_while(|&isa| isa != best)
-            .collect()
-    }
-}
+/// Which vector instructions the kernel is compiled with: the same choice as `shared`'s
+/// own vectorised loops make (AVX-512: 6 rows per group; AVX2: 2 rows per group).
+pub use shared::exact::Isa;
 
 /// `softmax(q·kᵀ/√d)·v`, with the causal mask if `causal` (query `i` sees keys `0..=i`, as
 /// PyTorch's `is_causal=True`), computed in tiles without ever storing the scores.
@@ -133,22 +107,22 @@ pub fn flash_attention_lse_with(
     assert!(
         rank >= 2 && k.dim() == rank && v.dim() == rank,
         "flash_attention: q, k and v need the same rank (at least 2), got shapes {:?}, {:?} and {:?}",
-        q.dims(),
-        k.dims(),
-        v.dims()
+        q.sizes(),
+        k.sizes(),
+        v.sizes()
     );
-    let lead = &q.dims()[..rank - 2];
+    let lead = &q.sizes()[..rank - 2];
     let (queries, d) = (q.size(-2), q.size(-1));
     let (keys, d_v) = (k.size(-2), v.size(-1));
     assert!(
-        &k.dims()[..rank - 2] == lead
-            && &v.dims()[..rank - 2] == lead
+        &k.sizes()[..rank - 2] == lead
+            && &v.sizes()[..rank - 2] == lead
             && k.size(-1) == d
             && v.size(-2) == keys,
         "flash_attention: shapes {:?}, {:?} and {:?} do not fit q [.., n, d], k [.., m, d], v [.., m, d_v]",
-        q.dims(),
-        k.dims(),
-        v.dims()
+        q.sizes(),
+        k.sizes(),
+        v.sizes()
     );
     assert!(
         d > 0,
@@ -170,7 +144,7 @@ pub fn flash_attention_lse_with(
     assert!(
         keys > 0,
         "flash_attention: no keys to attend to (k has shape {:?})",
-        k.dims()
+        k.sizes()
     );
     let shape = AttentionShape {
         heads,

@@ -219,7 +219,8 @@ mod x86 {
     impl Avx512 {
         /// `Some` if this CPU has AVX-512F and FMA.
         pub fn detect() -> Option<Avx512> {
-            (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma"))
+            shared::exact::Isa::Avx512
+                .is_available()
                 .then_some(Avx512(()))
         }
     }
@@ -227,6 +228,10 @@ mod x86 {
     // SAFETY (every `unsafe` block in this impl): an `Avx512` exists only if `detect` found
     // AVX-512F and FMA, which is all these intrinsics need; loads and stores go through
     // slices whose length was checked to be at least 16.
+    #[expect(
+        clippy::undocumented_unsafe_blocks,
+        reason = "the SAFETY comment above the impl covers every block in it"
+    )]
     impl Simd for Avx512 {
         type V = __m512;
         const LANES: usize = 16;
@@ -321,14 +326,17 @@ mod x86 {
     impl Avx2 {
         /// `Some` if this CPU has AVX2 and FMA.
         pub fn detect() -> Option<Avx2> {
-            (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
-                .then_some(Avx2(()))
+            shared::exact::Isa::Avx2.is_available().then_some(Avx2(()))
         }
     }
 
     // SAFETY (every `unsafe` block in this impl): an `Avx2` exists only if `detect` found
     // AVX2 and FMA, which is all these intrinsics need; loads and stores go through slices
     // whose length was checked to be at least 8.
+    #[expect(
+        clippy::undocumented_unsafe_blocks,
+        reason = "the SAFETY comment above the impl covers every block in it"
+    )]
     impl Simd for Avx2 {
         type V = __m256;
         const LANES: usize = 8;

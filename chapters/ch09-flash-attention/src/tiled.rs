@@ -38,7 +38,7 @@ pub fn tiled_attention(
         let q_block = q.narrow(-2, q_start, q_len); // [.., q_len, d]
         // Per row: the running maximum, the running Σ exp(s - max), and the
         // output so far.
-        let mut row_shape = q_block.dims().to_vec(); // [.., q_len, d]
+        let mut row_shape = q_block.sizes().to_vec(); // [.., q_len, d]
         *row_shape.last_mut().expect("q has a last dim") = 1;
         let mut max = Tensor::full(&row_shape, f32::NEG_INFINITY); // [.., q_len, 1]
         let mut sum = zeros(&row_shape); // [.., q_len, 1]

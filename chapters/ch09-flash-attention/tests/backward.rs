@@ -300,7 +300,7 @@ fn the_forward_is_unchanged() {
         for isa in Isa::available() {
             let (out, lse) = flash_attention_lse_with(isa, &q, &k, &v, causal);
             assert_eq!(out, flash_attention_with(isa, &q, &k, &v, causal));
-            assert_eq!(lse.dims(), [2, 70]);
+            assert_eq!(lse.sizes(), [2, 70]);
         }
     }
 }
@@ -312,7 +312,7 @@ fn no_value_features_give_zero_gradients() {
     let grads = flash_attention_backward((&q, &k, &v), (&out, &lse), &zeros(&[2, 5, 0]), false);
     assert_eq!(grads.q, zeros(&[2, 5, 3]));
     assert_eq!(grads.k, zeros(&[2, 4, 3]));
-    assert_eq!(grads.v.dims(), [2, 4, 0]);
+    assert_eq!(grads.v.sizes(), [2, 4, 0]);
 }
 
 #[test]

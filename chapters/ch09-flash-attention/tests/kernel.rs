@@ -22,7 +22,7 @@ fn materialised(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
 /// The largest `|a - b|` relative to the largest `|b|` (an output is a weighted average
 /// of value rows, so its rounding error scales with the values, not with itself).
 fn relative_error(a: &Tensor, b: &Tensor) -> f32 {
-    assert_eq!(a.dims(), b.dims());
+    assert_eq!(a.sizes(), b.sizes());
     let scale = b.to_vec().iter().fold(0.0f32, |m, x| m.max(x.abs()));
     let diff = a
         .to_vec()

@@ -22,7 +22,7 @@ fn leaf(t: &Tensor) -> tch::Tensor {
 
 fn assert_agrees(name: &str, ours: &Tensor, theirs: &tch::Tensor) {
     let theirs = from_tch(theirs);
-    assert_eq!(ours.dims(), theirs.dims(), "{name}");
+    assert_eq!(ours.sizes(), theirs.sizes(), "{name}");
     let scale = theirs.to_vec().iter().fold(0.0f32, |m, v| m.max(v.abs()));
     for (o, t) in ours.to_vec().iter().zip(theirs.to_vec()) {
         assert!(

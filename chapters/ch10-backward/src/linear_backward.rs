@@ -27,7 +27,7 @@ pub fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGra
     LinearGrads {
         weight: g2.t().matmul(&x2),
         bias: layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
-        input: g2.matmul(&layer.weight).reshape(&shape_i64(x.dims())),
+        input: g2.matmul(&layer.weight).reshape(shape_i64(x.sizes())),
     }
 }
 // ANCHOR_END: linear_backward

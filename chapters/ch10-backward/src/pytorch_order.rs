@@ -8,11 +8,11 @@
 //! pairs (a butterfly). A row shorter than W is added left to right, so for the chapter's
 //! rows (6 and 8 keys) the two functions agree bit for bit; for longer rows they agree to a
 //! few units in the last place, and this one has PyTorch's bits. The book's appendix
-//! "Matching PyTorch to the last bit" explains why. `shared::cpu::capability()` says which
+//! "Matching PyTorch to the last bit" explains why. `shared::exact::capability()` says which
 //! build we follow.
 
 use shared::Tensor;
-use shared::cpu::{Capability, capability};
+use shared::exact::{Capability, capability};
 
 /// [`softmax_backward`](crate::softmax::softmax_backward) with each row's dot product added
 /// in PyTorch's lane order ([`row_dot`]), then `(grad_y ⊖ dot) ⊗ y`, the subtraction
@@ -25,11 +25,11 @@ use shared::cpu::{Capability, capability};
 /// If the shapes differ or `y` is 0-d.
 pub fn softmax_backward_in_pytorch_order(y: &Tensor, grad_y: &Tensor) -> Tensor {
     assert!(
-        y.dims() == grad_y.dims() && y.dim() > 0,
+        y.sizes() == grad_y.sizes() && y.dim() > 0,
         "softmax_backward_in_pytorch_order: output {:?} and its gradient {:?} must have \
          one shape, of at least one dim",
-        y.dims(),
-        grad_y.dims()
+        y.sizes(),
+        grad_y.sizes()
     );
     let n = y.size(-1).max(1);
     let (y_rows, g_rows) = (y.to_vec(), grad_y.to_vec());
@@ -38,7 +38,7 @@ pub fn softmax_backward_in_pytorch_order(y: &Tensor, grad_y: &Tensor) -> Tensor 
         let dot = row_dot(g_row, y_row);
         grad_x.extend(g_row.iter().zip(y_row).map(|(&g, &y)| (g - dot) * y));
     }
-    Tensor::from_vec(grad_x, y.dims())
+    Tensor::from_vec(grad_x, y.sizes())
 }
 
 /// `Σ a[i]·b[i]` in the order of PyTorch's softmax backward on this capability.

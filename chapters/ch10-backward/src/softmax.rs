@@ -20,11 +20,11 @@ use shared::Tensor;
 // ANCHOR: softmax_backward
 pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
     assert!(
-        y.dims() == grad_y.dims() && y.dim() > 0,
+        y.sizes() == grad_y.sizes() && y.dim() > 0,
         "softmax_backward: output {:?} and its gradient {:?} must have one \
          shape, of at least one dim",
-        y.dims(),
-        grad_y.dims()
+        y.sizes(),
+        grad_y.sizes()
     );
     let n = y.size(-1).max(1);
     let (y_all, g_all) = (y.to_vec(), grad_y.to_vec());
@@ -35,6 +35,6 @@ pub fn softmax_backward(y: &Tensor, grad_y: &Tensor) -> Tensor {
         // p_i · (dP_i − dot) for every element of the row
         grad_x.extend(g.iter().zip(p).map(|(g_i, p_i)| p_i * (g_i - dot)));
     }
-    Tensor::from_vec(grad_x, y.dims())
+    Tensor::from_vec(grad_x, y.sizes())
 }
 // ANCHOR_END: softmax_backward

@@ -154,7 +154,7 @@ fn printed_gradients_have_autograds_bits() {
         let theirs = fixture_tensors("steps", &title);
         assert_eq!(theirs.len(), tensors.len(), "{title}");
         for (ours, theirs) in tensors.iter().zip(&theirs) {
-            assert_eq!(ours.dims(), theirs.dims(), "{title}");
+            assert_eq!(ours.sizes(), theirs.sizes(), "{title}");
             for (i, (o, t)) in ours.to_vec().iter().zip(theirs.to_vec()).enumerate() {
                 assert_eq!(
                     o.to_bits(),

@@ -45,7 +45,7 @@ proptest! {
         let y = (randn(&[rows, n]) * 2.0).softmax(-1);
         let dy = randn(&[rows, n]);
         let got = softmax_backward(&y, &dy);
-        prop_assert_eq!(got.dims(), y.dims());
+        prop_assert_eq!(got.sizes(), y.sizes());
         let (p, g, got) = (y.to_vec(), dy.to_vec(), got.to_vec());
         for r in 0..rows {
             for i in 0..n {
@@ -73,8 +73,8 @@ proptest! {
         let x = randn(&[b, t, d_in]);
         let g = randn(&[b, t, d_out]);
         let grads = linear_backward(&layer, &x, &g);
-        prop_assert_eq!(grads.weight.dims(), &[d_out, d_in]);
-        prop_assert_eq!(grads.input.dims(), x.dims());
+        prop_assert_eq!(grads.weight.sizes(), &[d_out, d_in]);
+        prop_assert_eq!(grads.input.sizes(), x.sizes());
         prop_assert_eq!(grads.bias.is_some(), bias);
         let (xv, gv, w) = (x.to_vec(), g.to_vec(), layer.weight.to_vec());
         let rows = b * t;
@@ -137,7 +137,7 @@ proptest! {
         let rowsum = (&grad_weights * &weights).sum_dim(-1, true);
         let grad_scores = (&weights * &(&grad_weights - &rowsum)).masked_fill(&causal_mask(n), 0.0);
         let predicted = zero_score_grads(n);
-        prop_assert_eq!(predicted.dims(), &[n, n]);
+        prop_assert_eq!(predicted.sizes(), &[n, n]);
         for (i, (&zero, &g)) in predicted.to_vec().iter().zip(&grad_scores.to_vec()).enumerate() {
             let (query, key) = (i / n, i % n);
             prop_assert!(

@@ -197,7 +197,7 @@ fn libtorch_adamw(vars: &nn::VarStore, ours: &AdamW) -> nn::Optimizer {
 /// # Shapes
 /// `ids`: `[batch, tokens]`; returns the same, int64.
 fn ids_to_tch(ids: &Tensor<i64>) -> tch::Tensor {
-    let dims: Vec<i64> = ids.dims().iter().map(|&d| d as i64).collect();
+    let dims: Vec<i64> = ids.sizes().iter().map(|&d| d as i64).collect();
     tch::Tensor::from_slice(&ids.to_vec()).view(&dims[..])
 }
 

@@ -20,11 +20,11 @@ pub fn embedding_backward(
 ) -> Tensor {
     let dim = grad_out.size(-1);
     assert!(
-        grad_out.dims()[..grad_out.dim() - 1] == *ids.dims(),
+        grad_out.sizes()[..grad_out.dim() - 1] == *ids.sizes(),
         "embedding_backward: grad_out must be [.., dim] with ids' shape in \
          front, got ids {:?} and grad_out {:?}",
-        ids.dims(),
-        grad_out.dims()
+        ids.sizes(),
+        grad_out.sizes()
     );
     let grad_rows = grad_out.to_vec();
     let mut grad = zeros(&[num_embeddings, dim]).to_vec();

@@ -9,7 +9,7 @@
 //! last bit" explains why the orders differ.
 
 use shared::Tensor;
-use shared::ops::vec_math::expf_u10;
+use shared::exact::expf_u10;
 
 use crate::adamw::StepConstants;
 

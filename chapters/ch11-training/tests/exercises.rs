@@ -65,7 +65,7 @@ proptest! {
         let ids = randint(0, vocab as i64, &[batch, tokens]);
         let grad_out = randn(&[batch, tokens, dim]);
         let grad = embedding_backward(&ids, &grad_out, vocab);
-        prop_assert_eq!(grad.dims(), [vocab, dim]);
+        prop_assert_eq!(grad.sizes(), [vocab, dim]);
         let (ids, g, got) = (ids.to_vec(), grad_out.to_vec(), grad.to_vec());
         for row in 0..vocab {
             let uses: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] == row as i64).collect();

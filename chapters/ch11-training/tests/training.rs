@@ -14,7 +14,7 @@ fn set(model: &mut AttentionModel, which: usize, index: usize, value: f32) {
     let p: &mut Tensor = params[which];
     let mut values = p.to_vec();
     values[index] = value;
-    *p = Tensor::from_vec(values, p.dims());
+    *p = Tensor::from_vec(values, p.sizes());
 }
 
 /// Every parameter's gradient against a central difference of the loss,

@@ -40,7 +40,7 @@ fn the_block(story: &mut Narrative, seed: Seed) -> TransformerBlock {
 
     let step = story.step("A GPT-2 block: d_model = 8, two heads, MLP 8 -> 32 -> 8");
     for (name, p) in block_parameters(&block) {
-        step.print(format!("{name}: {:?}", p.dims()));
+        step.print(format!("{name}: {:?}", p.sizes()));
     }
 
     // The forward pass once more, a line at a time with the block's own layers.

@@ -24,7 +24,7 @@ fn at<E: shared::Element>(t: &Tensor<E>, index: &[usize]) -> E {
 
 /// `Linear` with every weight and bias 0: a sub-layer that adds nothing to the stream.
 fn silent(layer: &Linear) -> Linear {
-    let weight = zeros(layer.weight.dims());
+    let weight = zeros(layer.weight.sizes());
     Linear::from_parameters(weight, Some(zeros(&[layer.out_features()])))
 }
 

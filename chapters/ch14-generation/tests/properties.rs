@@ -128,7 +128,7 @@ fn weight_rows_hold_each_fed_token_over_the_cache() {
         let model = TinyDecoder::new(DecoderConfig { window, ..CONFIG });
         let generation = generate_cached(&model, &prompt, N_NEW, Products::Batched);
         let grid = generation.weight_rows(1);
-        assert_eq!(grid.dims(), [N_NEW - 1, PROMPT.len() + N_NEW - 1]);
+        assert_eq!(grid.sizes(), [N_NEW - 1, PROMPT.len() + N_NEW - 1]);
         for s in 0..N_NEW - 1 {
             let row = grid.get(s as i64).to_vec();
             let position = PROMPT.len() + s;

@@ -132,19 +132,29 @@ pub fn device() -> Device {
     })
 }
 
-/// What libtorch looks like from this program, line by line (its version, CUDA, the GPUs, the
-/// environment, and a fix for each problem found), or `None` when this crate was built
-/// without the `tch` feature. The chapters' `doctor` command prints it.
-#[cfg(feature = "tch")]
-pub fn libtorch_report() -> Option<String> {
-    Some(torch::doctor_report())
+/// What libtorch says about itself in this program: the facts the `doctor` command of the
+/// course reports (with the environment it inspects itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibtorchFacts {
+    /// The CPU threads libtorch uses.
+    pub threads: i32,
+    /// How many CUDA GPUs libtorch sees, or `None` when CUDA is not available to it.
+    pub cuda_devices: Option<i64>,
+    /// Whether cuDNN is available (only with CUDA).
+    pub cudnn: bool,
 }
 
-/// What libtorch looks like from this program, line by line (its version, CUDA, the GPUs, the
-/// environment, and a fix for each problem found), or `None` when this crate was built
-/// without the `tch` feature. The chapters' `doctor` command prints it.
+/// What libtorch says about itself, or `None` when this crate was built without the `tch`
+/// feature.
+#[cfg(feature = "tch")]
+pub fn libtorch_facts() -> Option<LibtorchFacts> {
+    Some(torch::facts())
+}
+
+/// What libtorch says about itself, or `None` when this crate was built without the `tch`
+/// feature.
 #[cfg(not(feature = "tch"))]
-pub fn libtorch_report() -> Option<String> {
+pub fn libtorch_facts() -> Option<LibtorchFacts> {
     None
 }
 

@@ -73,7 +73,7 @@ pub(crate) fn f_check(device: Device) -> Result<()> {
 /// # Shapes
 /// Same shape on the device.
 pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
-    let shape: Vec<i64> = t.dims().iter().map(|&d| d as i64).collect();
+    let shape: Vec<i64> = t.sizes().iter().map(|&d| d as i64).collect();
     let strides: Vec<i64> = t.data.strides().iter().map(|&s| s as i64).collect();
     match t.data.as_slice_memory_order() {
         // Row-major: a fresh libtorch tensor, with canonical strides (the strides of size-1
@@ -91,7 +91,7 @@ pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
         // it walks the values as PyTorch walks such a view (its sums add in memory order).
         _ if t.numel() > 0 && strides.iter().all(|&s| s >= 0) => {
             let span = 1 + t
-                .dims()
+                .sizes()
                 .iter()
                 .zip(t.data.strides())
                 .map(|(&n, &s)| (n - 1) * s as usize)
@@ -145,105 +145,15 @@ pub(crate) fn binary(
     from_tch(&op(&to_tch(a, device), &to_tch(b, device)))
 }
 
-/// What the `doctor` command reports: whether libtorch is usable, its version, CUDA and the
-/// environment, with a fix for each problem found.
-pub fn doctor_report() -> String {
-    let mut lines = Vec::new();
-    let mut problems = Vec::new();
-    let var = |name: &str| std::env::var(name).unwrap_or_else(|_| "(not set)".into());
-    lines.push("libtorch back-end (feature tch): compiled in".to_string());
-    let libtorch = std::env::var("LIBTORCH").ok();
-    match &libtorch {
-        Some(dir) => {
-            let version = std::fs::read_to_string(format!("{dir}/version.py"))
-                .ok()
-                .and_then(|text| {
-                    text.lines().find_map(|l| {
-                        l.strip_prefix("__version__ = '")
-                            .map(|v| v.trim_end_matches('\'').to_string())
-                    })
-                })
-                .or_else(|| {
-                    std::fs::read_to_string(format!("{dir}/build-version"))
-                        .ok()
-                        .map(|v| v.trim().to_string())
-                });
-            match version {
-                Some(v) => {
-                    lines.push(format!("libtorch version: {v} (from {dir})"));
-                    if !v.starts_with("2.13.0") {
-                        problems.push(format!(
-                            "tch 0.26 wants libtorch 2.13.0 but {dir} holds {v}: point LIBTORCH \
-                             at a 2.13.0 install (source scripts/libtorch-env.sh)"
-                        ));
-                    }
-                }
-                None => problems.push(format!(
-                    "no version file under LIBTORCH={dir}: is it a libtorch directory?"
-                )),
-            }
-        }
-        None => lines.push("LIBTORCH: not set (the build found libtorch another way)".into()),
-    }
-    // libtorch from PyPI and the official downloads since 2.x use the C++11 string ABI.
-    lines.push("C++ ABI: cxx11 (_GLIBCXX_USE_CXX11_ABI=1, as libtorch 2.x ships)".into());
-    let threads = tch::get_num_threads();
-    lines.push(format!("CPU threads used by libtorch: {threads}"));
+/// What libtorch says about itself: see [`crate::backend::LibtorchFacts`].
+pub(crate) fn facts() -> crate::backend::LibtorchFacts {
     load_cuda();
-    if Cuda::is_available() {
-        let count = Cuda::device_count();
-        lines.push(format!(
-            "CUDA: available, {count} GPU(s); cuDNN: {}",
-            Cuda::cudnn_is_available()
-        ));
-        for name in gpu_names() {
-            lines.push(format!("  GPU: {name}"));
-        }
-    } else {
-        lines.push("CUDA: not available (torch-cpu still works)".into());
-        if gpu_names().is_empty() {
-            lines.push("  no NVIDIA GPU found by nvidia-smi".into());
-        } else {
-            problems.push(
-                "nvidia-smi sees a GPU but libtorch does not: use a CUDA build of libtorch and \
-                 put its CUDA libraries (the nvidia-* wheels' lib folders) on LD_LIBRARY_PATH"
-                    .into(),
-            );
-        }
+    let cuda = Cuda::is_available();
+    crate::backend::LibtorchFacts {
+        threads: tch::get_num_threads(),
+        cuda_devices: cuda.then(Cuda::device_count),
+        cudnn: cuda && Cuda::cudnn_is_available(),
     }
-    for name in [
-        "LIBTORCH",
-        "LIBTORCH_USE_PYTORCH",
-        "LIBTORCH_BYPASS_VERSION_CHECK",
-        "LD_LIBRARY_PATH",
-        "SHARED_DEVICE",
-    ] {
-        lines.push(format!("{name}={}", var(name)));
-    }
-    if problems.is_empty() {
-        lines.push("no problems found".into());
-    } else {
-        for p in problems {
-            lines.push(format!("problem: {p}"));
-        }
-    }
-    lines.join("\n")
-}
-
-/// The names `nvidia-smi` reports, if it is installed.
-fn gpu_names() -> Vec<String> {
-    std::process::Command::new("nvidia-smi")
-        .args(["--query-gpu=name", "--format=csv,noheader"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// `torch.softmax(t, dim)` on `device`.

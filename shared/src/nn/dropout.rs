@@ -48,6 +48,15 @@ impl Dropout {
     /// generator in the order of `x`'s memory, as PyTorch does (a transposed input gets its
     /// mask in storage order), so after the same `manual_seed` the same elements drop.
     ///
+    /// ```
+    /// use shared::nn::Dropout;
+    /// use shared::{manual_seed, ones};
+    /// manual_seed(123);
+    /// let dropout = Dropout::new(0.5);
+    /// // Kept elements are scaled by 1 / (1 - p).
+    /// assert_eq!(dropout.forward(&ones(&[6])).to_string(), "tensor([2., 2., 0., 2., 2., 0.])");
+    /// ```
+    ///
     /// # Shapes
     /// Any shape; unchanged.
     pub fn forward(&self, x: &Tensor) -> Tensor {

@@ -49,11 +49,11 @@ impl Embedding {
                 detail: format!(
                     "the weight must be a table [num_embeddings, embedding_dim] (2 \
                      dimensions), got shape {:?}",
-                    self.weight.dims()
+                    self.weight.sizes()
                 ),
             });
         }
-        let rows = self.weight.dims()[0];
+        let rows = self.weight.sizes()[0];
         let mut index = Vec::with_capacity(ids.numel());
         for id in ids.to_vec() {
             if id < 0 || id as usize >= rows {
@@ -67,8 +67,8 @@ impl Embedding {
             index.push(id as usize);
         }
         let picked = self.weight.data.select(Axis(0), &index);
-        let mut shape = ids.dims().to_vec();
-        shape.push(self.weight.dims()[1]);
+        let mut shape = ids.sizes().to_vec();
+        shape.push(self.weight.sizes()[1]);
         let shape: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         Tensor::from_array(picked.into_shared()).f_view(&shape)
     }

@@ -71,20 +71,20 @@ impl Linear {
                 op: "linear",
                 detail: format!(
                     "weight must be [out, in] (2 dimensions), got {} ({})",
-                    shape_list(weight.dims()),
+                    shape_list(weight.sizes()),
                     crate::error::rank(weight.dim())
                 ),
             });
         }
         if let Some(b) = &bias
-            && b.dims() != [weight.dims()[0]]
+            && b.sizes() != [weight.sizes()[0]]
         {
             return Err(Error::Shape {
                 op: "linear",
                 detail: format!(
                     "bias of shape {} does not fit weight of shape {}",
-                    shape_list(b.dims()),
-                    shape_list(weight.dims())
+                    shape_list(b.sizes()),
+                    shape_list(weight.sizes())
                 ),
             });
         }
@@ -99,20 +99,31 @@ impl Linear {
 
     /// `in_features`.
     pub fn in_features(&self) -> usize {
-        self.weight.dims()[1]
+        self.weight.sizes()[1]
     }
 
     /// `out_features`.
     pub fn out_features(&self) -> usize {
-        self.weight.dims()[0]
+        self.weight.sizes()[0]
     }
 
     /// `layer(x)`: `x·Wᵀ + b` over the last dim of `x`.
     ///
+    /// ```
+    /// use shared::nn::Linear;
+    /// use shared::{manual_seed, tensor};
+    /// manual_seed(123);
+    /// let layer = Linear::new(3, 2, true);
+    /// let y = layer.forward(&tensor!([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]));
+    /// // Rounded to 4 decimals, as PyTorch prints them.
+    /// let rounded: Vec<f32> = y.to_vec().iter().map(|v| (v * 1e4).round() / 1e4).collect();
+    /// assert_eq!(rounded, [-0.7732, -0.0625, -0.7217, -0.4879]);
+    /// ```
+    ///
     /// # Shapes
     /// `x`: `[.., in_features]`. Returns `[.., out_features]`.
     pub fn f_forward(&self, x: &Tensor) -> Result<Tensor> {
-        if x.dims().last() == Some(&self.in_features()) {
+        if x.sizes().last() == Some(&self.in_features()) {
             on_libtorch!(|device| Ok(crate::backend::torch::linear(
                 x,
                 &self.weight,

@@ -10,11 +10,10 @@
 //! purpose: its `"none"` form runs oneDNN's kernel, whose formula depends on whether the CPU
 //! has AVX-512, and ATen's own kernels (the `"tanh"` form, and `"none"` on one element or on
 //! a non-contiguous view) treat whole vector blocks and the leftover tail with different
-//! maths, so the block width matters. The submodule `gelu_math` holds the formulas.
-
-mod gelu_math;
+//! maths, so the block width matters. The formulas are in `kernels::gelu`.
 
 use crate::error::{Error, Result};
+use crate::kernels::gelu;
 use crate::tensor::Tensor;
 
 /// Which GELU to compute, PyTorch's `approximate` argument.
@@ -48,27 +47,27 @@ impl std::str::FromStr for GeluApproximate {
 /// choose on its own (`ONEDNN_MAX_CPU_ISA`); here one setting decides both, so a machine
 /// follows one build throughout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Isa {
+pub(crate) enum Width {
     /// 256-bit vectors, 8 floats (the AVX2 build, and the portable one).
     Avx2,
     /// 512-bit vectors, 16 floats.
     Avx512,
 }
 
-impl Isa {
+impl Width {
     /// The width of the CPU build in use.
-    pub(crate) fn current() -> Isa {
+    pub(crate) fn current() -> Width {
         match crate::cpu::capability() {
-            crate::cpu::Capability::Avx512 => Isa::Avx512,
-            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => Isa::Avx2,
+            crate::cpu::Capability::Avx512 => Width::Avx512,
+            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => Width::Avx2,
         }
     }
 
     /// Floats per vector register.
     fn lanes(self) -> usize {
         match self {
-            Isa::Avx2 => 8,
-            Isa::Avx512 => 16,
+            Width::Avx2 => 8,
+            Width::Avx512 => 16,
         }
     }
 }
@@ -111,7 +110,7 @@ fn aten_gelu(
     values: &mut [f32],
     runs: usize,
     approximate: GeluApproximate,
-    isa: Isa,
+    isa: Width,
     threads: usize,
 ) {
     let block = 2 * isa.lanes();
@@ -127,16 +126,16 @@ fn aten_gelu(
             GeluApproximate::Tanh => blocks_and_tail(
                 xs,
                 block,
-                |x| gelu_math::gelu_tanh_with(x, gelu_math::sleef_tanhf),
+                |x| gelu::gelu_tanh_with(x, gelu::sleef_tanhf),
                 // Rust's `f32::tanh` calls the C library's `tanhf` on Linux, the very call
                 // ATen makes on its tail.
-                |x| gelu_math::gelu_tanh_with(x, f32::tanh),
+                |x| gelu::gelu_tanh_with(x, f32::tanh),
             ),
             GeluApproximate::None => blocks_and_tail(
                 xs,
                 block,
-                gelu_math::gelu_erf_aten_vector,
-                gelu_math::gelu_erf_aten_scalar,
+                gelu::gelu_erf_aten_vector,
+                gelu::gelu_erf_aten_scalar,
             ),
         }
     }
@@ -156,7 +155,7 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn gelu(&self, approximate: GeluApproximate) -> Tensor {
-        self.gelu_with(approximate, Isa::current(), crate::cpu::get_num_threads())
+        self.gelu_with(approximate, Width::current(), crate::cpu::get_num_threads())
     }
 
     /// [`Tensor::gelu`] as PyTorch computes it on a CPU with instruction set `isa` and
@@ -164,14 +163,14 @@ impl Tensor {
     pub(crate) fn gelu_with(
         &self,
         approximate: GeluApproximate,
-        isa: Isa,
+        isa: Width,
         threads: usize,
     ) -> Tensor {
         if approximate == GeluApproximate::None && self.is_contiguous() && self.numel() > 1 {
             // oneDNN: every element on its own, the formula chosen by the CPU.
             let f = match isa {
-                Isa::Avx2 => gelu_math::gelu_erf_onednn_avx2,
-                Isa::Avx512 => gelu_math::gelu_erf_onednn_avx512,
+                Width::Avx2 => gelu::gelu_erf_onednn_avx2,
+                Width::Avx512 => gelu::gelu_erf_onednn_avx512,
             };
             return self.map(f);
         }
@@ -216,7 +215,7 @@ mod tests {
         // x·Φ(x) for x = -1, 0.5, 3, from the exact erf.
         let want = [-0.15865525, 0.34573123, 2.9959502];
         let x = tensor!([-1.0, 0.5, 3.0]);
-        for isa in [Isa::Avx2, Isa::Avx512] {
+        for isa in [Width::Avx2, Width::Avx512] {
             for approximate in [GeluApproximate::None, GeluApproximate::Tanh] {
                 let y = x.gelu_with(approximate, isa, 1).to_vec();
                 for (g, w) in y.iter().zip(want) {

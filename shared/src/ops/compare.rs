@@ -68,8 +68,9 @@ pub fn f_where_<E: Element>(
     b: &Tensor<E>,
 ) -> Result<Tensor<E>> {
     // PyTorch checks all three shapes at once; its message names the pair that clashes.
-    let ab = f_broadcast_shapes("where", a.dims(), b.dims())?;
-    let shape = IxDyn(&f_broadcast_shapes("where", condition.dims(), &ab)?);
+    let ab = f_broadcast_shapes("where", a.sizes(), b.sizes())?;
+    let dims = f_broadcast_shapes("where", condition.sizes(), &ab)?;
+    let shape = IxDyn(&dims);
     let (condition, a, b) = (
         condition
             .data
@@ -78,11 +79,13 @@ pub fn f_where_<E: Element>(
         a.data.broadcast(shape.clone()).expect("checked above"),
         b.data.broadcast(shape).expect("checked above"),
     );
-    let out = Zip::from(&condition)
-        .and(&a)
-        .and(&b)
-        .map_collect(|&keep, &x, &y| if keep { x } else { y });
-    Ok(Tensor::from_array(out.into_shared()))
+    crate::storage::f_new("where", &dims, |out| {
+        Zip::from(out)
+            .and(&condition)
+            .and(&a)
+            .and(&b)
+            .for_each(|o, &keep, &x, &y| *o = if keep { x } else { y });
+    })
 }
 
 /// Plain form of [`f_where_`].

@@ -249,9 +249,9 @@ fn layout(eq: &Equation, operands: &[&Tensor]) -> Result<Layout> {
             .collect();
         // A letter repeated in one operand (a diagonal) needs equal sizes.
         for (axis, &p) in place.iter().enumerate() {
-            let n = t.dims()[axis];
+            let n = t.sizes()[axis];
             if let Some(first) = place[..axis].iter().position(|&q| q == p) {
-                let m = t.dims()[first];
+                let m = t.sizes()[first];
                 if n != m {
                     return Err(error(format!(
                         "subscript {} is repeated for operand {i} but the sizes don't match, \
@@ -263,7 +263,7 @@ fn layout(eq: &Equation, operands: &[&Tensor]) -> Result<Layout> {
         }
         // Across operands, sizes broadcast: equal, or 1 on one side.
         for (axis, &p) in place.iter().enumerate() {
-            let n = t.dims()[axis];
+            let n = t.sizes()[axis];
             if n != 1 && sizes[p] != 1 && sizes[p] != n {
                 return Err(error(format!(
                     "subscript {} has size {n} for operand {i} which does not broadcast with \
@@ -272,7 +272,7 @@ fn layout(eq: &Equation, operands: &[&Tensor]) -> Result<Layout> {
                     sizes[p],
                     operands
                         .iter()
-                        .map(|t| shape_list(t.dims()))
+                        .map(|t| shape_list(t.sizes()))
                         .collect::<Vec<_>>()
                         .join(", ")
                 )));
@@ -338,7 +338,7 @@ fn take_diagonals(t: &Tensor, place: &[usize]) -> (Tensor, Vec<usize>) {
     }
     let shape: Vec<usize> = unique
         .iter()
-        .map(|p| t.dims()[place.iter().position(|q| q == p).expect("listed")])
+        .map(|p| t.sizes()[place.iter().position(|q| q == p).expect("listed")])
         .collect();
     let numel: usize = shape.iter().product();
     let (mut at, mut index) = (vec![0; shape.len()], vec![0; place.len()]);
@@ -385,13 +385,13 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
     }
     let (mut batch, mut rows, mut cols) = (Vec::new(), Vec::new(), Vec::new());
     for d in (0..left.dim()).filter(|d| !sum_dims.contains(d)) {
-        match (left.dims()[d] != 1, right.dims()[d] != 1) {
+        match (left.sizes()[d] != 1, right.sizes()[d] != 1) {
             (true, true) => batch.push(d),
             (true, false) => rows.push(d),
             _ => cols.push(d),
         }
     }
-    let size = |t: &Tensor, dims: &[usize]| dims.iter().map(|&d| t.dims()[d]).product::<usize>();
+    let size = |t: &Tensor, dims: &[usize]| dims.iter().map(|&d| t.sizes()[d]).product::<usize>();
     let (b, m, k, n) = (
         size(left, &batch),
         size(left, &rows),
@@ -405,7 +405,7 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
         .iter()
         .map(|&d| match sum_dims.contains(&d) {
             true => 1,
-            false => left.dims()[d].max(right.dims()[d]),
+            false => left.sizes()[d].max(right.sizes()[d]),
         })
         .collect();
     let back: Vec<usize> = (0..left.dim())
@@ -418,13 +418,13 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
         .collect();
     let left = left
         .f_permute(&as_i64(&product_order))?
-        .f_reshape(&as_i64(&[b, m, k]))?;
+        .f_reshape([b, m, k])?;
     let right_order = [&batch[..], sum_dims, &cols, &rows].concat();
     let right = right
         .f_permute(&as_i64(&right_order))?
-        .f_reshape(&as_i64(&[b, k, n]))?;
+        .f_reshape([b, k, n])?;
     left.f_bmm(&right)?
-        .f_reshape(&as_i64(&product_shape))?
+        .f_reshape(product_shape.as_slice())?
         .f_permute(&as_i64(&back))
 }
 
@@ -448,7 +448,7 @@ fn contract(operands: Vec<Tensor>, layout: &Layout) -> Result<Tensor> {
     }
     // How many operands (still to be contracted) have each dim larger than 1.
     let mut counts: Vec<usize> = (0..all)
-        .map(|d| operands.iter().filter(|t| t.dims()[d] != 1).count())
+        .map(|d| operands.iter().filter(|t| t.sizes()[d] != 1).count())
         .collect();
     let mut operands = std::collections::VecDeque::from(operands);
     while operands.len() > 1 {
@@ -456,7 +456,7 @@ fn contract(operands: Vec<Tensor>, layout: &Layout) -> Result<Tensor> {
         let b = operands.pop_front().expect("two operands");
         let (mut sum_dims, mut a_only, mut b_only) = (Vec::new(), Vec::new(), Vec::new());
         for (d, count) in counts.iter_mut().enumerate().skip(kept) {
-            let (in_a, in_b) = (a.dims()[d] != 1, b.dims()[d] != 1);
+            let (in_a, in_b) = (a.sizes()[d] != 1, b.sizes()[d] != 1);
             if in_a && in_b {
                 // The pair becomes one operand: summed now if no later operand has `d`.
                 *count -= 1;
@@ -571,7 +571,7 @@ mod tests {
         );
         let col = tensor!([[1.0], [2.0]]);
         let row = tensor!([[10.0, 20.0, 30.0]]);
-        assert_eq!(einsum("ij,ij->ij", &col, &row).dims(), [2, 3]);
+        assert_eq!(einsum("ij,ij->ij", &col, &row).sizes(), [2, 3]);
     }
 
     #[test]

@@ -27,7 +27,9 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
     b: &Tensor<B>,
     f: impl Fn(A, B) -> O,
 ) -> Result<Tensor<O>> {
-    let shape = f_broadcast_shapes(op, a.dims(), b.dims())?;
+    let shape = f_broadcast_shapes(op, a.sizes(), b.sizes())?;
+    // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
+    crate::error::f_checked_numel(op, &shape, std::mem::size_of::<O>())?;
     let a = a
         .data
         .broadcast(IxDyn(&shape))
@@ -36,8 +38,12 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
         .data
         .broadcast(IxDyn(&shape))
         .expect("shape checked above");
-    let out = Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y));
-    Ok(Tensor::from_array(out.into_shared()))
+    crate::storage::f_new(op, &shape, |out| {
+        Zip::from(out)
+            .and(&a)
+            .and(&b)
+            .for_each(|o, &x, &y| *o = f(x, y));
+    })
 }
 
 impl Tensor {
@@ -46,7 +52,7 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_add(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("add", self.dims(), other.dims())?;
+        f_broadcast_shapes("add", self.sizes(), other.sizes())?;
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a + b)));
         f_zip_with("add", self, other, |x, y| x + y)
     }
@@ -56,7 +62,7 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_sub(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("sub", self.dims(), other.dims())?;
+        f_broadcast_shapes("sub", self.sizes(), other.sizes())?;
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a - b)));
         f_zip_with("sub", self, other, |x, y| x - y)
     }
@@ -66,7 +72,7 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_mul(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("mul", self.dims(), other.dims())?;
+        f_broadcast_shapes("mul", self.sizes(), other.sizes())?;
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a * b)));
         f_zip_with("mul", self, other, |x, y| x * y)
     }
@@ -76,7 +82,7 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_div(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("div", self.dims(), other.dims())?;
+        f_broadcast_shapes("div", self.sizes(), other.sizes())?;
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a / b)));
         f_zip_with("div", self, other, |x, y| x / y)
     }
@@ -267,12 +273,12 @@ macro_rules! binary_operator {
             #[track_caller]
             fn $assign_method(&mut self, rhs: &Tensor) {
                 let result = or_panic(self.$f_method(rhs));
-                if result.dims() != self.dims() {
+                if result.sizes() != self.sizes() {
                     panic!(
                         "{}: output with shape {:?} doesn't match the broadcast shape {:?}",
                         stringify!($assign_method),
-                        self.dims(),
-                        result.dims()
+                        self.sizes(),
+                        result.sizes()
                     );
                 }
                 *self = result;

@@ -36,7 +36,7 @@ impl<E: Element> Tensor<E> {
                 op: "index_select",
                 detail: format!(
                     "Index is supposed to be a vector, got an index of shape {}",
-                    shape_list(index.dims())
+                    shape_list(index.sizes())
                 ),
             });
         }
@@ -56,7 +56,7 @@ impl<E: Element> Tensor<E> {
             };
         }
         let d = self.f_dim_index("index_select", dim)?;
-        let size = self.dims()[d];
+        let size = self.sizes()[d];
         let positions = index
             .to_vec()
             .into_iter()
@@ -89,8 +89,8 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "Index tensor must have the same number of dimensions as input tensor \
                      (index shape {}, input shape {})",
-                    shape_list(index.dims()),
-                    shape_list(self.dims())
+                    shape_list(index.sizes()),
+                    shape_list(self.sizes())
                 ),
             });
         }
@@ -98,12 +98,12 @@ impl<E: Element> Tensor<E> {
         let self_dims = if self.dim() == 0 {
             &one[..]
         } else {
-            self.dims()
+            self.sizes()
         };
         let index_dims = if index.dim() == 0 {
             &one[..]
         } else {
-            index.dims()
+            index.sizes()
         };
         let too_large = (0..ndim).find(|&i| i != d && index_dims[i] > self_dims[i]);
         if let Some(i) = too_large {
@@ -112,8 +112,8 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "Size does not match at dimension {i} expected index {} to be no larger \
                      than self {} apart from dimension {d}",
-                    shape_list(index.dims()),
-                    shape_list(self.dims())
+                    shape_list(index.sizes()),
+                    shape_list(self.sizes())
                 ),
             });
         }
@@ -133,7 +133,7 @@ impl<E: Element> Tensor<E> {
                 Ok(source[IxDyn(&position)])
             })
             .collect::<Result<Vec<E>>>()?;
-        Tensor::f_from_vec(values, index.dims())
+        Tensor::f_from_vec(values, index.sizes())
     }
 
     /// Plain form of [`Tensor::f_gather`].

@@ -2,7 +2,7 @@
 
 use std::borrow::Borrow;
 
-use ndarray::{ArcArray, Axis, Dimension, IxDyn};
+use ndarray::{Axis, IxDyn};
 
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::ops::views::out_of_range_with_new_dim;
@@ -30,18 +30,19 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
             detail: format!("zero-dimensional tensor (at position {i}) cannot be concatenated"),
         });
     }
-    let skipped = |t: &Tensor<E>| t.dims() == [0];
+    let skipped = |t: &Tensor<E>| t.sizes() == [0];
     // The shapes are checked against the first tensor that is not skipped.
+    // Only empty 1-D tensors: PyTorch's legacy rule skips them all and checks no dim (a
+    // `[0]` result whatever `dim` is, as `torch.cat([empty, empty], 1)` gives).
     let Some(first) = tensors.iter().copied().find(|t| !skipped(t)) else {
-        normalize_dim("cat", dim, 1)?;
         return Ok(tensors[0].clone());
     };
     let d = normalize_dim("cat", dim, first.dim())?;
     for (i, t) in tensors.iter().enumerate().filter(|(_, t)| !skipped(t)) {
         let shapes = format!(
             "shapes {} and {}",
-            shape_list(first.dims()),
-            shape_list(t.dims())
+            shape_list(first.sizes()),
+            shape_list(t.sizes())
         );
         if t.dim() != first.dim() {
             return Err(Error::Shape {
@@ -53,14 +54,14 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
                 ),
             });
         }
-        if let Some(j) = (0..t.dim()).find(|&j| j != d && t.dims()[j] != first.dims()[j]) {
+        if let Some(j) = (0..t.dim()).find(|&j| j != d && t.sizes()[j] != first.sizes()[j]) {
             return Err(Error::Shape {
                 op: "cat",
                 detail: format!(
                     "Sizes of tensors must match except in dimension {d}. Expected size {} but \
                      got size {} for tensor number {i} in the list ({shapes})",
-                    first.dims()[j],
-                    t.dims()[j]
+                    first.sizes()[j],
+                    t.sizes()[j]
                 ),
             });
         }
@@ -70,19 +71,22 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
         .filter(|t| !skipped(t))
         .map(|t| t.data.view())
         .collect();
-    let mut out_shape = first.dims().to_vec();
+    let mut out_shape = first.sizes().to_vec();
     out_shape[d] = 0;
     for v in &views {
         out_shape[d] = out_shape[d]
             .checked_add(v.shape()[d])
             .ok_or_else(|| storage_overflow("cat", &out_shape))?;
     }
-    crate::error::f_checked_numel("cat", &out_shape, std::mem::size_of::<E>())?;
-    let data = ndarray::concatenate(Axis(d), &views).expect("shapes checked above");
     // Like PyTorch's, the result is a fresh row-major tensor, whatever the inputs' layouts.
-    Ok(Tensor::from_array(
-        data.as_standard_layout().into_owned().into_shared(),
-    ))
+    crate::storage::f_new("cat", &out_shape, |mut out| {
+        let mut at = 0;
+        for v in &views {
+            let n = v.shape()[d];
+            out.slice_axis_mut(Axis(d), (at..at + n).into()).assign(v);
+            at += n;
+        }
+    })
 }
 
 /// The overflow error of [`crate::error::f_checked_numel`] for a size that does not even
@@ -114,29 +118,28 @@ pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Res
     })?;
     let first = first.borrow();
     let d = normalize_dim("stack", dim, first.dim() + 1)
-        .map_err(|_| out_of_range_with_new_dim("stack", dim, first.dims()))?;
+        .map_err(|_| out_of_range_with_new_dim("stack", dim, first.sizes()))?;
     for (i, t) in tensors.iter().enumerate() {
         let t = t.borrow();
-        if t.dims() != first.dims() {
+        if t.sizes() != first.sizes() {
             return Err(Error::Shape {
                 op: "stack",
                 detail: format!(
                     "stack expects each tensor to be equal size, but got {} at entry 0 and {} \
                      at entry {i}",
-                    shape_list(first.dims()),
-                    shape_list(t.dims())
+                    shape_list(first.sizes()),
+                    shape_list(t.sizes())
                 ),
             });
         }
     }
-    let mut out_shape = first.dims().to_vec();
+    let mut out_shape = first.sizes().to_vec();
     out_shape.insert(d, tensors.len());
-    crate::error::f_checked_numel("stack", &out_shape, std::mem::size_of::<E>())?;
-    let views: Vec<_> = tensors.iter().map(|t| t.borrow().data.view()).collect();
-    let data = ndarray::stack(Axis(d), &views).expect("shapes checked above");
-    Ok(Tensor::from_array(
-        data.as_standard_layout().into_owned().into_shared(),
-    ))
+    crate::storage::f_new("stack", &out_shape, |mut out| {
+        for (i, t) in tensors.iter().enumerate() {
+            out.index_axis_mut(Axis(d), i).assign(&t.borrow().data);
+        }
+    })
 }
 
 /// Plain form of [`f_stack`].
@@ -159,12 +162,12 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "Number of dimensions of repeat dims can not be smaller than number of \
                      dimensions of tensor (repeats {repeats:?} for shape {})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
         let mut padded = vec![1; repeats.len() - self.dim()];
-        padded.extend_from_slice(self.dims());
+        padded.extend_from_slice(self.sizes());
         let source = self
             .data
             .view()
@@ -183,18 +186,21 @@ impl<E: Element> Tensor<E> {
                 op: "repeat",
                 detail: format!(
                     "Storage size calculation overflowed: repeats {repeats:?} of shape {}",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             })?;
             out_shape.push(size);
         }
-        crate::error::f_checked_numel("repeat", &out_shape, std::mem::size_of::<E>())?;
         // Each output element reads the source element at its index modulo the source shape.
-        let data = ArcArray::from_shape_fn(IxDyn(&out_shape), |index| {
-            let src: Vec<usize> = (0..index.ndim()).map(|i| index[i] % padded[i]).collect();
-            source[IxDyn(&src)]
-        });
-        Ok(Tensor::from_array(data))
+        crate::storage::f_new("repeat", &out_shape, |mut out| {
+            let mut src = vec![0; padded.len()];
+            for (index, o) in out.indexed_iter_mut() {
+                for (i, s) in src.iter_mut().enumerate() {
+                    *s = index[i] % padded[i];
+                }
+                *o = source[IxDyn(&src)];
+            }
+        })
     }
 
     /// Plain form of [`Tensor::f_repeat`].

@@ -16,7 +16,7 @@ impl<E: Element> Tensor<E> {
                 op,
                 detail: format!(
                     "input tensor must have at least 2 dimensions (shape {})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
@@ -31,6 +31,14 @@ impl<E: Element> Tensor<E> {
 
     /// `torch.triu(t, diagonal)`: keeps the upper triangle, where `col - row >= diagonal`.
     /// `triu(ones, 1)` marks the future tokens a causal mask hides.
+    ///
+    /// ```
+    /// use shared::ones;
+    /// assert_eq!(
+    ///     ones(&[3, 3]).triu(1).to_string(),
+    ///     "tensor([[0., 1., 1.],\n        [0., 0., 1.],\n        [0., 0., 0.]])"
+    /// );
+    /// ```
     ///
     /// # Shapes
     /// `[.., rows, cols]`, unchanged; at least 2 dims.
@@ -65,15 +73,15 @@ impl<E: Element> Tensor<E> {
     /// grow `self`: a `[2, 3]` mask on a `[3]` tensor is an error here, see `masked_fill`).
     pub fn f_masked_fill_(&mut self, mask: &Tensor<bool>, value: E) -> Result<&mut Self> {
         // The mask comes first, as in PyTorch's message ("tensor a" is the mask).
-        let shape = f_broadcast_shapes("masked_fill_", mask.dims(), self.dims())?;
-        if shape != self.dims() {
+        let shape = f_broadcast_shapes("masked_fill_", mask.sizes(), self.sizes())?;
+        if shape != self.sizes() {
             return Err(Error::Shape {
                 op: "masked_fill_",
                 detail: format!(
                     "output with shape {} doesn't match the broadcast shape {} (mask of shape {})",
-                    shape_list(self.dims()),
+                    shape_list(self.sizes()),
                     shape_list(&shape),
-                    shape_list(mask.dims())
+                    shape_list(mask.sizes())
                 ),
             });
         }
@@ -99,18 +107,27 @@ impl<E: Element> Tensor<E> {
     /// the in-place form, `self` and `mask` broadcast both ways, as in PyTorch: a `[3]` row
     /// with a `[2, 3]` mask gives a `[2, 3]` result.
     ///
+    /// ```
+    /// use shared::{ones, tensor};
+    /// let scores = tensor!([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]);
+    /// let future = ones(&[3, 3]).triu(1).bool();
+    /// let weights = scores.masked_fill(&future, f32::NEG_INFINITY).softmax(-1);
+    /// assert_eq!(
+    ///     weights.to_string(),
+    ///     "tensor([[1.0000, 0.0000, 0.0000],\n        [0.2689, 0.7311, 0.0000],\n        \
+    ///      [0.0900, 0.2447, 0.6652]])"
+    /// );
+    /// ```
+    ///
     /// # Shapes
     /// `self` and `mask` must broadcast together; returns the broadcast shape.
     pub fn f_masked_fill(&self, mask: &Tensor<bool>, value: E) -> Result<Tensor<E>> {
-        let shape = f_broadcast_shapes("masked_fill", mask.dims(), self.dims())?;
-        crate::error::f_checked_numel("masked_fill", &shape, std::mem::size_of::<E>())?;
-        let mut out = Tensor::from_array(
-            self.data
-                .broadcast(IxDyn(&shape))
-                .expect("shape checked above")
-                .to_owned()
-                .into_shared(),
-        );
+        let shape = f_broadcast_shapes("masked_fill", mask.sizes(), self.sizes())?;
+        let source = self
+            .data
+            .broadcast(IxDyn(&shape))
+            .expect("shape checked above");
+        let mut out = crate::storage::f_new("masked_fill", &shape, |mut out| out.assign(&source))?;
         out.f_masked_fill_(mask, value)?;
         Ok(out)
     }

@@ -2,7 +2,6 @@
 
 pub mod activation;
 pub mod broadcast;
-pub(crate) mod cascade_sum;
 pub mod compare;
 pub mod einsum;
 pub mod elementwise;
@@ -21,5 +20,4 @@ pub mod split;
 pub mod stats;
 pub mod topk;
 pub mod unary;
-pub mod vec_math;
 pub mod views;

@@ -77,7 +77,7 @@ fn row_moments(row: &[f32]) -> (f32, f32) {
     let whole = row.len() / LANES * LANES;
     let vectors = whole / LANES;
     let chunks = vectors.div_ceil(16);
-    let depth = crate::ops::cascade_sum::ceil_log2(chunks);
+    let depth = crate::kernels::cascade_sum::ceil_log2(chunks);
     let mut stack = vec![LaneMoments::ZERO; depth];
     for (i, chunk) in row[..whole].chunks(CHUNK).enumerate() {
         stack[0].merge(&LaneMoments::of_chunk(chunk));
@@ -136,12 +136,12 @@ fn f_check_normalized(
     }
     for (name, param) in params {
         if let Some(p) = param
-            && p.dims() != normalized_shape
+            && p.sizes() != normalized_shape
         {
             return fail(format!(
                 "Expected {name} to be of same shape as normalized_shape, but got {name} of shape \
                  {} and normalized_shape = {}",
-                shape_list(p.dims()),
+                shape_list(p.sizes()),
                 shape_list(normalized_shape)
             ));
         }
@@ -181,7 +181,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let n = f_check_normalized(
             "layer_norm",
-            self.dims(),
+            self.sizes(),
             normalized_shape,
             [("weight", weight), ("bias", bias)],
         )?;
@@ -205,7 +205,7 @@ impl Tensor {
                 };
             }
         }
-        Tensor::f_from_vec(values, self.dims())
+        Tensor::f_from_vec(values, self.sizes())
     }
 
     /// Plain form of [`Tensor::f_layer_norm`].
@@ -235,7 +235,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let n = f_check_normalized(
             "rms_norm",
-            self.dims(),
+            self.sizes(),
             normalized_shape,
             [("weight", weight), ("bias", None)],
         )?;
@@ -243,14 +243,16 @@ impl Tensor {
         let w = values_of(weight);
         let mut values = self.to_vec();
         if n == 0 {
-            return Tensor::f_from_vec(values, self.dims());
+            return Tensor::f_from_vec(values, self.sizes());
         }
         // `mean(x²)` over each row, summed as `t.pow(2).mean(-1)` sums: rows in parallel, and
         // a single row split between threads like a whole-tensor sum.
         let rows = values.len() / n;
         let squares: Vec<f32> = values.iter().map(|x| x * x).collect();
-        let sums =
-            crate::ops::cascade_sum::sum(&Tensor::f_from_vec(squares, &[rows, n])?, &[false, true]);
+        let sums = crate::kernels::cascade_sum::sum(
+            &Tensor::f_from_vec(squares, &[rows, n])?,
+            &[false, true],
+        );
         for (row, sum) in values.chunks_exact_mut(n).zip(sums) {
             let r = 1.0 / (sum / n as f32 + eps).sqrt();
             for (j, x) in row.iter_mut().enumerate() {
@@ -260,7 +262,7 @@ impl Tensor {
                 }
             }
         }
-        Tensor::f_from_vec(values, self.dims())
+        Tensor::f_from_vec(values, self.sizes())
     }
 
     /// Plain form of [`Tensor::f_rms_norm`].

@@ -18,8 +18,8 @@ impl Tensor {
                 op: "outer",
                 detail: format!(
                     "expected two 1-D tensors, got shapes {:?} and {:?}",
-                    self.dims(),
-                    other.dims()
+                    self.sizes(),
+                    other.sizes()
                 ),
             });
         }
@@ -73,7 +73,7 @@ mod tests {
         let t = tensor!([0.0, 1.0, 2.0]);
         let f = tensor!([1.0, 0.1]);
         let o = t.outer(&f);
-        assert_eq!(o.dims(), [3, 2]);
+        assert_eq!(o.sizes(), [3, 2]);
         assert_eq!(o.to_vec(), vec![0.0, 0.0, 1.0, 0.1, 2.0, 2.0 * 0.1f32]);
     }
 

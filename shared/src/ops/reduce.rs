@@ -10,11 +10,11 @@ use crate::backend::torch;
 use crate::error::{Result, or_panic};
 use crate::tensor::Tensor;
 
-use super::cascade_sum;
+use crate::kernels::cascade_sum;
 
 impl Tensor {
     /// `t.sum()`: the sum of all elements, as a 0-d tensor (0 when empty). Added in
-    /// PyTorch's order, so the result has PyTorch's exact bits (see `ops::cascade_sum`).
+    /// PyTorch's order, so the result has PyTorch's exact bits (see `kernels::cascade_sum`).
     ///
     /// # Shapes
     /// Any shape. Returns `[]`.
@@ -25,6 +25,13 @@ impl Tensor {
     }
 
     /// `t.sum(dim, keepdim)`: sums along one dim, in PyTorch's order.
+    ///
+    /// ```
+    /// use shared::tensor;
+    /// let x = tensor!([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]);
+    /// assert_eq!(x.sum_dim(-1, false).to_string(), "tensor([ 6., 15., 24.])");
+    /// assert_eq!(x.sum_dim(0, true).to_string(), "tensor([[12., 15., 18.]])");
+    /// ```
     ///
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`.
@@ -40,7 +47,7 @@ impl Tensor {
         let sums = cascade_sum::sum(self, &reduced);
         Ok(Tensor::from_vec(
             sums,
-            &reduced_shape(self.dims(), d, keepdim),
+            &reduced_shape(self.sizes(), d, keepdim),
         ))
     }
 
@@ -66,7 +73,7 @@ impl Tensor {
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`.
     pub fn f_mean_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
         let n = match self.f_dim_index_or_scalar("mean", dim)? {
-            Some(d) => self.dims()[d] as f32,
+            Some(d) => self.sizes()[d] as f32,
             None => 1.0,
         };
         Ok(self.f_sum_dim(dim, keepdim)? / n)

@@ -7,6 +7,7 @@
 use ndarray::IxDyn;
 
 use crate::error::{Error, Result, or_panic, shape_list};
+use crate::ops::views::IntoShape;
 use crate::tensor::{Element, Tensor, normalize_dim};
 
 impl<E: Element> Tensor<E> {
@@ -27,14 +28,14 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "start_dim cannot come after end_dim (start_dim {start_dim}, end_dim \
                      {end_dim}, shape {})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
         if self.dim() == 0 {
             return self.f_reshape(&[1]);
         }
-        let dims = self.dims();
+        let dims = self.sizes();
         let merged: usize = dims[start..=end].iter().product();
         let shape: Vec<i64> = dims[..start]
             .iter()
@@ -61,25 +62,26 @@ impl<E: Element> Tensor<E> {
     ///
     /// # Shapes
     /// `sizes.len() >= ndim`; `[3, 1]` with `[2, 3, 4]` becomes `[2, 3, 4]`.
-    pub fn f_expand(&self, sizes: &[i64]) -> Result<Tensor<E>> {
-        let shape = self.f_expanded_shape(sizes)?;
-        let data = self
+    pub fn f_expand(&self, sizes: impl IntoShape) -> Result<Tensor<E>> {
+        let shape = self.f_expanded_shape(&sizes.into_shape())?;
+        // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
+        crate::error::f_checked_numel("expand", &shape, std::mem::size_of::<E>())?;
+        let source = self
             .data
             .broadcast(IxDyn(&shape))
-            .expect("the shape was checked against the broadcasting rules")
-            .to_owned();
-        Ok(Tensor::from_array(data.into_shared()))
+            .expect("the shape was checked against the broadcasting rules");
+        crate::storage::f_new("expand", &shape, |mut out| out.assign(&source))
     }
 
     /// Plain form of [`Tensor::f_expand`].
     #[track_caller]
-    pub fn expand(&self, sizes: &[i64]) -> Tensor<E> {
+    pub fn expand(&self, sizes: impl IntoShape) -> Tensor<E> {
         or_panic(self.f_expand(sizes))
     }
 
     /// The shape `expand(sizes)` gives, checked as PyTorch checks it.
     fn f_expanded_shape(&self, sizes: &[i64]) -> Result<Vec<usize>> {
-        let dims = self.dims();
+        let dims = self.sizes();
         let error = |detail: String| Error::Shape {
             op: "expand",
             detail,
@@ -130,10 +132,10 @@ mod tests {
     #[test]
     fn flatten_merges_a_run_of_dims() {
         let x = arange(0.0f32, 24.0, 1.0).view(&[2, 3, 4]);
-        assert_eq!(x.flatten(1, -1).dims(), [2, 12]);
-        assert_eq!(x.flatten(0, 1).dims(), [6, 4]);
+        assert_eq!(x.flatten(1, -1).sizes(), [2, 12]);
+        assert_eq!(x.flatten(0, 1).sizes(), [6, 4]);
         assert_eq!(x.transpose(0, 2).flatten(0, -1).get(1).item(), 12.0);
-        assert_eq!(Tensor::scalar(1.0).flatten(0, -1).dims(), [1]);
+        assert_eq!(Tensor::scalar(1.0).flatten(0, -1).sizes(), [1]);
         assert!(x.f_flatten(2, 1).is_err());
     }
 
@@ -141,7 +143,7 @@ mod tests {
     fn expand_repeats_dims_of_size_one() {
         let col = tensor!([[1.0], [2.0]]);
         let e = col.expand(&[3, -1, 2]);
-        assert_eq!(e.dims(), [3, 2, 2]);
+        assert_eq!(e.sizes(), [3, 2, 2]);
         assert_eq!(e.get(2).to_vec(), vec![1.0, 1.0, 2.0, 2.0]);
         assert!(
             col.f_expand(&[3, 2])

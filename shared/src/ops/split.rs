@@ -42,7 +42,7 @@ impl<E: Element> Tensor<E> {
     /// `[.., n - (pieces - 1)·size, ..]`). `size` may be 0 only when `n` is 0.
     pub fn f_split(&self, size: usize, dim: i64) -> Result<Vec<Tensor<E>>> {
         let d = self.f_split_dim("split", dim)?;
-        let n = self.dims()[d];
+        let n = self.sizes()[d];
         if size == 0 {
             if n != 0 {
                 return Err(Error::InvalidArgument {
@@ -50,7 +50,7 @@ impl<E: Element> Tensor<E> {
                     detail: format!(
                         "split_size can only be 0 if dimension size is 0, but got dimension \
                          size of {n} (shape {})",
-                        shape_list(self.dims())
+                        shape_list(self.sizes())
                     ),
                 });
             }
@@ -73,8 +73,10 @@ impl<E: Element> Tensor<E> {
     /// `[.., n, ..]` gives pieces `[.., s_i, ..]`; the sizes must add up to `n`.
     pub fn f_split_sizes(&self, sizes: &[usize], dim: i64) -> Result<Vec<Tensor<E>>> {
         let d = self.f_split_dim("split_with_sizes", dim)?;
-        let n = self.dims()[d];
-        if sizes.iter().sum::<usize>() != n {
+        let n = self.sizes()[d];
+        // Checked: sizes whose sum wraps around must not pass for the right total.
+        let total = sizes.iter().try_fold(0usize, |sum, &s| sum.checked_add(s));
+        if total != Some(n) {
             return Err(Error::InvalidArgument {
                 op: "split_with_sizes",
                 detail: format!(
@@ -106,7 +108,7 @@ impl<E: Element> Tensor<E> {
                 detail: "chunk expects `chunks` to be greater than 0, got: 0".to_string(),
             });
         }
-        let n = self.dims()[d];
+        let n = self.sizes()[d];
         if n == 0 {
             return Ok(self.pieces(d, vec![0; chunks]));
         }
@@ -131,7 +133,7 @@ impl<E: Element> Tensor<E> {
             });
         }
         let d = self.f_dim_index("unbind", dim)?;
-        Ok((0..self.dims()[d])
+        Ok((0..self.sizes()[d])
             .map(|i| Tensor::from_array(self.data.clone().index_axis_move(Axis(d), i)))
             .collect())
     }
@@ -151,7 +153,7 @@ mod tests {
     fn pieces_follow_pytorchs_sizes() {
         let x = arange(0.0f32, 6.0, 1.0);
         let sizes = |pieces: Vec<crate::Tensor>| -> Vec<usize> {
-            pieces.iter().map(|p| p.dims()[0]).collect()
+            pieces.iter().map(|p| p.sizes()[0]).collect()
         };
         assert_eq!(sizes(x.split(4, 0)), vec![4, 2]);
         assert_eq!(sizes(x.chunk(4, -1)), vec![2, 2, 2]);

@@ -13,7 +13,7 @@
 use ndarray::Axis;
 
 use crate::error::{Result, or_panic};
-use crate::ops::cascade_sum;
+use crate::kernels::cascade_sum;
 use crate::tensor::{Tensor, normalize_dim};
 
 /// Divides the sum of squared deviations by `n − correction` (0, giving `inf` or NaN, when
@@ -61,7 +61,7 @@ impl Tensor {
         keepdim: bool,
         take_sqrt: bool,
     ) -> Result<Tensor> {
-        let shape = self.dims().to_vec();
+        let shape = self.sizes().to_vec();
         let d = match dim {
             // A 0-d tensor takes dim 0 or -1, like a tensor of one element.
             Some(dim) => {
@@ -162,7 +162,7 @@ mod tests {
             vec![5.0 / 3.0, 0.0]
         );
         assert_eq!(x.var_dim(Some(1), 0.0, true).to_vec(), vec![1.25, 0.0]);
-        assert_eq!(x.var_dim(Some(1), 0.0, true).dims(), [2, 1]);
+        assert_eq!(x.var_dim(Some(1), 0.0, true).sizes(), [2, 1]);
         assert_eq!(
             x.std_dim(Some(0), 0.0, false).to_vec(),
             vec![0.5, 0.0, 0.5, 1.0]

@@ -66,13 +66,13 @@ impl Tensor {
     ) -> Result<(Tensor, Tensor<i64>)> {
         let Some(d) = self.f_dim_index_or_scalar("topk", dim)? else {
             if k > 1 {
-                return Err(k_out_of_range(k, self.dims()));
+                return Err(k_out_of_range(k, self.sizes()));
             }
             return Ok((self.clone(), Tensor::scalar(0)));
         };
-        let n = self.dims()[d];
+        let n = self.sizes()[d];
         if k > n {
-            return Err(k_out_of_range(k, self.dims()));
+            return Err(k_out_of_range(k, self.sizes()));
         }
         let mut values = Vec::new();
         let mut indices = Vec::new();
@@ -87,8 +87,8 @@ impl Tensor {
             }
         }
         Ok((
-            place(values, self.dims(), d, k),
-            place(indices, self.dims(), d, k),
+            place(values, self.sizes(), d, k),
+            place(indices, self.sizes(), d, k),
         ))
     }
 

@@ -13,8 +13,72 @@ use ndarray::{Axis, Dimension, IxDyn, ShapeBuilder, Slice};
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::tensor::{Element, Tensor, normalize_dim};
 
+/// What `view` and `reshape` accept as a shape: sizes as `usize` (an array such as
+/// `[b, t, h, d / h]`, or a slice), or as `i64` where one entry may be `-1` (`&[b, t, -1]`),
+/// as PyTorch's `view(*shape)` takes them.
+pub trait IntoShape {
+    /// The sizes as `i64`, `-1` for the one to infer.
+    fn into_shape(self) -> Vec<i64>;
+}
+
+/// A size as `i64`; one too large for it stays too large (and is refused as such).
+fn size_i64(size: usize) -> i64 {
+    i64::try_from(size).unwrap_or(i64::MAX)
+}
+
+impl<const N: usize> IntoShape for [usize; N] {
+    fn into_shape(self) -> Vec<i64> {
+        self.iter().map(|&d| size_i64(d)).collect()
+    }
+}
+
+impl IntoShape for &[usize] {
+    fn into_shape(self) -> Vec<i64> {
+        self.iter().map(|&d| size_i64(d)).collect()
+    }
+}
+
+impl IntoShape for &Vec<usize> {
+    fn into_shape(self) -> Vec<i64> {
+        self.as_slice().into_shape()
+    }
+}
+
+impl<const N: usize> IntoShape for &[i64; N] {
+    fn into_shape(self) -> Vec<i64> {
+        self.to_vec()
+    }
+}
+
+impl IntoShape for &[i64] {
+    fn into_shape(self) -> Vec<i64> {
+        self.to_vec()
+    }
+}
+
+impl IntoShape for &Vec<i64> {
+    fn into_shape(self) -> Vec<i64> {
+        self.clone()
+    }
+}
+
+impl IntoShape for Vec<i64> {
+    fn into_shape(self) -> Vec<i64> {
+        self
+    }
+}
+
 impl<E: Element> Tensor<E> {
     /// `t.transpose(dim0, dim1)`: swaps two dims (a view).
+    ///
+    /// ```
+    /// use shared::tensor;
+    /// let x = tensor!([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]);
+    /// assert_eq!(
+    ///     x.transpose(0, 1).to_string(),
+    ///     "tensor([[0.1000, 0.4000],\n        [0.2000, 0.5000],\n        [0.3000, 0.6000]])"
+    /// );
+    /// ```
     ///
     /// # Shapes
     /// `[.., a, .., b, ..]` becomes `[.., b, .., a, ..]`; a 0-d tensor takes dims `0`/`-1`.
@@ -48,7 +112,7 @@ impl<E: Element> Tensor<E> {
                 op: "t",
                 detail: format!(
                     "expects a tensor with <= 2 dimensions, but self is {n}D (shape {})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             }),
         }
@@ -93,7 +157,7 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "dims {dims:?} are not a permutation of the {ndim} dims of a tensor of \
                      shape {} ({why})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
@@ -159,10 +223,18 @@ impl<E: Element> Tensor<E> {
     /// in memory, e.g. `x.t().view(&[3, 2])`; otherwise it is an error, as in PyTorch (call
     /// `reshape`, which copies when it must).
     ///
+    /// ```
+    /// use shared::tensor;
+    /// let x = tensor!([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]);
+    /// let [rows, cols] = x.dims();
+    /// assert_eq!(x.view([rows * cols]).to_string(), "tensor([0.1000, 0.2000, 0.3000, 0.4000, 0.5000, 0.6000])");
+    /// assert_eq!(x.view(&[3, -1]).to_string(), "tensor([[0.1000, 0.2000],\n        [0.3000, 0.4000],\n        [0.5000, 0.6000]])");
+    /// ```
+    ///
     /// # Shapes
     /// The product of `shape` must equal `numel()`.
-    pub fn f_view(&self, shape: &[i64]) -> Result<Tensor<E>> {
-        let shape = self.f_infer_shape("view", shape)?;
+    pub fn f_view(&self, shape: impl IntoShape) -> Result<Tensor<E>> {
+        let shape = self.f_infer_shape("view", &shape.into_shape())?;
         if self.is_contiguous() {
             let data = self
                 .data
@@ -172,14 +244,14 @@ impl<E: Element> Tensor<E> {
             return Ok(Tensor::from_array(data));
         }
         let strides: Vec<usize> = self.data.strides().iter().map(|&s| s as usize).collect();
-        let Some(new_strides) = view_strides(self.dims(), &strides, &shape) else {
+        let Some(new_strides) = view_strides(self.sizes(), &strides, &shape) else {
             return Err(Error::Shape {
                 op: "view",
                 detail: format!(
                     "view size is not compatible with input tensor's size and stride (at least \
                      one dimension spans across two contiguous subspaces): shape {} with \
                      strides {} cannot be viewed as {}. Use .reshape(...) instead.",
-                    shape_list(self.dims()),
+                    shape_list(self.sizes()),
                     shape_list(&strides),
                     shape_list(&shape)
                 ),
@@ -207,11 +279,11 @@ impl<E: Element> Tensor<E> {
         let offset = |index: &[usize], strides: &[usize]| -> usize {
             index.iter().zip(strides).map(|(i, s)| i * s).sum()
         };
-        let last: Vec<usize> = self.dims().iter().map(|&n| n - 1).collect();
+        let last: Vec<usize> = self.sizes().iter().map(|&n| n - 1).collect();
         let mut memory = vec![E::default(); offset(&last, &own) + 1];
         // Our elements, laid into the copy under our own strides (one strided copy).
         match ndarray::ArrayViewMut::from_shape(
-            IxDyn(self.dims()).strides(IxDyn(&own)),
+            IxDyn(self.sizes()).strides(IxDyn(&own)),
             &mut memory,
         ) {
             Ok(mut laid) => laid.assign(&self.data),
@@ -229,7 +301,7 @@ impl<E: Element> Tensor<E> {
 
     /// Plain form of [`Tensor::f_view`].
     #[track_caller]
-    pub fn view(&self, shape: &[i64]) -> Tensor<E> {
+    pub fn view(&self, shape: impl IntoShape) -> Tensor<E> {
         or_panic(self.f_view(shape))
     }
 
@@ -238,8 +310,8 @@ impl<E: Element> Tensor<E> {
     ///
     /// # Shapes
     /// The product of `shape` must equal `numel()`; one entry may be `-1`.
-    pub fn f_reshape(&self, shape: &[i64]) -> Result<Tensor<E>> {
-        let target = self.f_infer_shape("reshape", shape)?;
+    pub fn f_reshape(&self, shape: impl IntoShape) -> Result<Tensor<E>> {
+        let target = self.f_infer_shape("reshape", &shape.into_shape())?;
         let target: Vec<i64> = target.iter().map(|&d| d as i64).collect();
         self.f_view(&target)
             .or_else(|_| self.contiguous().f_view(&target))
@@ -247,7 +319,7 @@ impl<E: Element> Tensor<E> {
 
     /// Plain form of [`Tensor::f_reshape`].
     #[track_caller]
-    pub fn reshape(&self, shape: &[i64]) -> Tensor<E> {
+    pub fn reshape(&self, shape: impl IntoShape) -> Tensor<E> {
         or_panic(self.f_reshape(shape))
     }
 
@@ -259,7 +331,7 @@ impl<E: Element> Tensor<E> {
     pub fn f_select(&self, dim: i64, index: i64) -> Result<Tensor<E>> {
         self.f_not_scalar("select")?;
         let d = self.f_dim_index("select", dim)?;
-        let size = self.dims()[d];
+        let size = self.sizes()[d];
         let i = if index < 0 {
             index + size as i64
         } else {
@@ -302,7 +374,7 @@ impl<E: Element> Tensor<E> {
     pub fn f_slice<P: Position>(&self, dim: i64, range: impl RangeBounds<P>) -> Result<Tensor<E>> {
         self.f_not_scalar("slice")?;
         let d = self.f_dim_index("slice", dim)?;
-        let size = self.dims()[d] as i64;
+        let size = self.sizes()[d] as i64;
         // Python's rule: a negative bound counts from the end, then clamp into 0..=size.
         let clamp = |i: i64| {
             if i < 0 {
@@ -345,7 +417,7 @@ impl<E: Element> Tensor<E> {
     pub fn f_narrow<P: Position>(&self, dim: i64, start: P, length: usize) -> Result<Tensor<E>> {
         self.f_not_scalar("narrow")?;
         let d = self.f_dim_index("narrow", dim)?;
-        let size = self.dims()[d];
+        let size = self.sizes()[d];
         let given = start.to_i64();
         let n = size as i64;
         if given < -n || given > n {
@@ -355,7 +427,7 @@ impl<E: Element> Tensor<E> {
                     "start out of range (expected to be in range of [{}, {n}], but got {given}) \
                      for dim {d} of shape {}",
                     -n,
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
@@ -366,7 +438,7 @@ impl<E: Element> Tensor<E> {
                 detail: format!(
                     "start ({start}) + length ({length}) exceeds dimension size ({size}) of \
                      dim {d} (shape {})",
-                    shape_list(self.dims())
+                    shape_list(self.sizes())
                 ),
             });
         }
@@ -401,7 +473,7 @@ impl<E: Element> Tensor<E> {
     /// `dim` in `[-ndim-1, ndim]`; the result has one more dim.
     pub fn f_unsqueeze(&self, dim: i64) -> Result<Tensor<E>> {
         let d = normalize_dim("unsqueeze", dim, self.dim() + 1)
-            .map_err(|_| out_of_range_with_new_dim("unsqueeze", dim, self.dims()))?;
+            .map_err(|_| out_of_range_with_new_dim("unsqueeze", dim, self.sizes()))?;
         Ok(Tensor::from_array(self.data.clone().insert_axis(Axis(d))))
     }
 
@@ -433,7 +505,7 @@ impl<E: Element> Tensor<E> {
         let Some(d) = self.f_dim_index_or_scalar("squeeze", dim)? else {
             return Ok(self.clone());
         };
-        if self.dims()[d] == 1 {
+        if self.sizes()[d] == 1 {
             Ok(Tensor::from_array(
                 self.data.clone().index_axis_move(Axis(d), 0),
             ))
@@ -459,7 +531,7 @@ impl<E: Element> Tensor<E> {
                 detail: "iteration over a 0-d tensor".into(),
             });
         }
-        Ok((0..self.dims()[0]).map(|i| self.get(i as i64)))
+        Ok((0..self.sizes()[0]).map(|i| self.get(i as i64)))
     }
 
     /// Plain form of [`Tensor::f_iter`].

@@ -42,7 +42,7 @@ impl Generator {
 /// use shared::{manual_seed, randint};
 /// manual_seed(0);
 /// let ids = randint(0, 50_257, &[2, 4]);
-/// assert_eq!(ids.dims(), [2, 4]);
+/// assert_eq!(ids.sizes(), [2, 4]);
 /// ```
 ///
 /// # Shapes
@@ -56,16 +56,10 @@ pub fn f_randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor<i64>> {
             ),
         });
     }
-    let numel = shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .ok_or_else(|| Error::Shape {
-            op: "randint",
-            detail: format!("shape {shape:?} has more elements than usize can count"),
-        })?;
-    let mut values = vec![0; numel];
+    let mut values = crate::storage::f_alloc("randint", shape)?;
+    values.resize(shape.iter().product(), 0);
     with_default_generator(|g| g.fill_randint(&mut values, low, high));
-    Tensor::f_from_vec(values, shape)
+    Ok(crate::storage::from_checked_vec(values, shape))
 }
 
 /// Plain form of [`f_randint`].

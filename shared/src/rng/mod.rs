@@ -18,7 +18,6 @@
 //!
 //! The book's appendix "How we match PyTorch exactly" walks through these recipes.
 
-mod avx_mathfun;
 mod bernoulli;
 mod dropout;
 mod exponential;

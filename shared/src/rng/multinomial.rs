@@ -79,13 +79,16 @@ impl Tensor {
         if !matches!(self.dim(), 1 | 2) {
             return Err(Error::Shape {
                 op: "multinomial",
-                detail: format!("prob_dist must be 1 or 2 dim (got shape {:?})", self.dims()),
+                detail: format!(
+                    "prob_dist must be 1 or 2 dim (got shape {:?})",
+                    self.sizes()
+                ),
             });
         }
         if num_samples == 0 {
             return Err(invalid("cannot sample n_sample <= 0 samples"));
         }
-        let categories = self.dims()[self.dim() - 1];
+        let categories = self.sizes()[self.dim() - 1];
         if !replacement && num_samples > categories {
             return Err(invalid(format!(
                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement \
@@ -97,7 +100,7 @@ impl Tensor {
                 "number of categories cannot exceed 2^24 (got {categories})"
             )));
         }
-        let mut out_shape = self.dims().to_vec();
+        let mut out_shape = self.sizes().to_vec();
         *out_shape.last_mut().expect("1 or 2 dims") = num_samples;
         if f_checked_numel("multinomial", &out_shape, std::mem::size_of::<i64>())? == 0 {
             return Tensor::f_from_vec(Vec::new(), &out_shape);
@@ -148,7 +151,7 @@ impl Tensor {
             ));
         }
         // PyTorch tests `sum == 0`; with finite non-negative weights that means all zero.
-        let categories = self.dims()[self.dim() - 1];
+        let categories = self.sizes()[self.dim() - 1];
         let rows = self.to_vec();
         if rows
             .chunks(categories)
@@ -174,9 +177,9 @@ impl Tensor {
     /// cumulative distribution by bisection. Rows are checked and sampled one after another,
     /// as in PyTorch (a bad row fails after the rows before it have drawn).
     fn f_inverse_cdf(&self, num_samples: usize, generator: &mut Generator) -> Result<Vec<i64>> {
-        let categories = self.dims()[self.dim() - 1];
+        let categories = self.sizes()[self.dim() - 1];
         let values = self.to_vec();
-        let rows = if self.dim() == 2 { self.dims()[0] } else { 1 };
+        let rows = if self.dim() == 2 { self.sizes()[0] } else { 1 };
         let mut ids = Vec::with_capacity(rows * num_samples);
         let mut cumulative = Vec::with_capacity(categories);
         for row in 0..rows {

@@ -13,7 +13,8 @@
 
 use std::f64::consts::TAU;
 
-use super::{Generator, avx_mathfun};
+use super::Generator;
+use crate::kernels::avx_mathfun;
 
 /// Elements per block of the block path (two AVX registers of 8 floats).
 const BLOCK: usize = 16;

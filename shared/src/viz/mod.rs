@@ -65,19 +65,19 @@ pub fn heatmap<R: AsRef<str>, C: AsRef<str>>(
         op: "heatmap",
         detail,
     };
-    let [n_rows, n_cols] = weights.dims() else {
+    let Ok([n_rows, n_cols]) = weights.f_dims() else {
         return Err(shape_error(format!(
             "expected a 2-D tensor of weights [queries, keys], got shape {:?} \
              (draw each leading index on its own, e.g. weights.select(0, head))",
-            weights.dims()
+            weights.sizes()
         )));
     };
-    if (rows.len(), cols.len()) != (*n_rows, *n_cols) {
+    if (rows.len(), cols.len()) != (n_rows, n_cols) {
         return Err(shape_error(format!(
             "{} row labels and {} column labels do not fit weights of shape {:?}",
             rows.len(),
             cols.len(),
-            weights.dims()
+            weights.sizes()
         )));
     }
     let values = weights.to_vec();
@@ -97,7 +97,7 @@ pub fn heatmap<R: AsRef<str>, C: AsRef<str>>(
 /// `weights`: `[queries, keys]`.
 pub fn heatmap_indexed(weights: &Tensor) -> Result<Heatmap> {
     let indices = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
-    let dims = weights.dims();
+    let dims = weights.sizes();
     let (rows, cols) = match dims {
         [r, c] => (indices(*r), indices(*c)),
         _ => (Vec::new(), Vec::new()),

@@ -40,7 +40,7 @@ fn param(t: &Tensor) -> Value {
         .iter()
         .map(|v| format!("0x{:08x}", v.to_bits()))
         .collect();
-    json!({"shape": t.dims(), "values": bits})
+    json!({"shape": t.sizes(), "values": bits})
 }
 
 /// Float32 values written as `"0x%08x"` bit patterns (plain JSON numbers are read too).
@@ -65,7 +65,7 @@ fn floats(call: &Value, key: &str) -> Result<Vec<f32>, String> {
 /// row-major order. An error becomes its message, so that the case fails with it.
 fn ids(result: shared::Result<Tensor<i64>>) -> Value {
     match result {
-        Ok(t) => json!({"shape": t.dims(), "values": t.to_vec()}),
+        Ok(t) => json!({"shape": t.sizes(), "values": t.to_vec()}),
         Err(e) => json!(format!("error: {e}")),
     }
 }

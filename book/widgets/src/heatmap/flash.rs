@@ -81,7 +81,7 @@ fn rebuilt_weights(q: &Tensor, k: &Tensor, lse: &Tensor, causal: bool) -> Tensor
     }
     let exponents = (&scores - &lse.unsqueeze(-1)) * std::f32::consts::LOG2_E;
     let weights = exponents.to_vec().into_iter().map(exp2_flushed_scalar);
-    Tensor::from_vec(weights.collect(), exponents.dims())
+    Tensor::from_vec(weights.collect(), exponents.sizes())
 }
 
 #[cfg(test)]

@@ -248,7 +248,7 @@ fn backward(c: &mut Criterion) {
     configure(&mut group);
     for n in lengths() {
         let (q, k, v) = qkv(n);
-        let grad_out = randn(q.dims());
+        let grad_out = randn(q.sizes());
         // The forward's two products and the backward's five.
         group.throughput(Throughput::Elements(flops(n, true) * 7 / 2));
         for threads in [1, 2] {

@@ -25,7 +25,7 @@ pub fn weighted_sum(out: &Tensor, weights: &Tensor) -> f64 {
 pub fn nudged(x: &Tensor, index: usize, delta: f32) -> Tensor {
     let mut values = x.to_vec();
     values[index] += delta;
-    Tensor::from_vec(values, x.dims())
+    Tensor::from_vec(values, x.sizes())
 }
 
 /// `(loss(x + h·e_i) − loss(x − h·e_i)) / 2h`, the loss evaluated in f64.
@@ -44,7 +44,7 @@ pub fn check_gradient(
     grad: &Tensor,
     loss: impl Fn(&Tensor) -> f64,
 ) -> Result<(), String> {
-    assert_eq!(x.dims(), grad.dims(), "{name}: gradient shape");
+    assert_eq!(x.sizes(), grad.sizes(), "{name}: gradient shape");
     let analytic = grad.to_vec();
     let stride = (analytic.len() / 12).max(1);
     for index in (0..analytic.len()).step_by(stride) {

@@ -108,11 +108,11 @@ impl AdamW {
         let constants = self.constants(self.steps);
         for ((param, grad), (m, v)) in params.iter_mut().zip(grads).zip(&mut self.moments) {
             assert_eq!(
-                param.dims(),
-                grad.dims(),
+                param.sizes(),
+                grad.sizes(),
                 "AdamW::step: a parameter of shape {:?} got a gradient of shape {:?}",
-                param.dims(),
-                grad.dims()
+                param.sizes(),
+                grad.sizes()
             );
             let mut values = param.to_vec();
             for (((p, g), m), v) in values
@@ -123,7 +123,7 @@ impl AdamW {
             {
                 adamw_update(p, g, m, v, &constants);
             }
-            **param = Tensor::from_vec(values, param.dims());
+            **param = Tensor::from_vec(values, param.sizes());
         }
     }
 }

@@ -10,10 +10,7 @@
 //!
 //! Which loop multiplies the matrices, and so in which order the products are added, is
 //! chosen as PyTorch chooses it, so the last bits (and the printed digits) agree with
-//! PyTorch's: see [`kernels`].
-
-pub mod gemm;
-pub mod kernels;
+//! PyTorch's: see the crate-private `kernels::matmul`.
 
 use ndarray::{
     Array, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,
@@ -23,6 +20,7 @@ use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
 use crate::backend::torch;
 use crate::error::{Error, Result, or_panic, shape_list, shape_x};
+use crate::kernels::matmul as kernels;
 use crate::ops::broadcast::f_broadcast_shapes;
 use crate::tensor::Tensor;
 
@@ -39,13 +37,13 @@ impl Tensor {
                     "1D tensors expected, but got {}D and {}D tensors (shapes {} and {})",
                     self.dim(),
                     other.dim(),
-                    shape_list(self.dims()),
-                    shape_list(other.dims())
+                    shape_list(self.sizes()),
+                    shape_list(other.sizes())
                 ),
             });
         }
         if self.numel() != other.numel() {
-            return Err(different_lengths("dot", self.dims(), other.dims()));
+            return Err(different_lengths("dot", self.sizes(), other.sizes()));
         }
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.dot(b))));
         let a = self.data.view().into_dimensionality().expect("1-D");
@@ -70,8 +68,8 @@ impl Tensor {
                     op: "mm",
                     detail: format!(
                         "{name} must be a matrix, got shapes {} and {}",
-                        shape_list(self.dims()),
-                        shape_list(other.dims())
+                        shape_list(self.sizes()),
+                        shape_list(other.sizes())
                     ),
                 });
             }
@@ -93,8 +91,8 @@ impl Tensor {
         let shapes = || {
             format!(
                 "(shapes {} and {})",
-                shape_list(self.dims()),
-                shape_list(other.dims())
+                shape_list(self.sizes()),
+                shape_list(other.sizes())
             )
         };
         for (name, t) in [("batch1", self), ("batch2", other)] {
@@ -105,15 +103,15 @@ impl Tensor {
                 });
             }
         }
-        let expected = [self.dims()[0], self.dims()[2]];
-        if other.dims()[..2] != expected {
+        let expected = [self.sizes()[0], self.sizes()[2]];
+        if other.sizes()[..2] != expected {
             return Err(Error::Shape {
                 op: "bmm",
                 detail: format!(
                     "Expected size for first two dimensions of batch2 tensor to be: {} but got: \
                      {} {}",
                     shape_list(&expected),
-                    shape_list(&other.dims()[..2]),
+                    shape_list(&other.sizes()[..2]),
                     shapes()
                 ),
             });
@@ -129,6 +127,16 @@ impl Tensor {
 
     /// `torch.matmul(a, b)` (Python's `a @ b`), with all the rank rules in the module docs.
     ///
+    /// ```
+    /// use shared::tensor;
+    /// let inputs = tensor!([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66]]);
+    /// let scores = inputs.matmul(&inputs.t());
+    /// assert_eq!(
+    ///     scores.to_string(),
+    ///     "tensor([[0.9995, 0.9544],\n        [0.9544, 1.4950]])"
+    /// );
+    /// ```
+    ///
     /// # Shapes
     /// `self`: `[..batch_a, m, k]` (or `[k]`), `other`: `[..batch_b, k, n]` (or `[k]`).
     /// Returns `[..broadcast(batch_a, batch_b), m, n]` without the dims of 1-D operands.
@@ -142,137 +150,205 @@ impl Tensor {
         or_panic(self.f_matmul(other))
     }
 
-    /// The shared engine of `matmul`, `mm` and `bmm`; `op` names the caller in errors.
+    /// The shared engine of `matmul`, `mm` and `bmm`; `op` names the caller in errors. In
+    /// steps: check the ranks, promote vectors to matrices, check the shapes and broadcast
+    /// the batches, multiply (one folded product or one per batch entry), and remove the dims
+    /// the promotion added.
     fn f_matmul_named(&self, op: &'static str, other: &Tensor) -> Result<Tensor> {
-        if self.dim() == 0 || other.dim() == 0 {
-            return Err(Error::Shape {
-                op,
-                detail: format!(
-                    "both arguments to matmul need to be at least 1D, but they are {}D and {}D \
-                     (shapes {} and {})",
-                    self.dim(),
-                    other.dim(),
-                    shape_list(self.dims()),
-                    shape_list(other.dims())
-                ),
-            });
-        }
+        f_check_ranks(op, self, other)?;
         if self.dim() == 1 && other.dim() == 1 {
             return self
                 .f_dot(other)
-                .map_err(|_| different_lengths(op, self.dims(), other.dims()));
+                .map_err(|_| different_lengths(op, self.sizes(), other.sizes()));
         }
-        // A vector on the left is one row; a vector on the right is one column.
-        let a = if self.dim() == 1 {
-            self.unsqueeze(0)
-        } else {
-            self.clone()
-        };
-        let b = if other.dim() == 1 {
-            other.unsqueeze(1)
-        } else {
-            other.clone()
-        };
-        let (m, k) = (a.dims()[a.dim() - 2], a.dims()[a.dim() - 1]);
-        let (k2, n) = (b.dims()[b.dim() - 2], b.dims()[b.dim() - 1]);
-        let batch_a = &a.dims()[..a.dim() - 2];
-        let batch_b = &b.dims()[..b.dim() - 2];
-        if k != k2 {
-            // A batch times one matrix is one product of the folded rows (see below), and
-            // PyTorch's message shows the folded shape: `[2, 3, 2] @ [3, 2]` says `6x2`.
-            let rows = if b.dim() == 2 {
-                batch_a.iter().fold(m, |r, &d| r.saturating_mul(d))
-            } else {
-                m
-            };
-            return Err(Error::Shape {
-                op,
-                detail: format!(
-                    "mat1 and mat2 shapes cannot be multiplied ({} and {})",
-                    shape_x(&[rows, k]),
-                    shape_x(&[k2, n])
-                ),
-            });
-        }
-        let batch = f_broadcast_shapes(op, batch_a, batch_b).map_err(|e| {
-            let why = match &e {
-                Error::Shape { detail, .. } => detail.rsplit_once(" (shapes").map(|(w, _)| w),
-                _ => None,
-            };
-            Error::Shape {
-                op,
-                detail: format!(
-                    "the batch dims {} and {} of shapes {} and {} cannot be broadcast \
-                     together: {}",
-                    shape_list(batch_a),
-                    shape_list(batch_b),
-                    shape_list(self.dims()),
-                    shape_list(other.dims()),
-                    why.unwrap_or("they differ")
-                ),
-            }
-        })?;
-        // The result must fit in memory before anything is allocated.
-        let out_shape = [batch.as_slice(), &[m, n]].concat();
-        crate::error::f_checked_numel(op, &out_shape, std::mem::size_of::<f32>())?;
+        let (a, b) = promote_vectors(self, other);
+        let shapes = f_product_shapes(op, &a, &b, self, other)?;
+        crate::error::f_checked_numel(op, &shapes.out_shape(), std::mem::size_of::<f32>())?;
         on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.matmul(b))));
         let out = if b.dim() == 2 {
-            // Like PyTorch, a batch times one matrix is folded into one 2-D product:
-            // `[..batch, m, k]` is viewed as `[batch·m, k]` (also when `k` is 0: every
-            // product is then an empty sum, 0).
-            let rows = (batch.iter().product::<usize>() * m) as i64;
-            let folded = a.reshape(&[rows, k as i64]);
-            let a2 = folded
-                .data
-                .view()
-                .into_dimensionality::<Ix2>()
-                .expect("2-D");
-            let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
-            let mut c = Array::from_shape_vec(
-                (rows as usize, n),
-                crate::creation::zeros_in_parallel(rows as usize * n),
-            )
-            .expect("rows × n zeros");
-            let order = kernels::mkl_order(a2.view(), b2.view(), other.dim() == 1);
-            kernels::matmul_into(order, a2, b2, c.view_mut());
-            c.into_shape_with_order(IxDyn(&[batch.as_slice(), &[m, n]].concat()))
-                .expect("same element count")
+            folded_product(op, &a, &b, &shapes, other.dim() == 1)?
         } else {
-            let a_view = a
-                .data
-                .broadcast(IxDyn(&[batch.as_slice(), &[m, k]].concat()))
-                .expect("batch broadcast checked");
-            let b_view = b
-                .data
-                .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
-                .expect("batch broadcast checked");
-            let out_dims = IxDyn(&out_shape);
-            let zeros = crate::creation::zeros_in_parallel(out_dims.size());
-            let mut out = Array::from_shape_vec(out_dims, zeros).expect("the product's zeros");
-            for index in ndarray::indices(IxDyn(&batch)) {
-                let index = index.slice();
-                let a2 = matrix_at(a_view.view(), index);
-                let b2 = matrix_at(b_view.view(), index);
-                // Batched products of small matrices run PyTorch's own `bmm` loop.
-                let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
-                    kernels::Order::Plain
-                } else {
-                    kernels::mkl_order(a2.view(), b2.view(), other.dim() == 1)
-                };
-                kernels::matmul_into(order, a2, b2, matrix_at_mut(out.view_mut(), index));
-            }
-            out
+            batched_product(op, &a, &b, &shapes, other.dim() == 1)?
         };
-        let mut result = Tensor::from_array(out.into_shared());
-        // Remove the dims that the promotion of 1-D operands added.
-        if other.dim() == 1 {
-            result = result.squeeze_dim(-1);
-        }
-        if self.dim() == 1 {
-            result = result.squeeze_dim(-2);
-        }
-        Ok(result)
+        Ok(squeeze_promoted(
+            Tensor::from_array(out.into_shared()),
+            self,
+            other,
+        ))
     }
+}
+
+/// PyTorch's error when an operand is 0-d.
+fn f_check_ranks(op: &'static str, a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dim() == 0 || b.dim() == 0 {
+        return Err(Error::Shape {
+            op,
+            detail: format!(
+                "both arguments to matmul need to be at least 1D, but they are {}D and {}D \
+                 (shapes {} and {})",
+                a.dim(),
+                b.dim(),
+                shape_list(a.sizes()),
+                shape_list(b.sizes())
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A vector on the left is one row; a vector on the right is one column.
+fn promote_vectors(a: &Tensor, b: &Tensor) -> (Tensor, Tensor) {
+    let a = if a.dim() == 1 {
+        a.unsqueeze(0)
+    } else {
+        a.clone()
+    };
+    let b = if b.dim() == 1 {
+        b.unsqueeze(1)
+    } else {
+        b.clone()
+    };
+    (a, b)
+}
+
+/// The sizes of a product `[..batch, m, k] · [..batch, k, n]`.
+struct ProductShapes {
+    batch: Vec<usize>,
+    m: usize,
+    k: usize,
+    n: usize,
+}
+
+impl ProductShapes {
+    /// `[..batch, m, n]`.
+    fn out_shape(&self) -> Vec<usize> {
+        [self.batch.as_slice(), &[self.m, self.n]].concat()
+    }
+}
+
+/// The sizes of the product of the promoted operands `a` and `b`, or PyTorch's error naming
+/// the shapes the caller gave (`self_`, `other`).
+fn f_product_shapes(
+    op: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    self_: &Tensor,
+    other: &Tensor,
+) -> Result<ProductShapes> {
+    let (m, k) = (a.sizes()[a.dim() - 2], a.sizes()[a.dim() - 1]);
+    let (k2, n) = (b.sizes()[b.dim() - 2], b.sizes()[b.dim() - 1]);
+    let batch_a = &a.sizes()[..a.dim() - 2];
+    let batch_b = &b.sizes()[..b.dim() - 2];
+    if k != k2 {
+        // A batch times one matrix is one product of the folded rows (see
+        // `folded_product`), and PyTorch's message shows the folded shape: `[2, 3, 2] @
+        // [3, 2]` says `6x2`.
+        let rows = if b.dim() == 2 {
+            batch_a.iter().fold(m, |r, &d| r.saturating_mul(d))
+        } else {
+            m
+        };
+        return Err(Error::Shape {
+            op,
+            detail: format!(
+                "mat1 and mat2 shapes cannot be multiplied ({} and {})",
+                shape_x(&[rows, k]),
+                shape_x(&[k2, n])
+            ),
+        });
+    }
+    let batch = f_broadcast_shapes(op, batch_a, batch_b).map_err(|e| {
+        let why = match &e {
+            Error::Shape { detail, .. } => detail.rsplit_once(" (shapes").map(|(w, _)| w),
+            _ => None,
+        };
+        Error::Shape {
+            op,
+            detail: format!(
+                "the batch dims {} and {} of shapes {} and {} cannot be broadcast together: {}",
+                shape_list(batch_a),
+                shape_list(batch_b),
+                shape_list(self_.sizes()),
+                shape_list(other.sizes()),
+                why.unwrap_or("they differ")
+            ),
+        }
+    })?;
+    Ok(ProductShapes { batch, m, k, n })
+}
+
+/// A batch times one matrix, folded into one 2-D product as PyTorch does:
+/// `[..batch, m, k]` is viewed as `[batch·m, k]` (also when `k` is 0: every product is then
+/// an empty sum, 0).
+fn folded_product(
+    op: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    shapes: &ProductShapes,
+    b_is_vector: bool,
+) -> Result<Array<f32, IxDyn>> {
+    let out_shape = shapes.out_shape();
+    let rows = shapes.batch.iter().product::<usize>() * shapes.m;
+    let folded = a.reshape(&[rows as i64, shapes.k as i64]);
+    let a2 = folded
+        .data
+        .view()
+        .into_dimensionality::<Ix2>()
+        .expect("2-D");
+    let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
+    let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
+    let mut c = Array::from_shape_vec((rows, shapes.n), zeros).expect("rows × n zeros");
+    let order = kernels::mkl_order(a2.view(), b2.view(), b_is_vector);
+    kernels::matmul_into(order, a2, b2, c.view_mut());
+    Ok(c.into_shape_with_order(IxDyn(&out_shape))
+        .expect("same element count"))
+}
+
+/// One product per batch entry, the batches broadcast against each other.
+fn batched_product(
+    op: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    shapes: &ProductShapes,
+    b_is_vector: bool,
+) -> Result<Array<f32, IxDyn>> {
+    let ProductShapes { batch, m, k, n } = shapes;
+    let (m, k, n) = (*m, *k, *n);
+    let a_view = a
+        .data
+        .broadcast(IxDyn(&[batch.as_slice(), &[m, k]].concat()))
+        .expect("batch broadcast checked");
+    let b_view = b
+        .data
+        .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
+        .expect("batch broadcast checked");
+    let out_shape = shapes.out_shape();
+    let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
+    let mut out = Array::from_shape_vec(IxDyn(&out_shape), zeros).expect("the product's zeros");
+    for index in ndarray::indices(IxDyn(batch)) {
+        let index = index.slice();
+        let a2 = matrix_at(a_view.view(), index);
+        let b2 = matrix_at(b_view.view(), index);
+        // Batched products of small matrices run PyTorch's own `bmm` loop.
+        let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
+            kernels::Order::Plain
+        } else {
+            kernels::mkl_order(a2.view(), b2.view(), b_is_vector)
+        };
+        kernels::matmul_into(order, a2, b2, matrix_at_mut(out.view_mut(), index));
+    }
+    Ok(out)
+}
+
+/// Removes the dims that the promotion of 1-D operands added.
+fn squeeze_promoted(mut result: Tensor, a: &Tensor, b: &Tensor) -> Tensor {
+    if b.dim() == 1 {
+        result = result.squeeze_dim(-1);
+    }
+    if a.dim() == 1 {
+        result = result.squeeze_dim(-2);
+    }
+    result
 }
 
 /// PyTorch's error for two vectors of different lengths.

@@ -216,9 +216,9 @@ proptest! {
         match tensor.f_multinomial_with(num_samples, replacement, &mut Generator::new(seed)) {
             Ok(ids) => {
                 prop_assert!(valid, "{weights:?} {num_samples} {replacement} gave {ids:?}");
-                let mut shape = tensor.dims().to_vec();
+                let mut shape = tensor.sizes().to_vec();
                 *shape.last_mut().unwrap() = num_samples;
-                prop_assert_eq!(ids.dims(), &shape[..]);
+                prop_assert_eq!(ids.sizes(), &shape[..]);
                 for row in ids.to_vec().chunks(num_samples) {
                     prop_assert!(row.iter().all(|&i| (0..n as i64).contains(&i)));
                     if !replacement {

@@ -39,7 +39,7 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
         "exp" => c.f32(0).exp().into(),
         "split_heads" => c
             .f32(0)
-            .f_view(&c.arg_i64s("shape"))
+            .f_view(c.arg_i64s("shape"))
             .and_then(|t| t.f_transpose(1, 2))
             .map(|t| t.contiguous())
             .into(),

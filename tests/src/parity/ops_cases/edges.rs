@@ -16,10 +16,10 @@ use super::{Case, Got};
 pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
     let got: Got = match op {
         "edge_view" => prepared(c)
-            .and_then(|t| t.f_view(&c.arg_i64s("shape")))
+            .and_then(|t| t.f_view(c.arg_i64s("shape")))
             .into(),
         "edge_reshape" => prepared(c)
-            .and_then(|t| t.f_reshape(&c.arg_i64s("shape")))
+            .and_then(|t| t.f_reshape(c.arg_i64s("shape")))
             .into(),
         "edge_narrow" => prepared(c)
             .and_then(|t| t.f_narrow(c.arg_i64("dim"), c.arg_i64("start"), usize_arg(c, "length")))
@@ -44,6 +44,9 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
         "edge_t" => c.f32(0).f_t().into(),
         "edge_permute" => c.f32(0).f_permute(&c.arg_i64s("dims")).into(),
         "edge_cat" => shared::f_cat(&all_inputs(c), c.arg_i64("dim")).into(),
+        // `maximum`/`minimum` with a transposed first operand (compared one at a time).
+        "room_maximum_t" => c.f32(0).t().f_maximum(&c.f32(1)).into(),
+        "room_minimum_t" => c.f32(0).t().f_minimum(&c.f32(1)).into(),
         "edge_stack" => shared::f_stack(&all_inputs(c), c.arg_i64("dim")).into(),
         "edge_repeat" => c.f32(0).f_repeat(&usizes(c, "repeats")).into(),
         "edge_dot" => c.f32(0).f_dot(&c.f32(1)).into(),

@@ -245,8 +245,8 @@ fn compare(
     };
     fn check_shape<E: Element>(t: &Tensor<E>, expected: &Value) -> Result<(), String> {
         let want = shape(expected);
-        if t.dims() != want.as_slice() {
-            return Err(format!("shape {:?}, PyTorch {want:?}", t.dims()));
+        if t.sizes() != want.as_slice() {
+            return Err(format!("shape {:?}, PyTorch {want:?}", t.sizes()));
         }
         Ok(())
     }

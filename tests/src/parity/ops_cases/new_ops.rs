@@ -79,8 +79,8 @@ fn shape_and_index(op: &str, c: &Case) -> Option<Got> {
     let got: Got = match op {
         "flatten" => flatten(t).into(),
         "flatten_t" => flatten(t.transpose(0, 2)).into(),
-        "expand" => t.f_expand(&c.arg_i64s("sizes")).into(),
-        "expand_t" => t.t().f_expand(&c.arg_i64s("sizes")).into(),
+        "expand" => t.f_expand(c.arg_i64s("sizes")).into(),
+        "expand_t" => t.t().f_expand(c.arg_i64s("sizes")).into(),
         "split" => many(t.f_split(c.arg_i64("size") as usize, c.arg_i64("dim"))),
         "split_sizes" => many(t.f_split_sizes(&usizes(c.arg_i64s("sizes")), c.arg_i64("dim"))),
         "chunk" => many(t.f_chunk(c.arg_i64("chunks") as usize, c.arg_i64("dim"))),

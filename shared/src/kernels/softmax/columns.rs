@@ -5,9 +5,11 @@
 //! neighbouring columns at once with vectors, and the columns left over one at a time with
 //! scalar code, which calls the C library's `expf` instead of the vector `exp`. Which columns
 //! are left over depends on how the work is cut into pieces, so we cut it the same way.
+//!
+//! Measured with the rest of `kernels::softmax` (see there).
 
 use super::vector::{Vector, maximum};
-use crate::ops::vec_math::glibc_expf;
+use crate::kernels::vec_math::glibc_expf;
 
 /// `softmax` over the middle dim of `[outer, n, inner]`.
 ///
@@ -17,7 +19,7 @@ use crate::ops::vec_math::glibc_expf;
 ///
 /// # Shapes
 /// `x` and `out`: `[outer · n · inner]`, row major; all sizes ≥ 1.
-pub(super) fn softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3], v: Vector) {
+pub(crate) fn softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3], v: Vector) {
     let total = outer * inner;
     let threads = crate::cpu::get_num_threads();
     let piece = if threads > 1 {
@@ -90,7 +92,7 @@ fn scalar_column(x: &[f32], out: &mut [f32], start: usize, n: usize, stride: usi
 ///
 /// # Shapes
 /// `x` and `out`: `[outer · n · inner]`, row major; all sizes ≥ 1.
-pub(super) fn log_softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3], v: Vector) {
+pub(crate) fn log_softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3], v: Vector) {
     let w = v.lanes;
     let chunk = ((128 * 1024 / n / size_of::<f32>()).max(w) / w * w).min(inner);
     for o in 0..outer {

@@ -1,5 +1,5 @@
 //! A packed matrix product (GEMM) in the style of GotoBLAS and BLIS, for the large products
-//! of [`kernels::blocked_into`](super::kernels::blocked_into).
+//! of [`matmul::blocked_into`](super::matmul::blocked_into).
 //!
 //! A processor core can start two fused multiply-adds of 16 lanes each per cycle, but only
 //! if the numbers they need are already in its registers. A plain triple loop spends most
@@ -28,16 +28,22 @@
 //! tile's sums start at zero for the first slice of `k` and continue from `c` for the next
 //! ones. So the result does not depend on `KC`, on the tile sizes, on how the rows are split
 //! between threads, nor on the instruction set: it has the bits of
-//! [`fused_sum`](super::kernels::fused_sum) for every output.
+//! [`fused_sum`](super::matmul::fused_sum) for every output.
 //!
 //! The AVX-512 micro-kernel is 14 × 32; processors with AVX2 and FMA but without AVX-512
 //! get a 6 × 16 one (16 registers of 8 lanes). Elsewhere (other processors, WebAssembly)
 //! the product goes to `ndarray`'s `general_mat_mul`.
+//!
+//! No order of PyTorch's is reproduced here: the products it takes are those where MKL's
+//! order is not followed, so only the speed is measured (`shared/examples/gemm_speed.rs`,
+//! `scripts/bench-vs-torch.sh`); its tests check it against the fused chains of `matmul`.
 
 use ndarray::linalg::general_mat_mul;
 #[cfg(target_arch = "x86_64")]
 use ndarray::s;
 use ndarray::{ArrayView2, ArrayViewMut2};
+
+pub use super::isa::Isa;
 
 /// Steps of `k` per slice: a strip of `a` (`MR × KC`) stays in the level-1 cache.
 #[cfg(target_arch = "x86_64")]
@@ -51,49 +57,6 @@ const NC: usize = 512;
 /// so the block can be large; each of its rows costs `4·KC` bytes of buffer.
 #[cfg(target_arch = "x86_64")]
 const MC: usize = 4096;
-
-/// The instruction set a product runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isa {
-    /// The 14 × 32 micro-kernel with AVX-512 (x86-64).
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// The 6 × 16 micro-kernel with AVX2 and FMA (x86-64).
-    #[cfg(target_arch = "x86_64")]
-    Avx2Fma,
-    /// `ndarray`'s `general_mat_mul` (the `matrixmultiply` crate), on any processor.
-    Portable,
-}
-
-impl Isa {
-    /// The fastest instruction set of this processor.
-    pub fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if Isa::Avx512.is_available() {
-                return Isa::Avx512;
-            }
-            if Isa::Avx2Fma.is_available() {
-                return Isa::Avx2Fma;
-            }
-        }
-        Isa::Portable
-    }
-
-    /// Whether this processor can run `self`.
-    pub fn is_available(self) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2Fma => {
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-            }
-            Isa::Portable => true,
-        }
-    }
-}
 
 /// `c = a · b` with the fastest micro-kernel of this processor (see the module docs).
 ///
@@ -118,7 +81,7 @@ pub fn gemm_with(isa: Isa, a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewM
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 => packed_product::<x86::Avx512>(a, b, c),
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2Fma => packed_product::<x86::Avx2Fma>(a, b, c),
+        Isa::Avx2 => packed_product::<x86::Avx2Fma>(a, b, c),
         Isa::Portable => {
             let mut c = c;
             general_mat_mul(1.0, &a, &b, 0.0, &mut c);
@@ -417,19 +380,7 @@ mod tests {
     use ndarray::{Array2, ArrayView2, s};
 
     use super::*;
-    use crate::ops::matmul::kernels::fused_sum;
-
-    /// Every instruction set this processor can run.
-    fn available() -> Vec<Isa> {
-        let all = [
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512,
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2Fma,
-            Isa::Portable,
-        ];
-        all.into_iter().filter(|isa| isa.is_available()).collect()
-    }
+    use crate::kernels::matmul::fused_sum;
 
     /// A matrix of numbers in `[-1, 1)` from a small xorshift generator.
     fn random(rows: usize, cols: usize, seed: &mut u64) -> Array2<f32> {
@@ -488,7 +439,7 @@ mod tests {
             (30, 40, 530),
             (3, 0, 5),
         ];
-        for isa in available() {
+        for isa in Isa::available() {
             let exact = isa != Isa::Portable;
             for (m, k, n) in shapes {
                 let (a, b) = (random(m, k, &mut seed), random(k, n, &mut seed));
@@ -517,7 +468,7 @@ mod tests {
         let b_big = random(2 * k, n, &mut seed);
         let a_views = [a_t.t(), a_wide.slice(s![..;2, 1..;3])];
         let b_views = [w.t(), b_big.slice(s![..;-2, ..])];
-        for isa in available() {
+        for isa in Isa::available() {
             let exact = isa != Isa::Portable;
             for (x, a) in a_views.iter().enumerate() {
                 for (y, b) in b_views.iter().enumerate() {
@@ -545,7 +496,7 @@ mod tests {
         let (m, k, n) = (301, 300, 37);
         let (a, b) = (random(m, k, &mut seed), random(k, n, &mut seed));
         let bits = |x: &Array2<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        for isa in available() {
+        for isa in Isa::available() {
             let mut one = Array2::zeros((m, n));
             gemm_with(isa, a.view(), b.view(), one.view_mut());
             for threads in [2, 3] {

@@ -11,6 +11,9 @@
 //! The constants are written digit for digit as SLEEF and ATen write them (more digits than
 //! an `f32` holds, and `1.442695` rather than `LOG2_E`), so they can be checked against
 //! those sources; each rounds to the very float the kernels use.
+//!
+//! Measured against PyTorch 2.13.0's `gelu` on its AVX-512 and AVX2 builds
+//! (`tests/fixtures/norm_fixtures.json`), bit for bit.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
 /// `2^q` for `q` in the normal exponent range, built from the exponent bits.

@@ -19,6 +19,9 @@
 //!
 //! Every PyTorch build sums with 8-lane vectors, the AVX-512 one included (PyTorch does not
 //! register its AVX-512 sum kernel), so the capability does not matter here.
+//!
+//! Measured against PyTorch 2.13.0's `sum` and `mean` on one and several threads
+//! (`tests/fixtures/ops_fixtures.json`, `norm_fixtures.json`), bit for bit.
 
 use ndarray::IxDyn;
 
@@ -43,7 +46,7 @@ pub(crate) fn run(xs: &[f32]) -> f32 {
 /// `reduced.len() == x.dim()`. Returns the sums in row-major order of the kept dims.
 pub(crate) fn sum(x: &Tensor, reduced: &[bool]) -> Vec<f32> {
     let out_numel: usize = x
-        .dims()
+        .sizes()
         .iter()
         .zip(reduced)
         .filter(|&(_, r)| !r)
@@ -110,7 +113,7 @@ struct Plan {
 
 impl Plan {
     fn new(x: &Tensor, reduced: &[bool]) -> Plan {
-        let shape = x.dims().to_vec();
+        let shape = x.sizes().to_vec();
         let input: Vec<isize> = x.data.strides().to_vec();
         // The output is a fresh row-major tensor of the kept dims, seen with stride 0 along
         // the reduced dims.

@@ -7,16 +7,12 @@
 //! PyTorch computes, and the one here. `log_softmax` is its logarithm, computed without ever
 //! taking the log of a tiny weight: `(x_i − max) − ln Σ_j exp(x_j − max)`.
 //!
-//! The modules below reproduce PyTorch's CPU kernels operation for operation, so every weight
-//! has PyTorch's exact bits: `vector` (how a row is summed in W lanes), `rows` (the last
-//! dim) and `columns` (any other dim).
-
-mod columns;
-mod rows;
-mod vector;
+//! How PyTorch's CPU kernels order the arithmetic, so that every weight has PyTorch's exact
+//! bits, is in `crate::kernels::softmax`; this module states the operation.
 
 use crate::backend::on_libtorch;
 use crate::error::{Result, or_panic};
+use crate::kernels::softmax::{columns, rows, vector};
 use crate::tensor::Tensor;
 
 /// Which of the two functions to compute.
@@ -38,6 +34,12 @@ impl Function {
 impl Tensor {
     /// `torch.softmax(t, dim)`: softmax along `dim`, stable against overflow.
     /// A row that is all `-inf` has no defined weights and comes out as NaN, like PyTorch.
+    ///
+    /// ```
+    /// use shared::tensor;
+    /// let weights = tensor!([2.0, 1.0, 0.1]).softmax(0);
+    /// assert_eq!(weights.to_string(), "tensor([0.6590, 0.2424, 0.0986])");
+    /// ```
     ///
     /// # Shapes
     /// Any shape, unchanged; `dim` in `[-ndim, ndim)` (any dim of a 0-d tensor is `0` or `-1`).
@@ -86,7 +88,7 @@ impl Tensor {
 
     fn softmax_like(&self, function: Function, dim: i64) -> Result<Tensor> {
         let d = self.f_softmax_dim(function, dim)?;
-        let dims = self.dims();
+        let dims = self.sizes();
         if self.numel() == 0 {
             return Ok(self.clone());
         }
@@ -138,7 +140,7 @@ mod tests {
         // A 0-d tensor is one row of one element.
         assert_eq!(crate::Tensor::scalar(3.0).log_softmax(-1).item(), 0.0);
         assert_eq!(
-            crate::Tensor::scalar(3.0).softmax(0).dims(),
+            crate::Tensor::scalar(3.0).softmax(0).sizes(),
             &[] as &[usize]
         );
     }

@@ -1,5 +1,7 @@
 //! Softmax and log-softmax over the last dim: each row is contiguous in memory, and PyTorch
 //! handles it with whole vectors (a partial vector for the last few elements).
+//!
+//! Measured with the rest of `kernels::softmax` (see there).
 
 use super::vector::{Vector, add, maximum};
 
@@ -7,7 +9,7 @@ use super::vector::{Vector, add, maximum};
 ///
 /// # Shapes
 /// `x` and `out`: `[rows · n]`, row after row; `n ≥ 1`.
-pub(super) fn softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
+pub(crate) fn softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
     for (row, out) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
         let max = v.reduce_all(row, maximum);
         for (o, &x) in out.iter_mut().zip(row) {
@@ -27,7 +29,7 @@ pub(super) fn softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
 ///
 /// # Shapes
 /// `x` and `out`: `[rows · n]`, row after row; `n ≥ 1`.
-pub(super) fn log_softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
+pub(crate) fn log_softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
     for (row, out) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
         let max = v.reduce_all(row, maximum);
         // The exponentials are only needed for their sum; `out` holds them meanwhile.

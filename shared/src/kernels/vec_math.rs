@@ -14,6 +14,9 @@
 //! Each is reproduced here operation for operation: `a.mul_add(b, c)` is the processor's
 //! fused multiply-add (one rounding for `a·b + c`, as SLEEF's FMA build computes it), every
 //! other operation rounds once, as in C.
+//!
+//! Measured against PyTorch 2.13.0's softmax and log_softmax on its AVX-512, AVX2 and
+//! DEFAULT builds (`tests/fixtures/ops_fixtures.json`, `ops_fixtures_default_cpu.json`).
 
 /// SLEEF's `expf_u10`: e^d in float32, as PyTorch's vectorised softmax computes it.
 ///

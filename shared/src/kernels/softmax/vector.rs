@@ -2,13 +2,15 @@
 //! AVX-512). The mathematics does not change with W, but the order of the additions does:
 //! a row is summed as W partial sums, one per lane, which are added together at the end. To
 //! get PyTorch's last bit we keep the same W partial sums and combine them in the same order.
+//!
+//! Measured with the rest of `kernels::softmax` (see there).
 
 use crate::cpu::{Capability, capability};
-use crate::ops::vec_math::{expf_u10, glibc_expf, logf_u10};
+use crate::kernels::vec_math::{expf_u10, glibc_expf, logf_u10};
 
 /// The vector unit of the PyTorch build we imitate: its width and its `exp` and `log`.
 #[derive(Clone, Copy)]
-pub(super) struct Vector {
+pub(crate) struct Vector {
     /// Floats per vector (W).
     pub lanes: usize,
     /// The `exp` every vector lane computes.
@@ -90,7 +92,7 @@ impl Vector {
 
 /// The vector `maximum`: NaN if either is NaN, else the larger, the second on a tie (so
 /// `max(-0., 0.)` is `0.`), as the processor's `max` instruction answers.
-pub(super) fn maximum(a: f32, b: f32) -> f32 {
+pub(crate) fn maximum(a: f32, b: f32) -> f32 {
     if a.is_nan() || b.is_nan() {
         f32::NAN
     } else if a > b {
@@ -100,6 +102,6 @@ pub(super) fn maximum(a: f32, b: f32) -> f32 {
     }
 }
 
-pub(super) fn add(a: f32, b: f32) -> f32 {
+pub(crate) fn add(a: f32, b: f32) -> f32 {
     a + b
 }

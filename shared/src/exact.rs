@@ -1,0 +1,14 @@
+//! The few exact primitives a chapter needs to print PyTorch's digits where it computes
+//! something itself, rather than through a [`Tensor`](crate::Tensor) operation. Everything
+//! else about PyTorch's order of operations stays inside the crate.
+//!
+//! - [`expf_u10`]: the `exp` PyTorch's vectorised CPU kernels use (SLEEF's, within 1 ulp);
+//! - [`Capability`], [`capability`], [`set_capability`]: which build of PyTorch's CPU
+//!   kernels is followed (its vector width decides how sums are split into lanes);
+//! - [`Isa`]: which vector instructions this processor can run, for hand-vectorised loops;
+//! - [`gemm_with`]: the packed matrix product on a chosen instruction set (for timing it).
+
+pub use crate::cpu::{Capability, capability, set_capability};
+pub use crate::kernels::gemm::gemm_with;
+pub use crate::kernels::isa::Isa;
+pub use crate::kernels::vec_math::expf_u10;
