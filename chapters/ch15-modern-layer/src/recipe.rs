@@ -1,0 +1,71 @@
+//! The switches of a layer: which of the 2026 pieces it uses.
+//!
+//! Every switch changes only the forward pass: the parameters are the same whichever
+//! switches are on, so turning one off shows exactly what that piece does.
+
+/// The pieces a layer uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+// ANCHOR: recipe
+pub struct Recipe {
+    /// RoPE's base: pair `i` of a head turns by `θ^(-2i/head_dim)` radians per position.
+    pub theta: f64,
+    /// Llama 3.1's scaling of the slow RoPE frequencies (for contexts past 8192 tokens).
+    pub llama31_scaling: bool,
+    /// QK-norm: an RMSNorm over every query and key head before RoPE.
+    pub qk_norm: bool,
+    /// Softcapping: the scores become `cap · tanh(score / cap)`.
+    pub softcap: Option<f32>,
+    /// A learned sink logit per head, in every softmax's denominator.
+    pub sinks: bool,
+    /// The window of the local layers, in tokens (the query included).
+    pub window: usize,
+    /// How many local layers come before each global one; `None`: all layers global.
+    pub local_per_global: Option<usize>,
+}
+// ANCHOR_END: recipe
+
+impl Default for Recipe {
+    /// Every piece on: θ = 10 000, QK-norm, a softcap of 5, sinks, a window of 4 on every
+    /// other layer (gpt-oss's alternation).
+    fn default() -> Recipe {
+        Recipe {
+            theta: 10_000.0,
+            llama31_scaling: false,
+            qk_norm: true,
+            softcap: Some(5.0),
+            sinks: true,
+            window: 4,
+            local_per_global: Some(1),
+        }
+    }
+}
+
+impl Recipe {
+    /// Whether layer `layer` (from 0) is local: every layer is, except the one that closes
+    /// each group of `local_per_global` local layers.
+    // ANCHOR: is_local
+    pub fn is_local(&self, layer: usize) -> bool {
+        match self.local_per_global {
+            None => false,
+            Some(n) => (layer + 1) % (n + 1) != 0,
+        }
+    }
+    // ANCHOR_END: is_local
+
+    /// The window of layer `layer`: `Some(window)` on local layers, `None` on global ones.
+    pub fn window_of(&self, layer: usize) -> Option<usize> {
+        self.is_local(layer).then_some(self.window)
+    }
+}
+
+/// The schedule of `n_layers` layers as letters, `L` local and `G` global: with one local
+/// per global `LGLG...` (gpt-oss), with five `LLLLLG...` (Gemma 3).
+pub fn schedule(n_layers: usize, local_per_global: Option<usize>) -> String {
+    let recipe = Recipe {
+        local_per_global,
+        ..Recipe::default()
+    };
+    (0..n_layers)
+        .map(|i| if recipe.is_local(i) { 'L' } else { 'G' })
+        .collect()
+}
