@@ -11,7 +11,8 @@ today's open models combine (Llama 3, Qwen3, Gemma 3, gpt-oss):
     Llama 3.1's frequency scaling; the cos/sin tables are computed in float64
     and rounded once to float32, so their digits do not depend on the CPU
     routine that computes sin and cos;
-  * attention-logit softcapping, cap * tanh(scores / cap) (Gemma 2);
+  * attention-logit softcapping, cap * tanh(scores / cap) (Gemma 2), the tanh
+    in float64 rounded once to float32, for the same reason;
   * learned attention sinks, one logit per head appended to every score row
     before the softmax and dropped after it (gpt-oss's order);
   * local (sliding-window) and global layers on a per-layer schedule;
@@ -168,7 +169,9 @@ def rows(layer, x):
 
 
 def softcap(scores, cap):
-    return cap * torch.tanh(scores / cap)
+    """cap * tanh(scores / cap), the tanh taken in float64 and rounded once to float32:
+    float32 torch.tanh comes from a CPU library whose last bit varies (see the appendix)."""
+    return cap * torch.tanh((scores / cap).double()).float()
 
 
 def softmax_with_sink(scores, sink):
