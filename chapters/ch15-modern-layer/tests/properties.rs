@@ -1,0 +1,217 @@
+//! Properties of the chapter's layer beyond its printed output: decoding with the cache
+//! equals recomputing bit for bit when every product takes one query row at a time, every
+//! switch of the recipe changes the logits, and the formulas agree with the orders in which
+//! PyTorch computes them.
+
+use ch14_generation::Products;
+use course::quiet_proptest::quiet;
+use proptest::prelude::*;
+use shared::{Tensor, manual_seed, rand, randn};
+
+use ch15_modern_layer::model::{generate_cached, generate_recomputing};
+use ch15_modern_layer::narrative::{CONFIG, PROMPT};
+use ch15_modern_layer::rope::{apply_rope, inv_freq, rope_tables};
+use ch15_modern_layer::sinks::softmax_with_sink;
+use ch15_modern_layer::softcap::softcap;
+use ch15_modern_layer::swiglu::{silu, silu_in_pytorch_order};
+use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};
+
+fn bits(t: &Tensor) -> Vec<u32> {
+    t.to_vec().iter().map(|x| x.to_bits()).collect()
+}
+
+/// How many float32 steps apart two finite floats are.
+fn ulps(a: f32, b: f32) -> u32 {
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 { i32::MIN - i } else { i }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// A small model: `(n_kv_heads, groups, head_dim / 2, layers, d_ff)`.
+fn configs() -> impl Strategy<Value = ModelConfig> {
+    (1usize..3, 1usize..3, 1usize..4, 1usize..4, 1usize..3).prop_map(
+        |(n_kv, groups, half, n_layers, ff)| ModelConfig {
+            vocab_size: 12,
+            d_model: n_kv * groups * 2 * half,
+            n_layers,
+            n_heads: n_kv * groups,
+            n_kv_heads: n_kv,
+            d_ff: 32 * ff,
+        },
+    )
+}
+
+/// Any recipe: every switch on or off, windows of 1 to 4, 0 to 2 local layers per global.
+fn recipes() -> impl Strategy<Value = Recipe> {
+    (
+        prop::bool::ANY,
+        prop::bool::ANY,
+        prop::bool::ANY,
+        prop::option::of(1.0f32..8.0),
+        prop::bool::ANY,
+        1usize..5,
+        prop::option::of(0usize..3),
+    )
+        .prop_map(
+            |(big_theta, llama31_scaling, qk_norm, softcap, sinks, window, local)| Recipe {
+                theta: if big_theta { 500_000.0 } else { 10_000.0 },
+                llama31_scaling,
+                qk_norm,
+                softcap,
+                sinks,
+                window,
+                local_per_global: local,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// One query row at a time, the cached generation (rotated keys stored, a rolling
+    /// buffer on local layers, positions absolute) gives the recomputed logits bit for bit,
+    /// whatever the recipe.
+    #[test]
+    fn cached_equals_recomputed_row_by_row(
+        config in configs(),
+        recipe in recipes(),
+        prompt in prop::collection::vec(0i64..12, 1..6),
+        n_new in 1usize..6,
+        seed in 0u64..1000,
+    ) {
+        manual_seed(seed);
+        let model = TinyModel::new(config);
+        let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
+        let plain = generate_recomputing(&model, &prompt, n_new, &recipe, Products::RowByRow);
+        let cached = generate_cached(&model, &prompt, n_new, &recipe, Products::RowByRow);
+        prop_assert_eq!(plain.ids.to_vec(), cached.ids.to_vec());
+        prop_assert_eq!(bits(&plain.logits), bits(&cached.logits));
+        // Local layers keep the last `window` keys, global ones all of them.
+        let fed = prompt.size(1) + n_new - 1;
+        for (i, cache) in cached.caches.iter().enumerate() {
+            let expected = recipe.window_of(i).map_or(fed, |w| w.min(fed));
+            prop_assert_eq!(cache.len(), expected);
+        }
+    }
+
+    /// With PyTorch's batched products the cached logits are close to the recomputed ones.
+    #[test]
+    fn cached_is_close_to_recomputed_batched(
+        config in configs(),
+        recipe in recipes(),
+        prompt in prop::collection::vec(0i64..12, 1..6),
+        seed in 0u64..1000,
+    ) {
+        manual_seed(seed);
+        let model = TinyModel::new(config);
+        let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
+        let plain = generate_recomputing(&model, &prompt, 4, &recipe, Products::Batched);
+        let cached = generate_cached(&model, &prompt, 4, &recipe, Products::Batched);
+        let diff = (&plain.logits - &cached.logits).abs().max().item();
+        prop_assert!(diff < 1e-4, "max difference {diff}");
+    }
+
+    /// The sink column in gpt-oss's order agrees with the closed form
+    /// `e^{s_j} / (e^S + Σ e^{s_k})` within a few float32 steps, and leaves every row
+    /// summing to less than 1.
+    #[test]
+    fn sink_order_agrees_with_the_formula(seed in 0u64..1000, keys in 1usize..6) {
+        manual_seed(seed);
+        let scores = randn(&[1, 2, 3, keys]);
+        let sinks = randn(&[2]);
+        let ours = softmax_with_sink(&scores, &sinks);
+        let s = sinks.to_vec();
+        let values = scores.to_vec();
+        for (row, chunk) in values.chunks(keys).enumerate() {
+            let head = row / 3;
+            let denom: f64 = chunk.iter().map(|&x| (x as f64).exp()).sum::<f64>()
+                + (s[head] as f64).exp();
+            let got = ours.to_vec()[row * keys..(row + 1) * keys].to_vec();
+            for (x, w) in chunk.iter().zip(&got) {
+                let formula = ((*x as f64).exp() / denom) as f32;
+                prop_assert!(ulps(formula, *w) <= 4, "{formula} vs {w}");
+            }
+            prop_assert!(got.iter().sum::<f32>() < 1.0);
+        }
+    }
+
+    /// `x / (1 + e^(-x))` with the C library's `exp` and with SLEEF's are within two
+    /// float32 steps of each other (one step apart in `exp` can become two after the
+    /// division).
+    #[test]
+    fn silu_orders_agree(seed in 0u64..1000) {
+        manual_seed(seed);
+        let x = &randn(&[64]) * 6.0;
+        for (a, b) in silu(&x).to_vec().into_iter().zip(silu_in_pytorch_order(&x).to_vec()) {
+            prop_assert!(ulps(a, b) <= 2, "{a} vs {b}");
+        }
+    }
+}
+
+/// The chapter's model and prompt, with every piece on.
+fn chapter_logits(recipe: &Recipe) -> Vec<u32> {
+    manual_seed(2026);
+    let model = TinyModel::new(CONFIG);
+    let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
+    bits(&model.forward(&prompt, recipe, Products::Batched).0)
+}
+
+#[test]
+fn every_switch_changes_the_logits() {
+    let all = Recipe::default();
+    let base = chapter_logits(&all);
+    let switched = [
+        ("theta", Recipe { theta: 500_000.0, ..all }),
+        ("qk_norm", Recipe { qk_norm: false, ..all }),
+        ("softcap", Recipe { softcap: None, ..all }),
+        ("sinks", Recipe { sinks: false, ..all }),
+        ("window", Recipe { window: 2, ..all }),
+        ("local_per_global", Recipe { local_per_global: None, ..all }),
+    ];
+    for (name, recipe) in switched {
+        assert_ne!(chapter_logits(&recipe), base, "switching {name} changed nothing");
+    }
+    let big = Recipe { theta: 500_000.0, ..all };
+    let scaled = Recipe { llama31_scaling: true, ..big };
+    assert_ne!(chapter_logits(&scaled), chapter_logits(&big), "scaling changed nothing");
+}
+
+#[test]
+fn a_window_as_long_as_the_prompt_is_global() {
+    let all = Recipe::default();
+    let long = Recipe { window: PROMPT.len(), ..all };
+    let global = Recipe { local_per_global: None, ..all };
+    assert_eq!(chapter_logits(&long), chapter_logits(&global));
+}
+
+#[test]
+fn rope_turns_nothing_at_position_zero_and_keeps_the_norm() {
+    let (cos, sin) = rope_tables(&[0, 5], 8, 10_000.0, false);
+    assert_eq!(cos.select(0, 0).to_vec(), vec![1.0; 8]);
+    assert_eq!(sin.select(0, 0).to_vec(), vec![0.0; 8]);
+    manual_seed(3);
+    let x = rand(&[1, 1, 2, 8]);
+    let turned = apply_rope(&x, &cos, &sin);
+    let norm = |t: &Tensor| t.select(2, 1).to_vec().iter().map(|v| v * v).sum::<f32>();
+    assert!((norm(&turned) - norm(&x)).abs() < 1e-5);
+    assert_ne!(bits(&turned.select(2, 1)), bits(&x.select(2, 1)));
+}
+
+#[test]
+fn llama31_keeps_fast_pairs_and_slows_slow_ones() {
+    let plain = inv_freq(8, 500_000.0, false);
+    let scaled = inv_freq(8, 500_000.0, true);
+    assert_eq!(scaled[..2], plain[..2]); // a turn within 2048 tokens: kept
+    assert_eq!(scaled[3], plain[3] / 8.0); // more than 8192 tokens: 8 times slower
+    assert!(plain[2] / 8.0 < scaled[2] && scaled[2] < plain[2]); // between: a blend
+}
+
+#[test]
+fn softcap_bends_large_scores_and_keeps_small_ones() {
+    let scores = Tensor::from_vec(vec![-100.0, -0.001, 0.0, 0.001, 100.0], &[5]);
+    let capped = softcap(&scores, 5.0).to_vec();
+    assert!(capped[0] >= -5.0 && capped[4] <= 5.0 && capped[4] > 4.99);
+    assert!((capped[3] - 0.001).abs() < 1e-8);
+}
