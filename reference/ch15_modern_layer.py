@@ -490,9 +490,26 @@ print()
 
 print("## Cached and recomputed, one query row at a time")
 ids_r, logits_r = generate_recomputing(model, prompt, N_NEW, recipe, row_by_row=True)
-ids_rc, logits_rc, _ = generate_cached(model, prompt, N_NEW, recipe, row_by_row=True)
+ids_rc, logits_rc, caches_r = generate_cached(model, prompt, N_NEW, recipe, row_by_row=True)
 print("ids:", ids_r)
 print("torch.equal:", torch.equal(logits_rc, logits_r))
+print()
+
+def cache_bytes(n_layers, kv_heads, head_dim, bytes_per_value, window, local_per_global, tokens):
+    """Per layer 2 * kv_heads * head_dim * cached * bytes, cached = tokens on a global layer,
+    min(tokens, window) on a local one."""
+    return sum(2 * kv_heads * head_dim * bytes_per_value
+               * (min(tokens, window) if layer_is_local(i, local_per_global) else tokens)
+               for i in range(n_layers))
+
+
+print("## The size of the KV cache")
+fed = len(PROMPT) + N_NEW - 1
+real = sum(c["k"].numel() + c["v"].numel() for c in caches_r) * 4
+print(f"the tiny model after {fed} tokens: {real} bytes")
+print("predicted from its recipe card:",
+      cache_bytes(N_LAYERS, N_KV_HEADS, HEAD_DIM, 4, WINDOW, recipe.local_per_global, fed), "bytes")
+print("with every layer global:", cache_bytes(N_LAYERS, N_KV_HEADS, HEAD_DIM, 4, WINDOW, None, fed), "bytes")
 print()
 
 print("## What each switch changes")

@@ -9,7 +9,7 @@
 //! project back. The values are never rotated: RoPE is about where a key is, not what
 //! it carries.
 
-use ch07_multihead_split::heads::{merge_heads, split_heads};
+use ch07_multihead_split::heads::merge_heads;
 use ch14_generation::gqa::repeat_kv;
 use ch14_generation::window::sliding_window_mask;
 use ch14_generation::{KvCache, Products};
@@ -17,7 +17,6 @@ use shared::nn::{Linear, RMSNorm};
 use shared::{Tensor, cat, randn};
 
 use crate::recipe::Recipe;
-use crate::rope::{apply_rope, rope_tables};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 
@@ -87,31 +86,6 @@ impl Attention {
     pub fn n_rep(&self) -> usize {
         self.n_heads / self.n_kv_heads
     }
-
-    /// Queries, keys and values of tokens at `positions`: projected, split into heads,
-    /// QK-normed (if the recipe says so), the queries and keys turned by RoPE.
-    ///
-    /// # Shapes
-    /// `x`: `[batch, tokens, d_model]`, `positions`: `tokens` of them. Returns q
-    /// `[batch, n_heads, tokens, head_dim]`, k and v `[batch, n_kv_heads, tokens, head_dim]`.
-    // ANCHOR: qkv
-    pub fn qkv(
-        &self,
-        x: &Tensor,
-        positions: &[usize],
-        recipe: &Recipe,
-        products: Products,
-    ) -> (Tensor, Tensor, Tensor) {
-        let mut q = split_heads(&products.linear(&self.w_query, x), self.n_heads);
-        let mut k = split_heads(&products.linear(&self.w_key, x), self.n_kv_heads);
-        let v = split_heads(&products.linear(&self.w_value, x), self.n_kv_heads);
-        if recipe.qk_norm {
-            (q, k) = (self.q_norm.forward(&q), self.k_norm.forward(&k));
-        }
-        let (cos, sin) = rope_tables(positions, self.head_dim, recipe.theta, recipe.llama31_scaling);
-        (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin), v)
-    }
-    // ANCHOR_END: qkv
 
     /// The attention weights of queries over keys: `q·kᵀ/√head_dim`, softcapped, the
     /// `hidden` keys masked, softmaxed (with each head's sink column if the recipe says so).

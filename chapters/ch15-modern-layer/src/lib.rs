@@ -13,19 +13,25 @@
 //! - [`recipe`]: the switches: which pieces a layer uses;
 //! - [`rope`]: the rotary tables (base θ, Llama 3.1's scaling) and their application;
 //! - [`softcap`] and [`sinks`]: two changes to the softmax's input;
-//! - [`attention`]: the attention of one layer, whole-sequence and one cached token;
+//! - [`attention`] and `qkv`: the attention of one layer, whole-sequence and one cached
+//!   token;
 //! - [`swiglu`]: the feed-forward network;
 //! - [`layer`] and [`model`]: the layer with its residuals, a tiny model of them, greedy
 //!   decoding with a KV cache of rotated keys;
+//! - [`cache_size`]: the KV cache of a recipe card, local layers capped by their window;
 //! - [`sampling`] and [`top_p`]: what happens to the logits before a token is drawn.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
 pub mod attention;
+#[cfg_attr(feature = "exercise", path = "../exercises/cache_size.rs")]
+pub mod cache_size;
 pub mod layer;
 pub mod model;
 pub mod narrative;
+#[cfg_attr(feature = "exercise", path = "../exercises/qkv.rs")]
+mod qkv;
 pub mod recipe;
 pub mod rope;
 pub mod sampling;

@@ -9,8 +9,9 @@ use course::narrative::python_bool;
 use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed};
 
+use crate::cache_size::recipe_cache_bytes;
 use crate::model::{ModelConfig, TinyModel, generate_cached, generate_recomputing};
-use crate::recipe::{Recipe, schedule};
+use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
 use crate::sampling::{kept, min_p, repetition_penalty, top_k, with_temperature};
 use crate::sinks::softmax_with_sink;
@@ -235,6 +236,31 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(format!(
         "torch.equal: {}",
         python_bool(rows_cached.logits == rows.logits)
+    ));
+
+    let fed = PROMPT.len() + N_NEW - 1;
+    let real: usize = rows_cached.caches.iter().map(|c| c.bytes()).sum();
+    let card = CacheCard {
+        layers: CONFIG.n_layers,
+        kv_heads: CONFIG.n_kv_heads,
+        head_dim: model.layers[0].attn.head_dim,
+        bytes_per_value: 4,
+        window: recipe.window,
+        local_per_global: recipe.local_per_global,
+    };
+    let all_global = CacheCard {
+        local_per_global: None,
+        ..card
+    };
+    let step = story.step("The size of the KV cache");
+    step.print(format!("the tiny model after {fed} tokens: {real} bytes"));
+    step.print(format!(
+        "predicted from its recipe card: {} bytes",
+        recipe_cache_bytes(&card, fed)
+    ));
+    step.print(format!(
+        "with every layer global: {} bytes",
+        recipe_cache_bytes(&all_global, fed)
     ));
 
     let step = story.step("What each switch changes");

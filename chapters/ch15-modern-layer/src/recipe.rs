@@ -69,3 +69,35 @@ pub fn schedule(n_layers: usize, local_per_global: Option<usize>) -> String {
         .map(|i| if recipe.is_local(i) { 'L' } else { 'G' })
         .collect()
 }
+
+/// What a model's KV cache holds per layer: the shape of one recipe card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// ANCHOR: cache_card
+pub struct CacheCard {
+    /// Attention layers.
+    pub layers: usize,
+    /// Key/value heads per layer.
+    pub kv_heads: usize,
+    /// Features per head.
+    pub head_dim: usize,
+    /// 4 for float32, 2 for bfloat16.
+    pub bytes_per_value: usize,
+    /// The window of the local layers, in tokens.
+    pub window: usize,
+    /// Local layers before each global one; `None`: all layers global.
+    pub local_per_global: Option<usize>,
+}
+// ANCHOR_END: cache_card
+
+impl CacheCard {
+    /// The window of layer `layer`: `Some(window)` on local layers, `None` on global ones,
+    /// on the same schedule as a [`Recipe`]'s.
+    pub fn window_of(&self, layer: usize) -> Option<usize> {
+        Recipe {
+            window: self.window,
+            local_per_global: self.local_per_global,
+            ..Recipe::default()
+        }
+        .window_of(layer)
+    }
+}
