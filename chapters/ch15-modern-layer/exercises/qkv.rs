@@ -28,7 +28,15 @@ impl Attention {
         // recipe.qk_norm, apply self.q_norm / self.k_norm to the heads; then the tables
         // rope_tables(positions, self.head_dim, recipe.theta, recipe.llama31_scaling) and
         // apply_rope to the queries and the keys. Which of the three is left unturned?
-        let _ = (x, positions, recipe, products, split_heads, apply_rope, rope_tables);
+        let _ = (
+            x,
+            positions,
+            recipe,
+            products,
+            split_heads,
+            apply_rope,
+            rope_tables,
+        );
         todo!("qkv")
     }
 }

@@ -145,8 +145,12 @@ impl Attention {
                 let rows: Vec<Tensor> = (0..t)
                     .map(|i| {
                         let seen = first_visible(i, window)..i + 1;
-                        let weights =
-                            self.weights(&q.narrow(2, i, 1), &k.slice(2, seen.clone()), recipe, None);
+                        let weights = self.weights(
+                            &q.narrow(2, i, 1),
+                            &k.slice(2, seen.clone()),
+                            recipe,
+                            None,
+                        );
                         weights.matmul(&v_rep.slice(2, seen))
                     })
                     .collect();

@@ -40,7 +40,13 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
     let all = Recipe::default();
     vec![
         ("all on", all),
-        ("theta 500000", Recipe { theta: 500_000.0, ..all }),
+        (
+            "theta 500000",
+            Recipe {
+                theta: 500_000.0,
+                ..all
+            },
+        ),
         (
             "Llama 3.1 scaling",
             Recipe {
@@ -49,9 +55,27 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
                 ..all
             },
         ),
-        ("no QK-norm", Recipe { qk_norm: false, ..all }),
-        ("no softcap", Recipe { softcap: None, ..all }),
-        ("no sinks", Recipe { sinks: false, ..all }),
+        (
+            "no QK-norm",
+            Recipe {
+                qk_norm: false,
+                ..all
+            },
+        ),
+        (
+            "no softcap",
+            Recipe {
+                softcap: None,
+                ..all
+            },
+        ),
+        (
+            "no sinks",
+            Recipe {
+                sinks: false,
+                ..all
+            },
+        ),
         (
             "all global",
             Recipe {
@@ -107,7 +131,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let x_norm = layer0.attn_norm.forward(&x);
     let step = story.step("RMSNorm before attention");
     step.print("x[0, :3, :6]:").print(corner(&x, 3, 6));
-    step.print("RMSNorm(x)[0, :3, :6]:").print(corner(&x_norm, 3, 6));
+    step.print("RMSNorm(x)[0, :3, :6]:")
+        .print(corner(&x_norm, 3, 6));
 
     let q = split_heads(&attn.w_query.forward(&x_norm), attn.n_heads);
     let k = split_heads(&attn.w_key.forward(&x_norm), attn.n_kv_heads);
@@ -122,7 +147,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let (q_n, k_n) = (attn.q_norm.forward(&q), attn.k_norm.forward(&k));
     // ANCHOR_END: qk_norm
     let step = story.step("QK-norm: every head's q and k scaled to unit RMS");
-    step.print("q[0, 0, :3]:").print(corner(&q.select(0, 0), 3, 8));
+    step.print("q[0, 0, :3]:")
+        .print(corner(&q.select(0, 0), 3, 8));
     step.print("q_norm(q)[0, 0, :3]:")
         .print(corner(&q_n.select(0, 0), 3, 8));
 
@@ -159,8 +185,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let scores = q_r.matmul(&repeat_kv(&k_r, attn.n_rep()).transpose(2, 3)) * scale;
     let capped = softcap(&scores, cap);
     let step = story.step(format!("Softcapping the scores: {cap} * tanh(s / {cap})"));
-    step.print("scores[0, 0]:").print(scores.select(0, 0).select(0, 0));
-    step.print("capped[0, 0]:").print(capped.select(0, 0).select(0, 0));
+    step.print("scores[0, 0]:")
+        .print(scores.select(0, 0).select(0, 0));
+    step.print("capped[0, 0]:")
+        .print(capped.select(0, 0).select(0, 0));
 
     let hidden = sliding_window_mask(t, Some(recipe.window));
     let masked = capped.masked_fill(&hidden, f32::NEG_INFINITY);
@@ -169,7 +197,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let head0 = |w: &Tensor| w.select(0, 0).select(0, 0);
     let step = story.step("Attention sinks: one more column, dropped after the softmax");
     step.print(format!("sinks: {}", attn.sinks));
-    step.print("without sinks, weights[0, 0]:").print(head0(&plain));
+    step.print("without sinks, weights[0, 0]:")
+        .print(head0(&plain));
     step.print("with sinks, weights[0, 0]:").print(head0(&sunk));
     step.print(format!(
         "row sums with sinks, head 0: {}",
@@ -190,9 +219,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let (out, _) = attn.forward(&x_norm, &recipe, Some(recipe.window), Products::Batched);
     let h = &x + out;
-    let y = &h + layer0
-        .ffn
-        .forward(&layer0.ffn_norm.forward(&h), Products::Batched);
+    let y = &h
+        + layer0
+            .ffn
+            .forward(&layer0.ffn_norm.forward(&h), Products::Batched);
     let step = story.step("One layer: attention and SwiGLU with residuals");
     step.print("h = x + attention(RMSNorm(x)), h[0, :3, :6]:")
         .print(corner(&h, 3, 6));
@@ -211,7 +241,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let step = story.step("Greedy decoding with a KV cache of rotated keys");
     step.print(format!("ids: {}", cached.ids));
     for (i, cache) in cached.caches.iter().enumerate() {
-        let kind = if recipe.is_local(i) { "local" } else { "global" };
+        let kind = if recipe.is_local(i) {
+            "local"
+        } else {
+            "global"
+        };
         step.print(format!(
             "layer {i} ({kind}) cache k.shape: {}",
             cache.keys.shape()

@@ -30,7 +30,12 @@ impl Attention {
         if recipe.qk_norm {
             (q, k) = (self.q_norm.forward(&q), self.k_norm.forward(&k));
         }
-        let (cos, sin) = rope_tables(positions, self.head_dim, recipe.theta, recipe.llama31_scaling);
+        let (cos, sin) = rope_tables(
+            positions,
+            self.head_dim,
+            recipe.theta,
+            recipe.llama31_scaling,
+        );
         (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin), v)
     }
     // ANCHOR_END: qkv

@@ -47,7 +47,7 @@ impl Recipe {
     pub fn is_local(&self, layer: usize) -> bool {
         match self.local_per_global {
             None => false,
-            Some(n) => (layer + 1) % (n + 1) != 0,
+            Some(n) => !(layer + 1).is_multiple_of(n + 1),
         }
     }
     // ANCHOR_END: is_local

@@ -32,7 +32,9 @@ pub fn top_k(logits: &Tensor, k: usize) -> Tensor {
     let mut sorted = logits.to_vec();
     sorted.sort_by(|a, b| b.total_cmp(a)); // largest first
     let kth = sorted[k - 1];
-    logits.masked_fill(&below(logits, kth), f32::NEG_INFINITY).softmax(-1)
+    logits
+        .masked_fill(&below(logits, kth), f32::NEG_INFINITY)
+        .softmax(-1)
 }
 // ANCHOR_END: top_k
 
@@ -45,7 +47,9 @@ pub fn top_k(logits: &Tensor, k: usize) -> Tensor {
 pub fn min_p(logits: &Tensor, p_base: f32) -> Tensor {
     let probs = logits.softmax(-1);
     let threshold = p_base * probs.max().item();
-    logits.masked_fill(&below(&probs, threshold), f32::NEG_INFINITY).softmax(-1)
+    logits
+        .masked_fill(&below(&probs, threshold), f32::NEG_INFINITY)
+        .softmax(-1)
 }
 // ANCHOR_END: min_p
 

@@ -127,7 +127,9 @@ fn exercise_softmax_with_sink_of_minus_infinity_is_the_softmax() {
     );
     // A loud sink takes weight from every key: each row sums to less than 1.
     let loud = Tensor::from_vec(vec![3.0, 0.0], &[2]);
-    let sums = softmax_with_sink(&scores, &loud).sum_dim(-1, false).to_vec();
+    let sums = softmax_with_sink(&scores, &loud)
+        .sum_dim(-1, false)
+        .to_vec();
     assert!(sums.iter().all(|&s| s < 1.0), "row sums {sums:?}");
 }
 
@@ -181,8 +183,14 @@ fn exercise_recipe_cache_bytes_prints_pytorchs() {
         local_per_global: Some(1),
     };
     let printed = step_text(PYTORCH, "The size of the KV cache").expect("the step");
-    let predicted = format!("predicted from its recipe card: {} bytes", recipe_cache_bytes(&card, 11));
-    assert!(printed.contains(&predicted), "PyTorch printed\n{printed}\nyou predict\n{predicted}");
+    let predicted = format!(
+        "predicted from its recipe card: {} bytes",
+        recipe_cache_bytes(&card, 11)
+    );
+    assert!(
+        printed.contains(&predicted),
+        "PyTorch printed\n{printed}\nyou predict\n{predicted}"
+    );
 }
 
 proptest! {

@@ -163,26 +163,76 @@ fn every_switch_changes_the_logits() {
     let all = Recipe::default();
     let base = chapter_logits(&all);
     let switched = [
-        ("theta", Recipe { theta: 500_000.0, ..all }),
-        ("qk_norm", Recipe { qk_norm: false, ..all }),
-        ("softcap", Recipe { softcap: None, ..all }),
-        ("sinks", Recipe { sinks: false, ..all }),
+        (
+            "theta",
+            Recipe {
+                theta: 500_000.0,
+                ..all
+            },
+        ),
+        (
+            "qk_norm",
+            Recipe {
+                qk_norm: false,
+                ..all
+            },
+        ),
+        (
+            "softcap",
+            Recipe {
+                softcap: None,
+                ..all
+            },
+        ),
+        (
+            "sinks",
+            Recipe {
+                sinks: false,
+                ..all
+            },
+        ),
         ("window", Recipe { window: 2, ..all }),
-        ("local_per_global", Recipe { local_per_global: None, ..all }),
+        (
+            "local_per_global",
+            Recipe {
+                local_per_global: None,
+                ..all
+            },
+        ),
     ];
     for (name, recipe) in switched {
-        assert_ne!(chapter_logits(&recipe), base, "switching {name} changed nothing");
+        assert_ne!(
+            chapter_logits(&recipe),
+            base,
+            "switching {name} changed nothing"
+        );
     }
-    let big = Recipe { theta: 500_000.0, ..all };
-    let scaled = Recipe { llama31_scaling: true, ..big };
-    assert_ne!(chapter_logits(&scaled), chapter_logits(&big), "scaling changed nothing");
+    let big = Recipe {
+        theta: 500_000.0,
+        ..all
+    };
+    let scaled = Recipe {
+        llama31_scaling: true,
+        ..big
+    };
+    assert_ne!(
+        chapter_logits(&scaled),
+        chapter_logits(&big),
+        "scaling changed nothing"
+    );
 }
 
 #[test]
 fn a_window_as_long_as_the_prompt_is_global() {
     let all = Recipe::default();
-    let long = Recipe { window: PROMPT.len(), ..all };
-    let global = Recipe { local_per_global: None, ..all };
+    let long = Recipe {
+        window: PROMPT.len(),
+        ..all
+    };
+    let global = Recipe {
+        local_per_global: None,
+        ..all
+    };
     assert_eq!(chapter_logits(&long), chapter_logits(&global));
 }
 
