@@ -363,10 +363,11 @@ def repetition_penalty(logits, seen, penalty):
     return out
 
 
-def kept(probs):
-    """The tokens left with a probability, and their probabilities."""
+def print_kept(name, probs):
+    """The tokens left with a probability, then their probabilities."""
     ids = probs.nonzero().flatten()
-    return f"{ids.tolist()} {probs[ids]}"
+    print(f"{name} keeps {ids.tolist()}:")
+    print(probs[ids])
 
 
 # ---- the story ----------------------------------------------------------------------
@@ -418,7 +419,8 @@ print()
 print("## RoPE frequencies")
 for theta, scaled, name in [(10000.0, False, "theta 10000"), (500000.0, False, "theta 500000"),
                             (500000.0, True, "theta 500000, Llama 3.1 scaling")]:
-    print(f"{name}:", inv_freq(HEAD_DIM, theta, scaled).float())
+    print(f"{name}:")
+    print(inv_freq(HEAD_DIM, theta, scaled).float())
 cos, sin = rope_tables(list(range(len(PROMPT))), HEAD_DIM, recipe.theta)
 print("cos[:, :4]:")
 print(cos[:, :4])
@@ -519,7 +521,8 @@ for name, changes in [("all on", {}), ("theta 500000", {"theta": 500000.0}),
                       ("no sinks", {"sinks": False}), ("all global", {"local_per_global": None})]:
     r = Recipe(**changes)
     lg, _ = model(prompt, r)
-    print(f"{name}: next token {lg[0, -1].argmax().item()}, logits[:4] {lg[0, -1, :4]}")
+    print(f"{name}: next token {lg[0, -1].argmax().item()}")
+    print("  logits[:4]:", lg[0, -1, :4])
 print()
 
 print("## Logit transforms before sampling")
@@ -527,12 +530,14 @@ last = logits[-1]
 print("softmax, the largest probability:", torch.softmax(last, dim=-1).max())
 print("temperature 0.5, the largest probability:", with_temperature(last, 0.5).max())
 print("temperature 2, the largest probability:", with_temperature(last, 2.0).max())
-print("top-k 3:", kept(top_k(last, 3)))
-print("top-p 0.5:", kept(top_p(last, 0.5)))
-print("min-p 0.5:", kept(min_p(last, 0.5)))
+print_kept("top-k 3", top_k(last, 3))
+print_kept("top-p 0.5", top_p(last, 0.5))
+print_kept("min-p 0.5", min_p(last, 0.5))
 seen = sorted(set(ids[0, :-1].tolist()))
 penalized = repetition_penalty(last, seen, 1.5)
 print("the logits of the tokens already seen", seen)
-print("  before:", last[seen])
-print("  after a repetition penalty of 1.5:", penalized[seen])
+print("before:")
+print(last[seen])
+print("after a repetition penalty of 1.5:")
+print(penalized[seen])
 print()

@@ -163,7 +163,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             .map(|f| f as f32)
             .collect();
         let n = freqs.len();
-        step.print(format!("{name}: {}", Tensor::from_vec(freqs, &[n])));
+        step.print(format!("{name}:"))
+            .print(Tensor::from_vec(freqs, &[n]));
     }
     let positions: Vec<usize> = (0..t).collect();
     let (cos, sin) = rope_tables(&positions, attn.head_dim, recipe.theta, false);
@@ -301,11 +302,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     for (name, variant) in variants() {
         let (logits, _) = model.forward(&prompt, &variant, Products::Batched);
         let last = logits.select(0, 0).select(0, -1);
-        step.print(format!(
-            "{name}: next token {}, logits[:4] {}",
-            last.argmax().item(),
-            last.slice(0, ..4)
-        ));
+        step.print(format!("{name}: next token {}", last.argmax().item()));
+        step.print(format!("  logits[:4]: {}", last.slice(0, ..4)));
     }
 
     let last = plain.logits.get(-1);
@@ -320,12 +318,15 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             with_temperature(&last, tau).max()
         ));
     }
-    let (ids, probs) = kept(&top_k(&last, 3));
-    step.print(format!("top-k 3: {ids:?} {probs}"));
-    let (ids, probs) = kept(&top_p(&last, 0.5));
-    step.print(format!("top-p 0.5: {ids:?} {probs}"));
-    let (ids, probs) = kept(&min_p(&last, 0.5));
-    step.print(format!("min-p 0.5: {ids:?} {probs}"));
+    for (name, probs) in [
+        ("top-k 3", top_k(&last, 3)),
+        ("top-p 0.5", top_p(&last, 0.5)),
+        ("min-p 0.5", min_p(&last, 0.5)),
+    ] {
+        let (ids, kept_probs) = kept(&probs);
+        step.print(format!("{name} keeps {ids:?}:"))
+            .print(kept_probs);
+    }
     let mut seen = plain.ids.select(0, 0).to_vec();
     seen.pop(); // the last token has not been fed to the model yet
     seen.sort_unstable();
@@ -333,11 +334,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let penalized = repetition_penalty(&last, &seen, 1.5);
     let index = Tensor::from_vec(seen.clone(), &[seen.len()]);
     step.print(format!("the logits of the tokens already seen {seen:?}"));
-    step.print(format!("  before: {}", last.index_select(0, &index)));
-    step.print(format!(
-        "  after a repetition penalty of 1.5: {}",
-        penalized.index_select(0, &index)
-    ));
+    step.print("before:").print(last.index_select(0, &index));
+    step.print("after a repetition penalty of 1.5:")
+        .print(penalized.index_select(0, &index));
 
     Ok(story)
 }

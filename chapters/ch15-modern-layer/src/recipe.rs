@@ -7,9 +7,9 @@
 #[derive(Clone, Copy, Debug, PartialEq)]
 // ANCHOR: recipe
 pub struct Recipe {
-    /// RoPE's base: pair `i` of a head turns by `θ^(-2i/head_dim)` radians per position.
+    /// RoPE's base: pair `i` of a head turns `θ^(-2i/head_dim)` radians a position.
     pub theta: f64,
-    /// Llama 3.1's scaling of the slow RoPE frequencies (for contexts past 8192 tokens).
+    /// Llama 3.1's scaling of the slow RoPE frequencies (contexts past 8192 tokens).
     pub llama31_scaling: bool,
     /// QK-norm: an RMSNorm over every query and key head before RoPE.
     pub qk_norm: bool,

@@ -22,7 +22,8 @@ pub fn top_p(logits: &Tensor, p: f32) -> Tensor {
         cumulative += probs[token] as f64;
         mass_before[token] = cumulative as f32 - probs[token];
     }
-    let dropped = below(&Tensor::from_vec(mass_before, logits.dims()), p).logical_not();
+    let mass_before = Tensor::from_vec(mass_before, logits.dims());
+    let dropped = below(&mass_before, p).logical_not();
     logits.masked_fill(&dropped, f32::NEG_INFINITY).softmax(-1)
 }
 // ANCHOR_END: top_p
