@@ -27,8 +27,16 @@ pub fn with_temperature(logits: &Tensor, tau: f32) -> Tensor {
 ///
 /// # Shapes
 /// `logits`: `[vocab]`, `1 <= k <= vocab`. Returns `[vocab]`.
+///
+/// # Panics
+/// If `k` is 0 or larger than the vocabulary.
 // ANCHOR: top_k
 pub fn top_k(logits: &Tensor, k: usize) -> Tensor {
+    let vocab = logits.numel();
+    assert!(
+        (1..=vocab).contains(&k),
+        "top_k: k ({k}) must be between 1 and the vocabulary size ({vocab})"
+    );
     let mut sorted = logits.to_vec();
     sorted.sort_by(|a, b| b.total_cmp(a)); // largest first
     let kth = sorted[k - 1];
