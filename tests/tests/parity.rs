@@ -32,6 +32,13 @@ fn rng_fixtures_match_pytorch() {
     check("rng_vectors.json", 29);
 }
 
+/// `torch.multinomial` (both of its paths) and `torch.randint`, alone and mixed with other
+/// draws from the same seed (`scripts/make_sampling_fixtures.py`).
+#[test]
+fn sampling_fixtures_match_pytorch() {
+    check("sampling_fixtures.json", 361);
+}
+
 /// The elementwise maths, GELU, var/std, layer_norm and rms_norm against PyTorch. GELU's last
 /// bits depend on the CPU build and, for long tensors, on the thread count; the file records
 /// both as PyTorch saw them, and the runner computes with the same.

@@ -19,6 +19,7 @@ pub mod shape;
 pub mod softmax;
 pub mod split;
 pub mod stats;
+pub mod topk;
 pub mod unary;
 pub mod vec_math;
 pub mod views;

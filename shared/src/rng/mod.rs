@@ -21,9 +21,11 @@
 mod avx_mathfun;
 mod bernoulli;
 mod dropout;
+mod exponential;
 mod init;
 mod integers;
 mod mt19937;
+mod multinomial;
 mod normal;
 mod uniform;
 

@@ -4,14 +4,18 @@
 
 use serde_json::{Value, json};
 use shared::nn::{Dropout, Embedding, Linear};
-use shared::{Tensor, empty, manual_seed, ones, rand, randn};
+use shared::{Tensor, empty, f_randint, manual_seed, ones, rand, randn};
 
 use super::{Failure, Report};
 
 fn shape(call: &Value) -> Result<Vec<usize>, String> {
-    call["shape"]
+    shape_of(call, "shape")
+}
+
+fn shape_of(call: &Value, key: &str) -> Result<Vec<usize>, String> {
+    call[key]
         .as_array()
-        .ok_or("shape missing")?
+        .ok_or(format!("{key} missing"))?
         .iter()
         .map(|d| d.as_u64().map(|d| d as usize).ok_or("bad dim".to_string()))
         .collect()
@@ -37,6 +41,35 @@ fn param(t: &Tensor) -> Value {
         .map(|v| format!("0x{:08x}", v.to_bits()))
         .collect();
     json!({"shape": t.dims(), "values": bits})
+}
+
+/// Float32 values written as `"0x%08x"` bit patterns (plain JSON numbers are read too).
+fn floats(call: &Value, key: &str) -> Result<Vec<f32>, String> {
+    call[key]
+        .as_array()
+        .ok_or(format!("{key} missing"))?
+        .iter()
+        .map(|v| match v {
+            Value::String(hex) => {
+                u32::from_str_radix(hex.trim_start_matches("0x").trim_start_matches("0X"), 16)
+                    .map(f32::from_bits)
+                    .map_err(|e| format!("{key}: {hex}: {e}"))
+            }
+            other => other
+                .as_f64()
+                .map(|x| x as f32)
+                .ok_or(format!("{key}: not a float: {other}")),
+        })
+        .collect()
+}
+
+/// Integer results (sampled ids, `randint` values) as the fixtures write them: the values in
+/// row-major order. An error becomes its message, so that the case fails with it.
+fn ids(result: shared::Result<Tensor<i64>>) -> Value {
+    match result {
+        Ok(t) => json!({"shape": t.dims(), "values": t.to_vec()}),
+        Err(e) => json!(format!("error: {e}")),
+    }
 }
 
 /// Parses a seed as Python's `torch.manual_seed` takes it: up to 2^64 - 1, or negative
@@ -91,13 +124,27 @@ fn call(call: &Value) -> Result<Value, String> {
             param(&table.weight)
         }
         "dropout" => param(&Dropout::new(num(call, "p")?).forward(&ones(&shape(call)?))),
+        "multinomial" => {
+            let probs = Tensor::f_from_vec(floats(call, "probs")?, &shape_of(call, "probs_shape")?)
+                .map_err(|e| e.to_string())?;
+            let replacement = call["replacement"].as_bool().ok_or("replacement missing")?;
+            ids(probs.f_multinomial(usize_of(call, "num_samples")?, replacement))
+        }
+        "randint" => {
+            let bound = |key: &str| call[key].as_i64().ok_or(format!("{key} missing"));
+            ids(f_randint(bound("low")?, bound("high")?, &shape(call)?))
+        }
         other => return Err(format!("unknown op {other}")),
     })
 }
 
-/// Compares two results, ignoring how the fixture spells hex digits.
+/// Compares two results, ignoring how the fixture spells hex digits. Integer results may be
+/// written as a bare list of values (row-major) or with their shape.
 fn same(expected: &Value, got: &Value) -> bool {
     match (expected, got) {
+        (Value::Array(_), Value::Object(b)) if b.contains_key("values") => {
+            same(expected, &b["values"])
+        }
         (Value::String(a), Value::String(b)) => a.eq_ignore_ascii_case(b),
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))

@@ -3,6 +3,7 @@
 //! one fixture decoder in `tests/src/parity/`.
 
 mod generator;
+mod multinomial;
 
 use super::{Generator, dropout_in_place, linear_bias_bound, linear_weight_bound};
 
