@@ -23,7 +23,9 @@ Then greedy decoding, recomputing and with a KV cache that stores rotated keys
 PyTorch's batched products and one query row at a time (batch-invariant, where
 cached equals recomputed bit for bit); what each switch changes; and the logit
 transforms that come before sampling (temperature, top-k, top-p, min-p,
-repetition penalty), as probabilities.
+repetition penalty), as probabilities; and generations that draw each token with
+torch.multinomial from those probabilities, chained (penalty, temperature, then each
+filter on what the one before kept), the generator seeded before each.
 
 Every Linear has no bias; the parameters are drawn in the order the modules are
 built, the same whatever the switches. Gradients are off. Each step prints a
@@ -335,7 +337,7 @@ def with_temperature(logits, tau):
 
 
 def top_k(logits, k):
-    kth = logits.sort(descending=True).values[k - 1]
+    kth = torch.topk(logits, k).values[k - 1]
     return torch.softmax(logits.masked_fill(logits < kth, -torch.inf), dim=-1)
 
 
@@ -361,6 +363,41 @@ def repetition_penalty(logits, seen, penalty):
         value = out[token]
         out[token] = value * penalty if value < 0 else value / penalty
     return out
+
+
+def next_token_probs(logits, seen, temperature=1.0, top_k_=None, top_p_=None, min_p_=None,
+                     penalty=None):
+    """The penalty on the seen tokens, the temperature, then top-k, top-p and min-p, each
+    on the tokens the one before kept (a token a filter gives probability 0 is dropped)."""
+    if penalty is not None:
+        logits = repetition_penalty(logits, seen, penalty)
+    logits = logits / temperature
+    if top_k_ is not None:
+        logits = logits.masked_fill(top_k(logits, top_k_) == 0, -torch.inf)
+    if top_p_ is not None:
+        logits = logits.masked_fill(top_p(logits, top_p_) == 0, -torch.inf)
+    if min_p_ is not None:
+        logits = logits.masked_fill(min_p(logits, min_p_) == 0, -torch.inf)
+    return torch.softmax(logits, dim=-1)
+
+
+def draw(logits, ids, sampler):
+    """One token per row of logits [b, vocab], drawn with torch.multinomial: [b, 1]."""
+    probs = torch.stack([next_token_probs(logits[b], ids[b].tolist(), **sampler)
+                         for b in range(logits.shape[0])])
+    return torch.multinomial(probs, 1)
+
+
+def generate_sampled(model, prompt, n_new, recipe, sampler):
+    """generate_cached, each new token drawn instead of picked greedily."""
+    logits, caches = model(prompt, recipe)
+    last = logits[:, -1]
+    ids = torch.cat([prompt, draw(last, prompt, sampler)], dim=1)
+    for _ in range(1, n_new):
+        position = ids.shape[1] - 1
+        last = model.step(ids[:, position:], position, caches, recipe)
+        ids = torch.cat([ids, draw(last, ids, sampler)], dim=1)
+    return ids
 
 
 def print_kept(name, probs):
@@ -540,4 +577,18 @@ print("before:")
 print(last[seen])
 print("after a repetition penalty of 1.5:")
 print(penalized[seen])
+print()
+
+print(f"## Sampling with multinomial (manual_seed({seed_or(2026)}) before each)")
+sampled = []
+for name, sampler in [("temperature 1", {}),
+                      ("temperature 0.7, top-k 5", {"temperature": 0.7, "top_k_": 5}),
+                      ("top-p 0.9", {"top_p_": 0.9}),
+                      ("temperature 1.5, min-p 0.1", {"temperature": 1.5, "min_p_": 0.1}),
+                      ("repetition penalty 1.3", {"penalty": 1.3}),
+                      ("top-k 1", {"top_k_": 1})]:
+    torch.manual_seed(seed_or(2026))
+    sampled.append(generate_sampled(model, prompt, N_NEW, recipe, sampler))
+    print(f"{name}:", sampled[-1])
+print("top-k 1 is greedy decoding:", torch.equal(sampled[-1], ids))
 print()

@@ -10,11 +10,12 @@
 
 use ch14_generation::{KvCache, Products};
 use shared::nn::{Embedding, Linear, RMSNorm};
-use shared::{Tensor, cat};
+use shared::{Tensor, cat, stack};
 
 use crate::attention::EPS;
 use crate::layer::Layer;
 use crate::recipe::Recipe;
+use crate::sampling::{Sampler, next_token_probs};
 
 /// The sizes of a [`TinyModel`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,3 +183,46 @@ pub fn generate_cached(
     }
 }
 // ANCHOR_END: generate_cached
+
+/// The generation of [`generate_cached`], each new token drawn from the default generator
+/// with `multinomial` from the probabilities of `sampler` instead of picked greedily.
+///
+/// # Shapes
+/// `prompt`: `[batch, tokens]`.
+// ANCHOR: generate_sampled
+pub fn generate_sampled(
+    model: &TinyModel,
+    prompt: &Tensor<i64>,
+    n_new: usize,
+    recipe: &Recipe,
+    sampler: &Sampler,
+) -> Generation {
+    let (logits, mut caches) = model.forward(prompt, recipe, Products::Batched);
+    let mut last = logits.select(1, -1);
+    let mut ids = cat(&[prompt, &draw(&last, prompt, sampler)], 1);
+    let mut steps = vec![last];
+    for _ in 1..n_new {
+        let position = ids.size(1) - 1;
+        last = model.step(&ids.narrow(1, position, 1), position, &mut caches, recipe);
+        ids = cat(&[&ids, &draw(&last, &ids, sampler)], 1);
+        steps.push(last);
+    }
+    Generation {
+        ids,
+        logits: cat(&steps, 0),
+        caches,
+    }
+}
+
+/// One token per row of `logits`, drawn from [`next_token_probs`], the row's `ids` so far
+/// being the tokens seen.
+///
+/// # Shapes
+/// `logits`: `[batch, vocab]`, `ids`: `[batch, tokens]`. Returns `[batch, 1]`.
+fn draw(logits: &Tensor, ids: &Tensor<i64>, sampler: &Sampler) -> Tensor<i64> {
+    let probs: Vec<Tensor> = (0..logits.size(0) as i64)
+        .map(|b| next_token_probs(&logits.get(b), &ids.get(b).to_vec(), sampler))
+        .collect();
+    stack(&probs, 0).multinomial(1, false)
+}
+// ANCHOR_END: generate_sampled

@@ -10,10 +10,12 @@ use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed};
 
 use crate::cache_size::recipe_cache_bytes;
-use crate::model::{ModelConfig, TinyModel, generate_cached, generate_recomputing};
+use crate::model::{
+    ModelConfig, TinyModel, generate_cached, generate_recomputing, generate_sampled,
+};
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
-use crate::sampling::{kept, min_p, repetition_penalty, top_k, with_temperature};
+use crate::sampling::{Sampler, kept, min_p, repetition_penalty, top_k, with_temperature};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
@@ -81,6 +83,51 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
             Recipe {
                 local_per_global: None,
                 ..all
+            },
+        ),
+    ]
+}
+
+/// The samplers whose generations the chapter prints.
+pub fn samplers() -> Vec<(&'static str, Sampler)> {
+    let plain = Sampler::PLAIN;
+    vec![
+        ("temperature 1", plain),
+        (
+            "temperature 0.7, top-k 5",
+            Sampler {
+                temperature: 0.7,
+                top_k: Some(5),
+                ..plain
+            },
+        ),
+        (
+            "top-p 0.9",
+            Sampler {
+                top_p: Some(0.9),
+                ..plain
+            },
+        ),
+        (
+            "temperature 1.5, min-p 0.1",
+            Sampler {
+                temperature: 1.5,
+                min_p: Some(0.1),
+                ..plain
+            },
+        ),
+        (
+            "repetition penalty 1.3",
+            Sampler {
+                repetition_penalty: Some(1.3),
+                ..plain
+            },
+        ),
+        (
+            "top-k 1",
+            Sampler {
+                top_k: Some(1),
+                ..plain
             },
         ),
     ]
@@ -337,6 +384,24 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print("before:").print(last.index_select(0, &index));
     step.print("after a repetition penalty of 1.5:")
         .print(penalized.index_select(0, &index));
+
+    let step = story.step(format!(
+        "Sampling with multinomial (manual_seed({}) before each)",
+        seed.or(2026)
+    ));
+    let mut sampled_ids = Vec::new();
+    for (name, sampler) in samplers() {
+        // ANCHOR: sample
+        manual_seed(seed.or(2026));
+        let sampled = generate_sampled(&model, &prompt, N_NEW, &recipe, &sampler);
+        // ANCHOR_END: sample
+        step.print(format!("{name}: {}", sampled.ids));
+        sampled_ids.push(sampled.ids);
+    }
+    step.print(format!(
+        "top-k 1 is greedy decoding: {}",
+        python_bool(sampled_ids.last() == Some(&plain.ids))
+    ));
 
     Ok(story)
 }

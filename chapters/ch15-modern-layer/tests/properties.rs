@@ -8,9 +8,10 @@ use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, rand, randn};
 
-use ch15_modern_layer::model::{generate_cached, generate_recomputing};
+use ch15_modern_layer::model::{generate_cached, generate_recomputing, generate_sampled};
 use ch15_modern_layer::narrative::{CONFIG, PROMPT};
 use ch15_modern_layer::rope::{apply_rope, inv_freq, rope_tables};
+use ch15_modern_layer::sampling::{Sampler, min_p, next_token_probs, repetition_penalty, top_k};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::softcap::softcap;
 use ch15_modern_layer::swiglu::{silu, silu_in_pytorch_order};
@@ -111,6 +112,92 @@ proptest! {
         let cached = generate_cached(&model, &prompt, 4, &recipe, Products::Batched);
         let diff = (&plain.logits - &cached.logits).abs().max().item();
         prop_assert!(diff < 1e-4, "max difference {diff}");
+    }
+
+    /// Drawing from top-k 1 is greedy decoding, whatever the model, recipe and seed: one
+    /// token keeps all the probability.
+    #[test]
+    fn sampling_top_k_1_is_greedy(
+        config in configs(),
+        recipe in recipes(),
+        prompt in prop::collection::vec(0i64..12, 1..6),
+        n_new in 1usize..5,
+        seed in 0u64..1000,
+    ) {
+        manual_seed(seed);
+        let model = TinyModel::new(config);
+        let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
+        let greedy = generate_cached(&model, &prompt, n_new, &recipe, Products::Batched);
+        let one = Sampler { top_k: Some(1), ..Sampler::PLAIN };
+        let sampled = generate_sampled(&model, &prompt, n_new, &recipe, &one);
+        prop_assert_eq!(sampled.ids.to_vec(), greedy.ids.to_vec());
+    }
+
+    /// min-p keeps exactly the tokens at least `p_base` times as likely as the likeliest,
+    /// and renormalises them.
+    #[test]
+    fn min_p_keeps_the_tokens_near_the_likeliest(
+        logits in prop::collection::vec(-4.0f32..4.0, 2..12),
+        p_base in 0.0f32..1.0,
+    ) {
+        let n = logits.len();
+        let logits = Tensor::from_vec(logits, &[n]);
+        let probs = logits.softmax(-1).to_vec();
+        let largest = probs.iter().cloned().fold(0.0, f32::max);
+        let kept = min_p(&logits, p_base).to_vec();
+        let mass: f32 = probs.iter().zip(&kept).filter(|(_, k)| **k > 0.0).map(|(p, _)| p).sum();
+        for (p, k) in probs.iter().zip(&kept) {
+            prop_assert_eq!(*k > 0.0, *p >= p_base * largest, "p {} of largest {}", p, largest);
+            if *k > 0.0 {
+                prop_assert!((k - p / mass).abs() < 1e-5, "{} vs {}", k, p / mass);
+            }
+        }
+    }
+
+    /// The penalty lowers exactly the seen tokens' logits: a positive one divided, a
+    /// negative one multiplied; the others are untouched.
+    #[test]
+    fn repetition_penalty_lowers_the_seen_tokens(
+        logits in prop::collection::vec(-4.0f32..4.0, 2..12),
+        seen in prop::collection::vec(0usize..12, 0..6),
+        penalty in 1.0f32..3.0,
+    ) {
+        let n = logits.len();
+        let seen: Vec<i64> = seen.into_iter().filter(|&i| i < n).map(|i| i as i64).collect();
+        let after = repetition_penalty(&Tensor::from_vec(logits.clone(), &[n]), &seen, penalty)
+            .to_vec();
+        for (i, (&x, &y)) in logits.iter().zip(&after).enumerate() {
+            if seen.contains(&(i as i64)) {
+                let expected = if x < 0.0 { x * penalty } else { x / penalty };
+                prop_assert_eq!(y, expected);
+                prop_assert!(y <= x);
+            } else {
+                prop_assert_eq!(y, x);
+            }
+        }
+    }
+
+    /// The chained filters keep what each keeps: top-k then min-p leaves at most `k`
+    /// tokens, all among the `k` likeliest, summing to 1.
+    #[test]
+    fn chained_filters_keep_what_each_keeps(
+        logits in prop::collection::vec(-4.0f32..4.0, 2..12),
+        k in 1usize..12,
+        p_base in 0.0f32..1.0,
+        temperature in 0.25f32..4.0,
+    ) {
+        let n = logits.len();
+        let k = k.min(n);
+        let logits = Tensor::from_vec(logits, &[n]);
+        let sampler = Sampler { temperature, top_k: Some(k), min_p: Some(p_base), ..Sampler::PLAIN };
+        let probs = next_token_probs(&logits, &[], &sampler).to_vec();
+        let by_k = top_k(&logits, k).to_vec();
+        let kept = probs.iter().filter(|&&p| p > 0.0).count();
+        prop_assert!((1..=k).contains(&kept));
+        for (p, q) in probs.iter().zip(&by_k) {
+            prop_assert!(*p == 0.0 || *q > 0.0);
+        }
+        prop_assert!((probs.iter().sum::<f32>() - 1.0).abs() < 1e-5);
     }
 
     /// The sink column in gpt-oss's order agrees with the closed form
@@ -264,4 +351,29 @@ fn softcap_bends_large_scores_and_keeps_small_ones() {
     let capped = softcap(&scores, 5.0).to_vec();
     assert!(capped[0] >= -5.0 && capped[4] <= 5.0 && capped[4] > 4.99);
     assert!((capped[3] - 0.001).abs() < 1e-8);
+}
+
+/// As the temperature goes to 0 the draw becomes greedy: at 1e-6 every probability but the
+/// likeliest token's is 0 on the chapter's model.
+#[test]
+fn sampling_at_a_vanishing_temperature_is_greedy() {
+    let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
+    let recipe = Recipe::default();
+    let cold = Sampler {
+        temperature: 1e-6,
+        ..Sampler::PLAIN
+    };
+    for seed in [1, 2026, 31337] {
+        manual_seed(seed);
+        let model = TinyModel::new(CONFIG);
+        let greedy = generate_cached(&model, &prompt, 6, &recipe, Products::Batched);
+        let sampled = generate_sampled(&model, &prompt, 6, &recipe, &cold);
+        assert_eq!(sampled.ids.to_vec(), greedy.ids.to_vec(), "seed {seed}");
+        let warm = generate_sampled(&model, &prompt, 6, &recipe, &Sampler::PLAIN);
+        assert_ne!(
+            warm.ids.to_vec(),
+            greedy.ids.to_vec(),
+            "seed {seed}: τ = 1 drew greedily"
+        );
+    }
 }
