@@ -19,7 +19,8 @@
 //! - [`layer`] and [`model`]: the layer with its residuals, a tiny model of them, greedy
 //!   decoding with a KV cache of rotated keys;
 //! - [`cache_size`]: the KV cache of a recipe card, local layers capped by their window;
-//! - [`sampling`] and [`top_p`]: what happens to the logits before a token is drawn.
+//! - [`sampling`] and [`top_p`]: what happens to the logits before a token is drawn;
+//!   [`model::generate_sampled`] draws it.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.

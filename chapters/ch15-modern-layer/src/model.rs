@@ -214,8 +214,8 @@ pub fn generate_sampled(
     }
 }
 
-/// One token per row of `logits`, drawn from [`next_token_probs`], the row's `ids` so far
-/// being the tokens seen.
+/// One token per row of `logits`, drawn from [`next_token_probs`]; the tokens seen
+/// are the row's `ids` so far.
 ///
 /// # Shapes
 /// `logits`: `[batch, vocab]`, `ids`: `[batch, tokens]`. Returns `[batch, 1]`.
