@@ -78,6 +78,7 @@ class Recipe:
         self.softcap = 5.0
         self.sinks = True
         self.window = WINDOW
+        self.sink_tokens = 0  # StreamingLLM: the first tokens stay beside the window
         self.local_per_global = 1  # gpt-oss's alternation: local, global, local, global
         for name, value in changes.items():
             setattr(self, name, value)
@@ -154,15 +155,25 @@ def repeat_kv(x, n_rep):
     return x[:, :, None, :, :].expand(b, n_kv, n_rep, t, hd).reshape(b, n_kv * n_rep, t, hd)
 
 
-def hidden_mask(t, window=None):
-    future = torch.ones(t, t).triu(1).bool()
-    if window is None:
-        return future
-    return future | torch.ones(t, t).tril(-window).bool()
+def sees(i, j, window, sink_tokens):
+    """Query i sees key j if j <= i and, on a local layer, i - window < j or j < sink_tokens
+    (StreamingLLM's first tokens)."""
+    return j <= i and (window is None or i < j + window or j < sink_tokens)
 
 
-def first_visible(i, window):
-    return 0 if window is None else max(0, i - window + 1)
+def hidden_mask(t, window=None, sink_tokens=0):
+    return torch.tensor([[not sees(i, j, window, sink_tokens) for j in range(t)] for i in range(t)])
+
+
+def visible(i, window, sink_tokens):
+    """The keys query i sees, in order."""
+    return torch.tensor([j for j in range(i + 1) if sees(i, j, window, sink_tokens)], dtype=torch.long)
+
+
+def kept(k, v, window, sink_tokens):
+    """The cache of keys and values 0..len-1: those the last of them sees."""
+    seen = visible(k.shape[2] - 1, window, sink_tokens)
+    return {"k": k[:, :, seen], "v": v[:, :, seen]}
 
 
 def rows(layer, x):
@@ -225,25 +236,23 @@ class Attention(nn.Module):
         if row_by_row:
             context = []
             for i in range(t):
-                j0 = first_visible(i, window)
-                w = self.weights(q[:, :, i:i + 1], k[:, :, j0:i + 1], recipe)
-                context.append(w @ v_rep[:, :, j0:i + 1])
+                seen = visible(i, window, recipe.sink_tokens)
+                w = self.weights(q[:, :, i:i + 1], k[:, :, seen], recipe)
+                context.append(w @ v_rep[:, :, seen])
             context = torch.cat(context, dim=2)
         else:
-            context = self.weights(q, k, recipe, hidden_mask(t, window)) @ v_rep
+            context = self.weights(q, k, recipe, hidden_mask(t, window, recipe.sink_tokens)) @ v_rep
         out = merge_heads(context)
         out = rows(self.out_proj, out) if row_by_row else self.out_proj(out)
         return out, k, v
 
     def step(self, x_new, position, cache, recipe, window):
         """One token at `position`: its rotated key and value appended to the cache (the
-        last `window` kept), its query against every cached key."""
+        last `window` kept, and the sink tokens), its query against every cached key."""
         q, k, v = self.qkv(x_new, [position], recipe)
-        k = torch.cat([cache["k"], k], dim=2)
-        v = torch.cat([cache["v"], v], dim=2)
-        if window is not None:
-            k, v = k[:, :, -window:], v[:, :, -window:]
-        cache["k"], cache["v"] = k, v
+        cache.update(kept(torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2),
+                          window, recipe.sink_tokens))
+        k, v = cache["k"], cache["v"]
         w = self.weights(q, k, recipe)
         context = w @ repeat_kv(v, N_HEADS // N_KV_HEADS)
         return self.out_proj(merge_heads(context))
@@ -272,8 +281,7 @@ class Layer(nn.Module):
     def forward(self, x, recipe, window, row_by_row=False):
         out, k, v = self.attn(self.attn_norm(x), recipe, window, row_by_row)
         h = x + out
-        return h + self.ffn(self.ffn_norm(h), row_by_row), {"k": k[:, :, -window:] if window else k,
-                                                            "v": v[:, :, -window:] if window else v}
+        return h + self.ffn(self.ffn_norm(h), row_by_row), kept(k, v, window, recipe.sink_tokens)
 
     def step(self, x_new, position, cache, recipe, window):
         h = x_new + self.attn.step(self.attn_norm(x_new), position, cache, recipe, window)
@@ -551,11 +559,25 @@ print("predicted from its recipe card:",
 print("with every layer global:", cache_bytes(N_LAYERS, N_KV_HEADS, HEAD_DIM, 4, WINDOW, None, fed), "bytes")
 print()
 
+streaming = Recipe(sink_tokens=2)
+ids_s, logits_s = generate_recomputing(model, prompt, N_NEW, streaming, row_by_row=True)
+_, logits_sc, caches_s = generate_cached(model, prompt, N_NEW, streaming, row_by_row=True)
+print(f"## StreamingLLM: the first {streaming.sink_tokens} tokens kept beside the window")
+print(f"a local layer's mask (window {streaming.window}, {streaming.sink_tokens} sink tokens), 1 = hidden:")
+print(hidden_mask(8, streaming.window, streaming.sink_tokens).float())
+print("ids:", ids_s)
+for i, cache in enumerate(caches_s):
+    kind = "local" if layer_is_local(i, streaming.local_per_global) else "global"
+    print(f"layer {i} ({kind}) cache k.shape: {cache['k'].shape}")
+print("cached equals recomputed, torch.equal:", torch.equal(logits_sc, logits_s))
+print()
+
 print("## What each switch changes")
 for name, changes in [("all on", {}), ("theta 500000", {"theta": 500000.0}),
                       ("Llama 3.1 scaling", {"theta": 500000.0, "llama31_scaling": True}),
                       ("no QK-norm", {"qk_norm": False}), ("no softcap", {"softcap": None}),
-                      ("no sinks", {"sinks": False}), ("all global", {"local_per_global": None})]:
+                      ("no sinks", {"sinks": False}),
+                      ("StreamingLLM, 2 sink tokens", {"sink_tokens": 2}), ("all global", {"local_per_global": None})]:
     r = Recipe(**changes)
     lg, _ = model(prompt, r)
     print(f"{name}: next token {lg[0, -1].argmax().item()}")

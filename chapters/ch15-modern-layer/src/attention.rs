@@ -8,10 +8,15 @@
 //! left the window); softmax with the sink column; mix the values; merge the heads and
 //! project back. The values are never rotated: RoPE is about where a key is, not what
 //! it carries.
+//!
+//! StreamingLLM (Xiao et al., 2023, "Efficient Streaming Language Models with Attention
+//! Sinks") keeps the first few tokens beside a local layer's window: trained models pour
+//! much attention onto them, and a window that drops them degrades. Query `i` of a local
+//! layer with window `w` and `n` sink tokens sees key `j` if `j <= i` and (`j < n` or
+//! `i - w < j`), and the layer's cache keeps those keys.
 
 use ch07_multihead_split::heads::merge_heads;
 use ch14_generation::gqa::repeat_kv;
-use ch14_generation::window::sliding_window_mask;
 use ch14_generation::{KvCache, Products};
 use shared::nn::{Linear, RMSNorm};
 use shared::{Tensor, cat, randn};
@@ -138,33 +143,33 @@ impl Attention {
         let v_rep = repeat_kv(&v, self.n_rep());
         let context = match products {
             Products::Batched => {
-                let hidden = sliding_window_mask(t, window);
+                let hidden = streaming_mask(t, window, recipe.sink_tokens);
                 self.weights(&q, &k, recipe, Some(&hidden)).matmul(&v_rep)
             }
             Products::RowByRow => {
                 let rows: Vec<Tensor> = (0..t)
                     .map(|i| {
-                        let seen = first_visible(i, window)..i + 1;
+                        let seen = visible(i, window, recipe.sink_tokens);
                         let weights = self.weights(
                             &q.narrow(2, i, 1),
-                            &k.slice(2, seen.clone()),
+                            &k.index_select(2, &seen),
                             recipe,
                             None,
                         );
-                        weights.matmul(&v_rep.slice(2, seen))
+                        weights.matmul(&v_rep.index_select(2, &seen))
                     })
                     .collect();
                 cat(&rows, 2)
             }
         };
         let out = products.linear(&self.out_proj, &merge_heads(&context));
-        (out, KvCache::new(k, v, window))
+        (out, kept(&k, &v, window, recipe.sink_tokens))
     }
     // ANCHOR_END: forward
 
     /// Attention for one new token at `position`: its key, already rotated, and its value
-    /// appended to the cache (which drops the oldest beyond a local layer's window), its
-    /// query against every cached key. Returns its output and its attention weights.
+    /// appended to the cache (which drops the oldest beyond a local layer's window, keeping
+    /// the recipe's sink tokens), its query against every cached key. Returns its output and its attention weights.
     ///
     /// # Shapes
     /// `x_new`: `[batch, 1, d_model]`. Returns `[batch, 1, d_model]` and weights
@@ -178,7 +183,9 @@ impl Attention {
         recipe: &Recipe,
     ) -> (Tensor, Tensor) {
         let (q, k, v) = self.qkv(x_new, &[position], recipe, Products::Batched);
-        cache.append(&k, &v);
+        let keys = cat(&[&cache.keys, &k], 2);
+        let values = cat(&[&cache.values, &v], 2);
+        *cache = kept(&keys, &values, cache.window, recipe.sink_tokens);
         let weights = self.weights(&q, &cache.keys, recipe, None);
         let context = weights.matmul(&repeat_kv(&cache.values, self.n_rep()));
         (self.out_proj.forward(&merge_heads(&context)), weights)
@@ -186,10 +193,53 @@ impl Attention {
     // ANCHOR_END: step
 }
 
-/// The first key query `i` sees: `0`, or `i - w + 1` once a window of `w` is full.
-pub fn first_visible(i: usize, window: Option<usize>) -> usize {
-    match window {
-        None => 0,
-        Some(w) => (i + 1).saturating_sub(w),
+/// Whether query `i` sees key `j`: `j <= i`, and with a window of `w` also `i - w < j`,
+/// or `j < n` for StreamingLLM's `n` sink tokens.
+// ANCHOR: sees
+pub fn sees(i: usize, j: usize, window: Option<usize>, sink_tokens: usize) -> bool {
+    let in_window = window.is_none_or(|w| i < j + w);
+    j <= i && (in_window || j < sink_tokens)
+}
+// ANCHOR_END: sees
+
+/// The keys each query may *not* see (`true` = hidden), from [`sees`].
+///
+/// # Shapes
+/// Returns `[tokens, tokens]`: row `i` is query `i`, column `j` key `j`.
+pub fn streaming_mask(tokens: usize, window: Option<usize>, sink_tokens: usize) -> Tensor<bool> {
+    let hidden = (0..tokens)
+        .flat_map(|i| (0..tokens).map(move |j| !sees(i, j, window, sink_tokens)))
+        .collect();
+    Tensor::from_vec(hidden, &[tokens, tokens])
+}
+
+/// The keys query `i` sees, in order, as indices.
+///
+/// # Shapes
+/// Returns `[seen]`.
+pub fn visible(i: usize, window: Option<usize>, sink_tokens: usize) -> Tensor<i64> {
+    let seen: Vec<i64> = (0..=i)
+        .filter(|&j| sees(i, j, window, sink_tokens))
+        .map(|j| j as i64)
+        .collect();
+    let n = seen.len();
+    Tensor::from_vec(seen, &[n])
+}
+
+/// The cache a layer keeps of its keys and values so far: those the last of them sees.
+/// The last is the newest token, and the first keys are its first tokens: a cache that
+/// kept them before keeps that order.
+///
+/// # Shapes
+/// `k`, `v`: `[batch, n_kv_heads, len, head_dim]`. The cache holds at most
+/// `sinks + window` of them on a local layer (`sinks`: StreamingLLM's sink tokens).
+// ANCHOR: kept
+pub fn kept(k: &Tensor, v: &Tensor, window: Option<usize>, sinks: usize) -> KvCache {
+    let seen = visible(k.size(2) - 1, window, sinks);
+    KvCache {
+        keys: k.index_select(2, &seen),
+        values: v.index_select(2, &seen),
+        window,
     }
 }
+// ANCHOR_END: kept

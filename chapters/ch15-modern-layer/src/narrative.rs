@@ -9,6 +9,7 @@ use course::narrative::python_bool;
 use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed};
 
+use crate::attention::streaming_mask;
 use crate::cache_size::recipe_cache_bytes;
 use crate::model::{
     ModelConfig, TinyModel, generate_cached, generate_recomputing, generate_sampled,
@@ -75,6 +76,13 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
             "no sinks",
             Recipe {
                 sinks: false,
+                ..all
+            },
+        ),
+        (
+            "StreamingLLM, 2 sink tokens",
+            Recipe {
+                sink_tokens: 2,
                 ..all
             },
         ),
@@ -343,6 +351,41 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(format!(
         "with every layer global: {} bytes",
         recipe_cache_bytes(&all_global, fed)
+    ));
+
+    // ANCHOR: streaming
+    let streaming = Recipe {
+        sink_tokens: 2,
+        ..recipe
+    };
+    let by_row = Products::RowByRow;
+    let kept_rows = generate_recomputing(&model, &prompt, N_NEW, &streaming, by_row);
+    let kept_cached = generate_cached(&model, &prompt, N_NEW, &streaming, by_row);
+    // ANCHOR_END: streaming
+    let step = story.step(format!(
+        "StreamingLLM: the first {} tokens kept beside the window",
+        streaming.sink_tokens
+    ));
+    step.print(format!(
+        "a local layer's mask (window {}, {} sink tokens), 1 = hidden:",
+        streaming.window, streaming.sink_tokens
+    ));
+    step.print(streaming_mask(8, Some(streaming.window), streaming.sink_tokens).float());
+    step.print(format!("ids: {}", kept_rows.ids));
+    for (i, cache) in kept_cached.caches.iter().enumerate() {
+        let kind = if streaming.is_local(i) {
+            "local"
+        } else {
+            "global"
+        };
+        step.print(format!(
+            "layer {i} ({kind}) cache k.shape: {}",
+            cache.keys.shape()
+        ));
+    }
+    step.print(format!(
+        "cached equals recomputed, torch.equal: {}",
+        python_bool(kept_cached.logits == kept_rows.logits)
     ));
 
     let step = story.step("What each switch changes");

@@ -19,6 +19,9 @@ pub struct Recipe {
     pub sinks: bool,
     /// The window of the local layers, in tokens (the query included).
     pub window: usize,
+    /// StreamingLLM: the first `sink_tokens` tokens stay visible, and cached, on
+    /// local layers beside the window; 0 keeps the window alone.
+    pub sink_tokens: usize,
     /// How many local layers come before each global one; `None`: all layers global.
     pub local_per_global: Option<usize>,
 }
@@ -26,7 +29,7 @@ pub struct Recipe {
 
 impl Default for Recipe {
     /// Every piece on: θ = 10 000, QK-norm, a softcap of 5, sinks, a window of 4 on every
-    /// other layer (gpt-oss's alternation).
+    /// other layer (gpt-oss's alternation); StreamingLLM's sink tokens off.
     fn default() -> Recipe {
         Recipe {
             theta: 10_000.0,
@@ -35,6 +38,7 @@ impl Default for Recipe {
             softcap: Some(5.0),
             sinks: true,
             window: 4,
+            sink_tokens: 0,
             local_per_global: Some(1),
         }
     }

@@ -91,8 +91,9 @@ proptest! {
         prop_assert_eq!(bits(&plain.logits), bits(&cached.logits));
     }
 
-    /// gpt-oss's order agrees with the formula `e^{s_j} / (e^S + Σ_k e^{s_k})` within a
-    /// few float32 steps, for any scores and sinks.
+    /// gpt-oss's order agrees with the formula `e^{s_j} / (e^S + Σ_k e^{s_k})` within 8
+    /// float32 steps, for any scores and sinks (each float32 `exp`, the sum of up to 6
+    /// terms and the division may each round).
     #[test]
     fn exercise_softmax_with_sink_is_the_formula(
         seed in 0u64..1000,
@@ -110,7 +111,7 @@ proptest! {
             for (j, &x) in chunk.iter().enumerate() {
                 let formula = ((x as f64).exp() / denom) as f32;
                 let w = got[row * k + j];
-                prop_assert!(ulps(formula, w) <= 4, "row {row}: {formula} vs {w}");
+                prop_assert!(ulps(formula, w) <= 8, "row {row}: {formula} vs {w}");
             }
         }
     }
