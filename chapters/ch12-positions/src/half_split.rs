@@ -5,9 +5,10 @@
 //! rotation of all pairs at once is `x·cos(emb) + rotate_half(x)·sin(emb)`:
 //! for pair `(a, b)` that gives `(a·cos − b·sin, b·cos + a·sin)`.
 //!
-//! PyTorch takes `cos` and `sin` of the tensor `emb` from Intel MKL, whose last bit is not
-//! reproducible from outside; ours are correctly rounded, within one unit in the last place
-//! of MKL's, so the result can differ from PyTorch's by about one unit in the last place.
+//! `Tensor::cos` and `Tensor::sin` are computed in float64 and rounded once to float32, as
+//! the reference script computes them (`emb.double().cos().float()`): float32
+//! `torch.cos`/`torch.sin` come from a CPU library whose last bit depends on the processor,
+//! and `a·cos − b·sin` can cancel and show that bit (see the appendix on matching PyTorch).
 
 use shared::{Tensor, cat};
 
