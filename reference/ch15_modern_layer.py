@@ -16,6 +16,10 @@ today's open models combine (Llama 3, Qwen3, Gemma 3, gpt-oss):
   * learned attention sinks, one logit per head appended to every score row
     before the softmax and dropped after it (gpt-oss's order);
   * local (sliding-window) and global layers on a per-layer schedule;
+  * StreamingLLM's sink tokens: the first tokens kept beside a local layer's
+    window (off by default);
+  * Qwen3-Next's output gate, the heads' output times sigmoid(W_g x) before the
+    output projection (off by default), the sigmoid in float64 rounded once;
   * an output projection, and a SwiGLU feed-forward network.
 
 Then greedy decoding, recomputing and with a KV cache that stores rotated keys
@@ -80,6 +84,7 @@ class Recipe:
         self.window = WINDOW
         self.sink_tokens = 0  # StreamingLLM: the first tokens stay beside the window
         self.local_per_global = 1  # gpt-oss's alternation: local, global, local, global
+        self.output_gate = False  # Qwen3-Next: the heads' output times sigmoid(W_g x)
         for name, value in changes.items():
             setattr(self, name, value)
 
@@ -187,6 +192,12 @@ def softcap(scores, cap):
     return cap * torch.tanh((scores / cap).double()).float()
 
 
+def sigmoid(z):
+    """1 / (1 + exp(-z)) in float64, rounded once to float32 (Qwen3-Next's output gate):
+    float32 torch.sigmoid's last bit depends on the CPU routine, as tanh's does."""
+    return torch.sigmoid(z.double()).float()
+
+
 def softmax_with_sink(scores, sink):
     """gpt-oss: the sink logit of each head as one more column, softmax, column dropped.
     scores: [b, h, tq, tk]; sink: [h]."""
@@ -205,6 +216,7 @@ class Attention(nn.Module):
         self.q_norm = nn.RMSNorm(HEAD_DIM, eps=EPS)
         self.k_norm = nn.RMSNorm(HEAD_DIM, eps=EPS)
         self.sinks = nn.Parameter(torch.randn(N_HEADS))
+        self.W_gate = nn.Linear(D_MODEL, N_HEADS * HEAD_DIM, bias=False)
 
     def qkv(self, x, positions, recipe, row_by_row=False):
         """Projections, head split, QK-norm, RoPE: q [b, h, t, hd], k and v [b, n_kv, t, hd]."""
@@ -242,9 +254,15 @@ class Attention(nn.Module):
             context = torch.cat(context, dim=2)
         else:
             context = self.weights(q, k, recipe, hidden_mask(t, window, recipe.sink_tokens)) @ v_rep
-        out = merge_heads(context)
+        out = self.gated(merge_heads(context), x, recipe, row_by_row)
         out = rows(self.out_proj, out) if row_by_row else self.out_proj(out)
         return out, k, v
+
+    def gated(self, heads, x, recipe, row_by_row=False):
+        """The merged heads times sigmoid(W_g x) if the recipe has the output gate."""
+        if not recipe.output_gate:
+            return heads
+        return heads * sigmoid(rows(self.W_gate, x) if row_by_row else self.W_gate(x))
 
     def step(self, x_new, position, cache, recipe, window):
         """One token at `position`: its rotated key and value appended to the cache (the
@@ -255,7 +273,7 @@ class Attention(nn.Module):
         k, v = cache["k"], cache["v"]
         w = self.weights(q, k, recipe)
         context = w @ repeat_kv(v, N_HEADS // N_KV_HEADS)
-        return self.out_proj(merge_heads(context))
+        return self.out_proj(self.gated(merge_heads(context), x_new, recipe))
 
 
 class SwiGLU(nn.Module):
@@ -577,7 +595,8 @@ for name, changes in [("all on", {}), ("theta 500000", {"theta": 500000.0}),
                       ("Llama 3.1 scaling", {"theta": 500000.0, "llama31_scaling": True}),
                       ("no QK-norm", {"qk_norm": False}), ("no softcap", {"softcap": None}),
                       ("no sinks", {"sinks": False}),
-                      ("StreamingLLM, 2 sink tokens", {"sink_tokens": 2}), ("all global", {"local_per_global": None})]:
+                      ("StreamingLLM, 2 sink tokens", {"sink_tokens": 2}),
+                      ("output gate", {"output_gate": True}), ("all global", {"local_per_global": None})]:
     r = Recipe(**changes)
     lg, _ = model(prompt, r)
     print(f"{name}: next token {lg[0, -1].argmax().item()}")

@@ -21,6 +21,7 @@ use ch14_generation::{KvCache, Products};
 use shared::nn::{Linear, RMSNorm};
 use shared::{Tensor, cat, randn};
 
+use crate::gate::sigmoid;
 use crate::recipe::Recipe;
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
@@ -51,12 +52,15 @@ pub struct Attention {
     pub k_norm: RMSNorm,
     /// `[n_heads]`: each head's learned sink logit.
     pub sinks: Tensor,
+    /// `[n_heads · head_dim, d_model]`, no bias: the output gate's projection.
+    pub w_gate: Linear,
 }
 // ANCHOR_END: attention_struct
 
 impl Attention {
-    /// Draws `W_query`, `W_key`, `W_value`, `out_proj` (as `nn.Linear`, no bias), then the
-    /// sink logits (`torch.randn(n_heads)`), in that order, from the default generator.
+    /// Draws `W_query`, `W_key`, `W_value`, `out_proj` (as `nn.Linear`, no bias), the sink
+    /// logits (`torch.randn(n_heads)`), then `W_gate`, in that order, from the default
+    /// generator.
     ///
     /// # Shapes
     /// Inputs of `[batch, tokens, d_model]`.
@@ -84,6 +88,7 @@ impl Attention {
             q_norm: RMSNorm::with_options(&[head_dim], Some(EPS), true),
             k_norm: RMSNorm::with_options(&[head_dim], Some(EPS), true),
             sinks: randn(&[n_heads]),
+            w_gate: Linear::new(d_model, n_heads * head_dim, false),
         }
     }
 
@@ -162,7 +167,8 @@ impl Attention {
                 cat(&rows, 2)
             }
         };
-        let out = products.linear(&self.out_proj, &merge_heads(&context));
+        let heads = self.gated(&merge_heads(&context), x, recipe, products);
+        let out = products.linear(&self.out_proj, &heads);
         (out, kept(&k, &v, window, recipe.sink_tokens))
     }
     // ANCHOR_END: forward
@@ -188,9 +194,31 @@ impl Attention {
         *cache = kept(&keys, &values, cache.window, recipe.sink_tokens);
         let weights = self.weights(&q, &cache.keys, recipe, None);
         let context = weights.matmul(&repeat_kv(&cache.values, self.n_rep()));
-        (self.out_proj.forward(&merge_heads(&context)), weights)
+        let heads = self.gated(&merge_heads(&context), x_new, recipe, Products::Batched);
+        (self.out_proj.forward(&heads), weights)
     }
     // ANCHOR_END: step
+
+    /// The merged heads times Qwen3-Next's gate `sigmoid(W_g x)` if the recipe says so.
+    ///
+    /// # Shapes
+    /// `merged_heads`: `[batch, tokens, n_heads · head_dim]`, `x`: `[batch, tokens,
+    /// d_model]`. Returns the shape of `merged_heads`.
+    // ANCHOR: gated
+    pub fn gated(
+        &self,
+        merged_heads: &Tensor,
+        x: &Tensor,
+        recipe: &Recipe,
+        products: Products,
+    ) -> Tensor {
+        if recipe.output_gate {
+            merged_heads * sigmoid(&products.linear(&self.w_gate, x))
+        } else {
+            merged_heads.clone()
+        }
+    }
+    // ANCHOR_END: gated
 }
 
 /// Whether query `i` sees key `j`: `j <= i`, and with a window of `w` also `i - w < j`,

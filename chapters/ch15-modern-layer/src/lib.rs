@@ -15,6 +15,7 @@
 //! - [`softcap`] and [`sinks`]: two changes to the softmax's input;
 //! - [`attention`] and `qkv`: the attention of one layer, whole-sequence and one cached
 //!   token;
+//! - [`gate`]: Qwen3-Next's output gate;
 //! - [`swiglu`]: the feed-forward network;
 //! - [`layer`] and [`model`]: the layer with its residuals, a tiny model of them, greedy
 //!   decoding with a KV cache of rotated keys;
@@ -28,6 +29,7 @@
 pub mod attention;
 #[cfg_attr(feature = "exercise", path = "../exercises/cache_size.rs")]
 pub mod cache_size;
+pub mod gate;
 pub mod layer;
 pub mod model;
 pub mod narrative;

@@ -87,6 +87,13 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
             },
         ),
         (
+            "output gate",
+            Recipe {
+                output_gate: true,
+                ..all
+            },
+        ),
+        (
             "all global",
             Recipe {
                 local_per_global: None,

@@ -24,12 +24,15 @@ pub struct Recipe {
     pub sink_tokens: usize,
     /// How many local layers come before each global one; `None`: all layers global.
     pub local_per_global: Option<usize>,
+    /// Qwen3-Next's output gate: the heads' output times `sigmoid(W_g x)`.
+    pub output_gate: bool,
 }
 // ANCHOR_END: recipe
 
 impl Default for Recipe {
     /// Every piece on: θ = 10 000, QK-norm, a softcap of 5, sinks, a window of 4 on every
-    /// other layer (gpt-oss's alternation); StreamingLLM's sink tokens off.
+    /// other layer (gpt-oss's alternation); StreamingLLM's sink tokens and the output gate
+    /// off.
     fn default() -> Recipe {
         Recipe {
             theta: 10_000.0,
@@ -40,6 +43,7 @@ impl Default for Recipe {
             window: 4,
             sink_tokens: 0,
             local_per_global: Some(1),
+            output_gate: false,
         }
     }
 }

@@ -10,6 +10,7 @@ use shared::{Tensor, manual_seed, ones, rand, randn};
 
 use ch14_generation::window::sliding_window_mask;
 use ch15_modern_layer::attention::streaming_mask;
+use ch15_modern_layer::gate::sigmoid;
 use ch15_modern_layer::model::{generate_cached, generate_recomputing, generate_sampled};
 use ch15_modern_layer::narrative::{CONFIG, PROMPT};
 use ch15_modern_layer::rope::{apply_rope, inv_freq, rope_tables};
@@ -47,7 +48,7 @@ fn configs() -> impl Strategy<Value = ModelConfig> {
 }
 
 /// Any recipe: every switch on or off, windows of 1 to 4, 0 to 2 StreamingLLM sink tokens,
-/// 0 to 2 local layers per global.
+/// 0 to 2 local layers per global, with or without the output gate.
 fn recipes() -> impl Strategy<Value = Recipe> {
     (
         prop::bool::ANY,
@@ -58,9 +59,20 @@ fn recipes() -> impl Strategy<Value = Recipe> {
         1usize..5,
         0usize..3,
         prop::option::of(0usize..3),
+        prop::bool::ANY,
     )
         .prop_map(
-            |(big_theta, llama31_scaling, qk_norm, softcap, sinks, window, sink_tokens, local)| {
+            |(
+                big_theta,
+                llama31_scaling,
+                qk_norm,
+                softcap,
+                sinks,
+                window,
+                sink_tokens,
+                local,
+                output_gate,
+            )| {
                 Recipe {
                     theta: if big_theta { 500_000.0 } else { 10_000.0 },
                     llama31_scaling,
@@ -70,6 +82,7 @@ fn recipes() -> impl Strategy<Value = Recipe> {
                     window,
                     sink_tokens,
                     local_per_global: local,
+                    output_gate,
                 }
             },
         )
@@ -232,6 +245,21 @@ proptest! {
         );
     }
 
+    /// The gate's sigmoid is `1 / (1 + e^(-z))` correctly rounded: within half a float32
+    /// step of the float64 value, between 0 and 1, and 1/2 at 0.
+    #[test]
+    fn sigmoid_is_the_rounded_formula(z in prop::collection::vec(-30.0f32..30.0, 1..16)) {
+        let n = z.len();
+        let got = sigmoid(&Tensor::from_vec(z.clone(), &[n])).to_vec();
+        for (x, s) in z.iter().zip(&got) {
+            let exact = 1.0 / (1.0 + (-(*x as f64)).exp());
+            let step = (f32::from_bits(s.to_bits() + 1) - s) as f64;
+            prop_assert!((*s as f64 - exact).abs() <= step / 2.0, "{x}: {s} vs {exact}");
+            prop_assert!((0.0..=1.0).contains(s));
+        }
+        prop_assert_eq!(sigmoid(&Tensor::from_vec(vec![0.0], &[1])).to_vec(), vec![0.5]);
+    }
+
     /// The sink column in gpt-oss's order agrees with the closed form
     /// `e^{s_j} / (e^S + Σ e^{s_k})` within 8 float32 steps (the exponentials, the sum
     /// and the division each round), and leaves every row summing to less than 1.
@@ -315,6 +343,13 @@ fn every_switch_changes_the_logits() {
             "sink_tokens",
             Recipe {
                 sink_tokens: 2,
+                ..all
+            },
+        ),
+        (
+            "output_gate",
+            Recipe {
+                output_gate: true,
                 ..all
             },
         ),
