@@ -14,7 +14,7 @@
 //! - [`rope`]: the rotary tables (base θ, Llama 3.1's scaling) and their application;
 //! - [`softcap`] and [`sinks`]: two changes to the softmax's input;
 //! - [`attention`] and `qkv`: the attention of one layer, whole-sequence and one cached
-//!   token;
+//!   token, and StreamingLLM's first tokens kept beside a local layer's window;
 //! - [`gate`]: Qwen3-Next's output gate;
 //! - [`swiglu`]: the feed-forward network;
 //! - [`layer`] and [`model`]: the layer with its residuals, a tiny model of them, greedy
