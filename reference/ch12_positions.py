@@ -142,7 +142,10 @@ def rope_half_split(x, base=10000):
     """Feature i pairs with feature i + head_dim / 2 (Hugging Face's Llama, GPT-NeoX)."""
     freqs = rope_angles(x.shape[-2], x.shape[-1], base)
     emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
+    # cos and sin in float64, rounded once to float32: float32 torch.cos/sin come from a CPU
+    # library whose last bit depends on the processor, and x1*cos - x2*sin can cancel and
+    # show that bit in a printed digit (see the appendix on matching PyTorch).
+    cos, sin = emb.double().cos().float(), emb.double().sin().float()
     return (x * cos) + (rotate_half(x) * sin)
 
 
@@ -209,16 +212,15 @@ print()
 # ---------------------------------------------------------------------------
 # Sinusoidal and learned positions
 # ---------------------------------------------------------------------------
-# d = 6, not 8: with d = 8 one printed digit (sin(0.03) = 0.0299955002...) sits on a
-# rounding boundary, and a sin one unit in the last place off prints it differently.
+# sin and cos in float64, rounded once to float32, as for RoPE's tables below.
 print("## Sinusoidal position encodings (6 positions, d = 6)")
 d_pe = 6
 positions = torch.arange(6).float()
 inv_freq = 1.0 / (10000 ** (torch.arange(0, d_pe, 2).float() / d_pe))
 angles = torch.outer(positions, inv_freq)
 pe = torch.zeros(6, d_pe)
-pe[:, 0::2] = torch.sin(angles)
-pe[:, 1::2] = torch.cos(angles)
+pe[:, 0::2] = torch.sin(angles.double()).float()
+pe[:, 1::2] = torch.cos(angles.double()).float()
 print("inv_freq:", inv_freq)
 print(pe)
 print()

@@ -27,7 +27,7 @@ const packages = [
   "ch01-embeddings", "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal",
   "ch06-multihead-wrapper", "ch07-multihead-split", "ch08-cross-attention",
   "ch09-flash-attention", "ch10-backward", "ch11-training", "ch12-positions", "ch13-block",
-  "ch14-generation",
+  "ch14-generation", "ch15-modern-layer",
 ];
 
 const request = await bookWidgetsInstantiate(readFileSync(wasm));

@@ -34,7 +34,7 @@ const timeoutMs = Number(args.timeout ?? 180000);
 const pages = [
   "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal", "ch06-multihead-wrapper",
   "ch07-multihead-split", "ch08-cross-attention", "ch09-flash-attention", "ch10-backward",
-  "ch11-training", "ch12-positions", "ch13-block", "ch14-generation",
+  "ch11-training", "ch12-positions", "ch13-block", "ch14-generation", "ch15-modern-layer",
 ];
 
 // The moves, one after the other, each a set of knob values; a knob the page does not
@@ -67,6 +67,18 @@ function movesOf(chapter) {
       { prompt: "3 1 4 1 5", decoded: "11" },
       { prompt: "0 6 12 99" }, // not a token id: the page says so
       { prompt: "0 6 12", decoded: "5" },
+    );
+  }
+  if (chapter === 15) {
+    moves.push(
+      { sinks: false },
+      { softcap: false },
+      { qk_norm: false },
+      { window: "0" },
+      { window: "2", sinks: true, softcap: true, qk_norm: true },
+      { prompt: "1 2 3 4 5 6 7 8" },
+      { prompt: "0 7 99" }, // not a token id: the page says so
+      { prompt: "0 7 14 21 28 3", window: "4" },
     );
   }
   moves.push({ d_out: "5", heads: "2" }); // not a multiple: the page says so

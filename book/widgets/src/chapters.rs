@@ -2,8 +2,8 @@
 
 use course::{Narrative, Seed};
 
-/// The chapters, 1 to 14: their package names, as `cargo run -p` takes them.
-pub const PACKAGES: [&str; 14] = [
+/// The chapters, 1 to 15: their package names, as `cargo run -p` takes them.
+pub const PACKAGES: [&str; 15] = [
     "ch01-embeddings",
     "ch02-dot-product",
     "ch03-softmax",
@@ -18,9 +18,10 @@ pub const PACKAGES: [&str; 14] = [
     "ch12-positions",
     "ch13-block",
     "ch14-generation",
+    "ch15-modern-layer",
 ];
 
-/// What `cargo run -p chNN-… [-- --seed S]` prints for chapter `chapter` (1 to 14):
+/// What `cargo run -p chNN-… [-- --seed S]` prints for chapter `chapter` (1 to 15):
 /// `seed` is `--seed`, `None` for the articles' seeds.
 pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
     let narrative: fn(Seed) -> shared::Result<Narrative> = match chapter {
@@ -38,9 +39,10 @@ pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
         12 => ch12_positions::narrative::narrative,
         13 => ch13_block::narrative::narrative,
         14 => ch14_generation::narrative::narrative,
+        15 => ch15_modern_layer::narrative::narrative,
         _ => {
             return Err(format!(
-                "there is no chapter {chapter}: the chapters are 1 to 14"
+                "there is no chapter {chapter}: the chapters are 1 to 15"
             ));
         }
     };

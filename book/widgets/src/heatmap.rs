@@ -15,7 +15,9 @@
 //! - chapter 13 (`block`): the attention inside the transformer block, after its layer
 //!   norm (or without it, as in the post-norm block);
 //! - chapter 14 (`generation`): the tiny decoder's cache as it fills, one decoding step
-//!   at a time, with grouped-query heads and a sliding window.
+//!   at a time, with grouped-query heads and a sliding window;
+//! - chapter 15 (`modern`): the first layer of the 2026 model, with switches for its
+//!   sinks, window, softcap and QK-norm.
 //!
 //! Which knobs each chapter offers, and where they start, is in [`crate::controls`].
 
@@ -23,6 +25,7 @@ mod backward;
 mod block;
 mod flash;
 mod generation;
+mod modern;
 mod training;
 
 use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS, your_journey};
@@ -40,7 +43,7 @@ use crate::controls::Control;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// The chapter, 2 to 14.
+    /// The chapter, 2 to 15.
     pub chapter: u32,
     /// The sentence: words of "Your journey starts with one step", in any order, 1 to 6 of
     /// them (the context). All six in order if left out.
@@ -64,18 +67,25 @@ pub struct Settings {
     /// Chapter 13: layer norm before attention, as GPT-2's pre-norm block (on if left out);
     /// off, attention reads the residual stream itself, as in the post-norm block.
     pub pre_norm: Option<bool>,
-    /// Chapter 14: the prompt's token ids, 0 to 15 (the chapter's `0 6 12` if left out).
+    /// Chapters 14 and 15: the prompt's token ids (the chapter's prompt if left out).
     pub prompt: Option<Vec<String>>,
     /// Chapter 14: decoding steps with the cache after the prompt, one row each (the
     /// chapter's 5 if left out).
     pub decoded: Option<usize>,
-    /// Chapter 14: each token sees itself and the `window - 1` tokens before it, and the
-    /// cache keeps only that many; 0 or left out, no window.
+    /// Chapters 14 and 15: each token sees itself and the `window - 1` tokens before it,
+    /// and the cache keeps only that many; 0, no window (left out: none in chapter 14, the
+    /// local layers' 4 in chapter 15).
     pub window: Option<usize>,
     /// Chapter 14: the key/value heads the query heads share (the chapter's 2 if left out).
     pub kv_heads: Option<usize>,
     /// Chapter 11: training steps before the weights are shown (0 to 60).
     pub step: Option<u32>,
+    /// Chapter 15: each head's learned sink logit in the softmax (on if left out).
+    pub sinks: Option<bool>,
+    /// Chapter 15: the scores softcapped at 5 (on if left out).
+    pub softcap: Option<bool>,
+    /// Chapter 15: QK-norm on every query and key head (on if left out).
+    pub qk_norm: Option<bool>,
 }
 
 /// The weights to draw: one `[queries, keys]` matrix per head, rows labelled by the
@@ -138,9 +148,9 @@ pub const DEFAULT_SEED: u64 = 123;
 /// The attention weights of `settings.chapter` under `settings`.
 pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
     let chapter = settings.chapter;
-    if !(2..=14).contains(&chapter) {
+    if !(2..=15).contains(&chapter) {
         return Err(format!(
-            "the widgets are on chapters 2 to 14, not {chapter}"
+            "the widgets are on chapters 2 to 15, not {chapter}"
         ));
     }
     let seed = match &settings.seed {
@@ -153,6 +163,7 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         11 => Ok(training::weights(settings, seed)),
         13 => block::weights(settings, seed),
         14 => generation::weights(settings, seed),
+        15 => modern::weights(settings, seed),
         _ => attention(settings, seed),
     }
 }
@@ -166,8 +177,9 @@ pub fn controls(chapter: u32) -> Result<Vec<Control>, String> {
         11 => Ok(training::controls()),
         13 => Ok(block::controls()),
         14 => Ok(generation::controls()),
+        15 => Ok(modern::controls()),
         _ => Err(format!(
-            "the widgets are on chapters 2 to 14, not {chapter}"
+            "the widgets are on chapters 2 to 15, not {chapter}"
         )),
     }
 }
@@ -394,7 +406,7 @@ mod tests {
 
     #[test]
     fn the_controls_start_at_the_chapters_values() {
-        for chapter in 2..=14 {
+        for chapter in 2..=15 {
             let page = heatmap(&page_defaults(chapter)).unwrap();
             assert_eq!(
                 page,
@@ -402,7 +414,7 @@ mod tests {
                 "chapter {chapter}"
             );
         }
-        assert!(controls(1).unwrap_err().contains("chapters 2 to 14"));
+        assert!(controls(1).unwrap_err().contains("chapters 2 to 15"));
     }
 
     #[test]
@@ -474,7 +486,7 @@ mod tests {
     #[test]
     fn bad_settings_get_a_message() {
         let error = |s: Settings| heatmap(&s).unwrap_err();
-        assert!(error(settings(15)).contains("chapters 2 to 14"));
+        assert!(error(settings(16)).contains("chapters 2 to 15"));
         assert!(
             error(Settings {
                 words: Some(vec!["cat".into()]),
@@ -512,5 +524,42 @@ mod tests {
             })
             .contains("1.5")
         );
+    }
+
+    #[test]
+    fn chapter_15_switches_change_the_weights_and_sinks_take_weight() {
+        let base = heatmap(&settings(15)).unwrap();
+        let sums =
+            |m: &Heatmap| -> Vec<f32> { m.heads[0].iter().map(|r| r.iter().sum()).collect() };
+        assert!(
+            sums(&base).iter().all(|&s| s < 1.0),
+            "with sinks, rows sum below 1"
+        );
+        for off in [
+            Settings {
+                sinks: Some(false),
+                ..settings(15)
+            },
+            Settings {
+                softcap: Some(false),
+                ..settings(15)
+            },
+            Settings {
+                qk_norm: Some(false),
+                ..settings(15)
+            },
+            Settings {
+                window: Some(0),
+                ..settings(15)
+            },
+        ] {
+            assert_ne!(heatmap(&off).unwrap(), base, "{off:?}");
+        }
+        let no_sinks = heatmap(&Settings {
+            sinks: Some(false),
+            ..settings(15)
+        })
+        .unwrap();
+        assert!(sums(&no_sinks).iter().all(|&s| (s - 1.0).abs() < 1e-5));
     }
 }

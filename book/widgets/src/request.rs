@@ -17,7 +17,7 @@ use crate::heatmap::{Heatmap, Settings};
 #[derive(Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
 enum Request {
-    /// Run chapter `run` (1 to 14), with `--seed seed` if given.
+    /// Run chapter `run` (1 to 15), with `--seed seed` if given.
     Run { run: u32, seed: Option<String> },
     /// Draw a chapter's attention weights under these settings.
     Heatmap { heatmap: Settings },
@@ -69,7 +69,7 @@ mod tests {
                 .unwrap()
                 .to_string()
         );
-        assert!(answer(r#"{"run": 15}"#).unwrap_err().contains("1 to 14"));
+        assert!(answer(r#"{"run": 16}"#).unwrap_err().contains("1 to 15"));
         assert!(
             answer(r#"{"run": 5, "seed": "-1"}"#)
                 .unwrap_err()

@@ -5,8 +5,10 @@
 //! rotation of all pairs at once is `x·cos(emb) + rotate_half(x)·sin(emb)`:
 //! for pair `(a, b)` that gives `(a·cos − b·sin, b·cos + a·sin)`.
 //!
-//! PyTorch's `cos` and `sin` of a tensor can differ from ours in the last bit, so the result
-//! can too (the book's appendix "How we match PyTorch exactly" says why).
+//! `Tensor::cos` and `Tensor::sin` are computed in float64 and rounded once to float32, as
+//! the reference script computes them (`emb.double().cos().float()`): float32
+//! `torch.cos`/`torch.sin` come from a CPU library whose last bit depends on the processor,
+//! and `a·cos − b·sin` can cancel and show that bit (see the appendix on matching PyTorch).
 
 use shared::{Tensor, cat};
 

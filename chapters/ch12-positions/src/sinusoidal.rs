@@ -15,7 +15,7 @@ use crate::frequencies::rope_angles;
 /// The `[positions, d]` matrix of sinusoidal encodings, sines in the even features and
 /// cosines in the odd ones, with `θ_i = 1 / 10000^(2i/d)` from
 /// [`crate::frequencies::inv_freq`] (PyTorch: `pe[:, 0::2] = torch.sin(angles)`,
-/// `pe[:, 1::2] = torch.cos(angles)`).
+/// `pe[:, 1::2] = torch.cos(angles)`, taken in float64 and rounded once).
 ///
 /// # Shapes
 /// Returns `[positions, d]` (`d` even): row `pos` is the vector added to the token at

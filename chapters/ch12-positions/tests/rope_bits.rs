@@ -6,14 +6,14 @@
 //! - interleaved pairs (Meta's complex-number code) are bit-equal: `polar` uses the C
 //!   library's `cosf`/`sinf` in PyTorch as here, and the complex product rounds in the same
 //!   order;
-//! - half-split pairs (Hugging Face) are within one unit in the last place of the rotated
-//!   pair's length (the scale of the value; see `half_split_scale`): PyTorch's `cos`/`sin` of a
-//!   tensor are Intel MKL's, ours are correctly rounded, and the two differ in the last bit
-//!   for a few percent of the angles.
+//! - half-split pairs (Hugging Face) are bit-equal: the reference script takes `cos`/`sin`
+//!   of the angles in float64 and rounds them once to float32, as ours are (float32
+//!   `torch.cos`/`torch.sin` come from a CPU library whose last bit depends on the
+//!   processor; see the appendix on matching PyTorch).
 
-use ch12_positions::{rope_half_split, rope_interleaved, rotate_half};
+use ch12_positions::{rope_half_split, rope_interleaved};
 use serde_json::Value;
-use shared::{Tensor, manual_seed, randn};
+use shared::{manual_seed, randn};
 
 const FIXTURE: &str = include_str!("fixtures/rope_bits.json");
 
@@ -26,31 +26,11 @@ fn floats(case: &Value, key: &str) -> Vec<f32> {
         .collect()
 }
 
-/// The length of the pair each element belongs to, `√(x_i² + x_{i±d/2}²)`: the size of
-/// the rotated point (a rotation keeps it), against which the rounding error of the
-/// half-split output is measured. Where `x·cos` and `rotate_half(x)·sin` cancel, the error
-/// stays the size of those terms, not of their small sum.
-fn half_split_scale(x: &Tensor) -> Vec<f32> {
-    let partner = rotate_half(x).to_vec();
-    x.to_vec()
-        .iter()
-        .zip(&partner)
-        .map(|(a, b)| a.hypot(*b))
-        .collect()
-}
-
-/// The spacing of `f32` values at `v`: one unit in the last place.
-fn ulp(v: f32) -> f32 {
-    let v = v.abs();
-    f32::from_bits(v.to_bits() + 1) - v
-}
-
 #[test]
 fn rope_matches_pytorch_bits() {
     let fixture: Value = serde_json::from_str(FIXTURE).expect("valid JSON");
     let cases = fixture["cases"].as_array().expect("cases");
-    let (mut total, mut interleaved_equal, mut half_equal, mut half_one_ulp) = (0, 0, 0, 0);
-    let mut worst = 0.0f32;
+    let (mut total, mut interleaved_equal, mut half_equal) = (0, 0, 0);
     for case in cases {
         let seed = case["seed"].as_u64().expect("a seed");
         manual_seed(seed);
@@ -70,19 +50,16 @@ fn rope_matches_pytorch_bits() {
 
         let half = rope_half_split(&x, 10000.0).to_vec();
         let want = floats(case, "half_split");
-        for ((got, want), scale) in half.iter().zip(&want).zip(half_split_scale(&x)) {
+        for (got, want) in half.iter().zip(&want) {
             total += 1;
             half_equal += usize::from(got.to_bits() == want.to_bits());
-            let ulps = (got - want).abs() / ulp(scale.max(want.abs()));
-            half_one_ulp += usize::from(ulps <= 1.0);
-            worst = worst.max(ulps);
         }
     }
     println!(
         "{} cases, {total} values: interleaved bit-equal {interleaved_equal}; half-split \
-         bit-equal {half_equal}, within 1 ulp of the pair's length {half_one_ulp} (worst {worst:.3} ulp)",
+         bit-equal {half_equal}",
         cases.len()
     );
     assert_eq!(interleaved_equal, total, "interleaved RoPE is bit-equal");
-    assert_eq!(half_one_ulp, total, "half-split RoPE within 1 ulp");
+    assert_eq!(half_equal, total, "half-split RoPE is bit-equal");
 }

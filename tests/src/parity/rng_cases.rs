@@ -50,9 +50,11 @@ fn floats(call: &Value, key: &str) -> Result<Vec<f32>, String> {
         .ok_or(format!("{key} missing"))?
         .iter()
         .map(|v| match v {
-            Value::String(hex) => u32::from_str_radix(hex.trim_start_matches("0x"), 16)
-                .map(f32::from_bits)
-                .map_err(|e| format!("{key}: {hex}: {e}")),
+            Value::String(hex) => {
+                u32::from_str_radix(hex.trim_start_matches("0x").trim_start_matches("0X"), 16)
+                    .map(f32::from_bits)
+                    .map_err(|e| format!("{key}: {hex}: {e}"))
+            }
             other => other
                 .as_f64()
                 .map(|x| x as f32)

@@ -1,0 +1,42 @@
+//! Exercise: where RoPE goes. Replace the `todo!()`; test with
+//! `cargo test -p ch15-modern-layer --features exercise qkv`.
+
+use ch07_multihead_split::heads::split_heads;
+use ch14_generation::Products;
+use shared::Tensor;
+
+use crate::attention::Attention;
+use crate::recipe::Recipe;
+use crate::rope::{apply_rope, rope_tables};
+
+impl Attention {
+    /// Queries, keys and values of tokens at `positions`: projected, split into heads,
+    /// QK-normed (if the recipe says so), the queries and keys turned by RoPE.
+    ///
+    /// # Shapes
+    /// `x`: `[batch, tokens, d_model]`, `positions`: `tokens` of them. Returns q
+    /// `[batch, n_heads, tokens, head_dim]`, k and v `[batch, n_kv_heads, tokens, head_dim]`.
+    pub fn qkv(
+        &self,
+        x: &Tensor,
+        positions: &[usize],
+        recipe: &Recipe,
+        products: Products,
+    ) -> (Tensor, Tensor, Tensor) {
+        // TODO: project x with products.linear(&self.w_query, x) (and w_key, w_value);
+        // split_heads into n_heads (queries) and n_kv_heads (keys, values); if
+        // recipe.qk_norm, apply self.q_norm / self.k_norm to the heads; then the tables
+        // rope_tables(positions, self.head_dim, recipe.theta, recipe.llama31_scaling) and
+        // apply_rope to the queries and the keys. Which of the three is left unturned?
+        let _ = (
+            x,
+            positions,
+            recipe,
+            products,
+            split_heads,
+            apply_rope,
+            rope_tables,
+        );
+        todo!("qkv")
+    }
+}

@@ -1,0 +1,83 @@
+//! The layer: two pre-norm residual branches, attention then the feed-forward network.
+//!
+//! `h = x + Attention(RMSNorm(x))`, `y = h + SwiGLU(RMSNorm(h))`. The residual stream `x`
+//! is never normalised itself: each branch reads a normalised copy and adds its result
+//! back, so a layer can pass its input on untouched. No layer holds a bias.
+
+use ch14_generation::{KvCache, Products};
+use shared::Tensor;
+use shared::nn::RMSNorm;
+
+use crate::attention::{Attention, EPS};
+use crate::recipe::Recipe;
+use crate::swiglu::SwiGLU;
+
+/// One decoder layer.
+// ANCHOR: layer_struct
+pub struct Layer {
+    /// The RMSNorm before attention.
+    pub attn_norm: RMSNorm,
+    /// The attention.
+    pub attn: Attention,
+    /// The RMSNorm before the feed-forward network.
+    pub ffn_norm: RMSNorm,
+    /// The feed-forward network.
+    pub ffn: SwiGLU,
+}
+// ANCHOR_END: layer_struct
+
+impl Layer {
+    /// Draws the attention's parameters, then the network's.
+    ///
+    /// # Shapes
+    /// Inputs of `[batch, tokens, d_model]`.
+    pub fn new(d_model: usize, n_heads: usize, n_kv_heads: usize, d_ff: usize) -> Layer {
+        Layer {
+            attn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
+            attn: Attention::new(d_model, n_heads, n_kv_heads),
+            ffn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
+            ffn: SwiGLU::new(d_model, d_ff),
+        }
+    }
+
+    /// The layer over a whole sequence, and the cache its attention leaves.
+    ///
+    /// # Shapes
+    /// `x`: `[batch, tokens, d_model]`. Returns `[batch, tokens, d_model]`.
+    // ANCHOR: layer_forward
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        recipe: &Recipe,
+        window: Option<usize>,
+        products: Products,
+    ) -> (Tensor, KvCache) {
+        let (out, cache) = self
+            .attn
+            .forward(&self.attn_norm.forward(x), recipe, window, products);
+        let h = x + out;
+        let y = &h + self.ffn.forward(&self.ffn_norm.forward(&h), products);
+        (y, cache)
+    }
+    // ANCHOR_END: layer_forward
+
+    /// The layer for one new token at `position`, with its attention's cache.
+    ///
+    /// # Shapes
+    /// `x_new`: `[batch, 1, d_model]`. Returns `[batch, 1, d_model]`.
+    pub fn step(
+        &self,
+        x_new: &Tensor,
+        position: usize,
+        cache: &mut KvCache,
+        recipe: &Recipe,
+    ) -> Tensor {
+        let (out, _) = self
+            .attn
+            .step(&self.attn_norm.forward(x_new), position, cache, recipe);
+        let h = x_new + out;
+        &h + self
+            .ffn
+            .forward(&self.ffn_norm.forward(&h), Products::Batched)
+    }
+}

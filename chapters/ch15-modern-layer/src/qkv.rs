@@ -1,0 +1,42 @@
+//! Queries, keys and values of a 2026 layer, kept in its own file because it is an
+//! exercise: where RoPE goes.
+
+use ch07_multihead_split::heads::split_heads;
+use ch14_generation::Products;
+use shared::Tensor;
+
+use crate::attention::Attention;
+use crate::recipe::Recipe;
+use crate::rope::{apply_rope, rope_tables};
+
+impl Attention {
+    /// Queries, keys and values of tokens at `positions`: projected, split into heads,
+    /// QK-normed (if the recipe says so), the queries and keys turned by RoPE.
+    ///
+    /// # Shapes
+    /// `x`: `[batch, tokens, d_model]`, `positions`: `tokens` of them. Returns q
+    /// `[batch, n_heads, tokens, head_dim]`, k and v `[batch, n_kv_heads, tokens, head_dim]`.
+    // ANCHOR: qkv
+    pub fn qkv(
+        &self,
+        x: &Tensor,
+        positions: &[usize],
+        recipe: &Recipe,
+        products: Products,
+    ) -> (Tensor, Tensor, Tensor) {
+        let mut q = split_heads(&products.linear(&self.w_query, x), self.n_heads);
+        let mut k = split_heads(&products.linear(&self.w_key, x), self.n_kv_heads);
+        let v = split_heads(&products.linear(&self.w_value, x), self.n_kv_heads);
+        if recipe.qk_norm {
+            (q, k) = (self.q_norm.forward(&q), self.k_norm.forward(&k));
+        }
+        let (cos, sin) = rope_tables(
+            positions,
+            self.head_dim,
+            recipe.theta,
+            recipe.llama31_scaling,
+        );
+        (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin), v)
+    }
+    // ANCHOR_END: qkv
+}
