@@ -1,0 +1,22 @@
+//! # Chapter 19: what trained heads do
+//!
+//! A two-layer transformer made of attention alone learns to continue repeats. For a long
+//! while its loss does not move; then, within a few hundred steps, it falls, while two heads
+//! take on jobs you can read off their attention weights: a head of the first layer looks
+//! at the previous token, and a head of the second layer looks at the token *after* the
+//! earlier occurrence of the current one and copies it. Together they are an induction head
+//! (Elhage et al., "A Mathematical Framework for Transformer Circuits", 2021; Olsson et al.,
+//! "In-context Learning and Induction Heads", 2022).
+//!
+//! In reading order:
+//! - [`data`]: sequences that end with a repeat of varying length (or a fixed one);
+//! - [`model`]: the two-layer attention-only model and its forward pass;
+//! - [`train`]: the backward pass through the residual stream, and training;
+//! - [`scores`]: the repeated-token loss and the two heads' scores;
+//! - [`checkpoint`]: the trained run, saved and loaded;
+//! - [`circuits`]: where the heads look, what zeroing one does, what they read and write.
+
+pub mod data;
+pub mod model;
+pub mod scores;
+pub mod train;
