@@ -256,6 +256,7 @@ print("## The shortcut: repeats that always start at position 16")
 print(HEADER)
 for line in lines:
     print(line)
+print()
 
 if ARGS.dump:
     import struct

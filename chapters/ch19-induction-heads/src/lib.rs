@@ -12,11 +12,17 @@
 //! - [`data`]: sequences that end with a repeat of varying length (or a fixed one);
 //! - [`model`]: the two-layer attention-only model and its forward pass;
 //! - [`train`]: the backward pass through the residual stream, and training;
+//! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
-//! - [`checkpoint`]: the trained run, saved and loaded;
 //! - [`circuits`]: where the heads look, what zeroing one does, what they read and write.
 
 pub mod data;
 pub mod model;
+pub mod pytorch_order;
 pub mod scores;
 pub mod train;
+pub mod circuits;
+pub mod narrative;
+
+/// The exercises and their hints, shown by `cargo run -p ch19-induction-heads -- hint NAME`.
+pub const HINTS: &str = include_str!("../exercises/hints.md");

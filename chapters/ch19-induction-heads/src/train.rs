@@ -8,7 +8,7 @@
 use ch07_multihead_split::heads::merge_heads;
 use ch10_backward::attention::attention_backward;
 use ch10_backward::heads::merge_heads_backward;
-use ch10_backward::linear::{LinearGrads, linear_backward};
+use ch10_backward::linear::LinearGrads;
 use ch11_training::adamw::AdamW;
 use ch11_training::cross_entropy::{cross_entropy, cross_entropy_backward};
 use ch11_training::embedding_backward::embedding_backward;
@@ -16,6 +16,7 @@ use shared::{Tensor, arange, cat, zeros};
 
 use crate::data::{Repeats, TOKENS, VOCAB};
 use crate::model::{AttentionOnly, Block, BlockTape, HEADS, Tape};
+use crate::pytorch_order::linear_backward_in_pytorch_order;
 
 /// Sequences per training step: 64 · 32 = 2048 token rows.
 pub const BATCH: usize = 64;
@@ -36,9 +37,12 @@ impl Block {
     ///
     /// # Shapes
     /// `grad_out`: `[batch, tokens, D_MODEL]`.
+    ///
+    /// The weight gradients are chapter 10's `linear_backward` with the sum over the rows
+    /// in PyTorch's blocks (see [`crate::pytorch_order`]).
     // ANCHOR: block_backward
     pub fn backward(&self, tape: &BlockTape, grad_out: &Tensor) -> BlockGrads {
-        let proj = linear_backward(&self.proj, &tape.context, grad_out);
+        let proj = linear_backward_in_pytorch_order(&self.proj, &tape.context, grad_out);
         let grad_heads = merge_heads_backward(&proj.input, HEADS);
         let core = attention_backward(&tape.attention, &grad_heads);
         // The fused projection's output was cut into queries, keys and values: their
@@ -51,7 +55,7 @@ impl Block {
             ],
             2,
         );
-        let qkv = linear_backward(&self.qkv, &tape.x, &grad_qkv);
+        let qkv = linear_backward_in_pytorch_order(&self.qkv, &tape.x, &grad_qkv);
         BlockGrads { qkv, proj }
     }
     // ANCHOR_END: block_backward
@@ -67,7 +71,7 @@ impl AttentionOnly {
     /// `grad_logits`: `[batch, tokens, VOCAB]`, as the logits of `tape`.
     // ANCHOR: backward
     pub fn backward(&self, tape: &Tape, grad_logits: &Tensor) -> Gradients {
-        let unembed = linear_backward(&self.unembed, &tape.stream, grad_logits);
+        let unembed = linear_backward_in_pytorch_order(&self.unembed, &tape.stream, grad_logits);
         let mut grad_stream = unembed.input.clone();
         let mut block_grads = Vec::new();
         for (block, block_tape) in self.blocks.iter().zip(&tape.blocks).rev() {
