@@ -48,8 +48,8 @@ def seed_value(text):
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--seed", type=seed_value, metavar="S",
                     help="use S for the manual_seed call instead of 7")
-parser.add_argument("--steps", type=int, default=2000, metavar="N",
-                    help="train the variable-length run N steps (default 2000)")
+parser.add_argument("--steps", type=int, default=3000, metavar="N",
+                    help="train the variable-length run N steps (default 3000)")
 parser.add_argument("--fixed-steps", type=int, default=300, metavar="N",
                     help="train the fixed-offset run N steps (default 300)")
 parser.add_argument("--dump", metavar="PATH", help="write every step's loss bits to PATH")

@@ -14,6 +14,7 @@
 //! - [`train`]: the backward pass through the residual stream, and training;
 //! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
+//! - [`checkpoint`]: the trained run, saved and read back;
 //! - [`circuits`]: where the heads look, what zeroing one does, what they read and write.
 
 pub mod data;
@@ -21,6 +22,7 @@ pub mod model;
 pub mod pytorch_order;
 pub mod scores;
 pub mod train;
+pub mod checkpoint;
 pub mod circuits;
 pub mod narrative;
 

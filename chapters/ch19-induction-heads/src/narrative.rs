@@ -2,16 +2,18 @@
 //! `reference/ch19_induction_heads.py`.
 
 use course::{Narrative, Seed, Step};
-use shared::{Result, manual_seed};
+use shared::{Error, Result, manual_seed};
+
+use crate::checkpoint::{Checkpoint, LogEntry};
 
 use crate::circuits::{copies, looks_one_back, strongest_keys};
-use crate::data::{Repeats, TOKENS, VOCAB};
+use crate::data::{Batch, Repeats, TOKENS, VOCAB};
 use crate::model::{AttentionOnly, HEADS, LAYERS};
-use crate::scores::{Scores, attention_weights, scores};
+use crate::scores::{attention_weights, scores};
 use crate::train::train;
 
 /// The training steps of the run with repeats of varying length.
-pub const STEPS: u32 = 2000;
+pub const STEPS: u32 = 3000;
 /// The training steps of the fixed-offset run.
 pub const FIXED_STEPS: u32 = 300;
 /// Sequences in the evaluation batch.
@@ -22,32 +24,110 @@ pub const LOG_EVERY: u32 = 100;
 const HEADER: &str = " step    loss  repeat   prev h0 prev h1   ind h0  ind h1";
 
 /// One logged line: the step, its training loss and the scores on the evaluation batch.
-fn log_line(step: u32, loss: f32, s: &Scores) -> String {
+fn log_line(entry: &LogEntry) -> String {
+    let s = &entry.scores;
     format!(
-        "{step:5}  {loss:.4}  {:.4}   {:.4} {:.4}   {:.4} {:.4}",
-        s.repeat_loss, s.previous[0], s.previous[1], s.induction[0], s.induction[1]
+        "{:5}  {:.4}  {:.4}   {:.4} {:.4}   {:.4} {:.4}",
+        entry.step,
+        entry.loss,
+        s.repeat_loss,
+        s.previous[0],
+        s.previous[1],
+        s.induction[0],
+        s.induction[1]
     )
 }
 
-/// Trains `steps` steps of `repeats` and returns the log lines.
-fn logged_training(
+/// Trains `steps` steps of `repeats`, logging the scores on `eval` every [`LOG_EVERY`]
+/// steps. Returns every step's loss and the log.
+pub fn logged_training(
     model: &mut AttentionOnly,
     repeats: Repeats,
     steps: u32,
-    eval: &crate::data::Batch,
-) -> Vec<String> {
-    let mut lines = Vec::new();
-    train(model, repeats, steps, |step, loss, model| {
+    eval: &Batch,
+) -> (Vec<f32>, Vec<LogEntry>) {
+    let mut log = Vec::new();
+    let losses = train(model, repeats, steps, |step, loss, model| {
         if step % LOG_EVERY == 0 {
-            lines.push(log_line(step, loss, &scores(model, eval, None)));
+            let scores = scores(model, eval, None);
+            log.push(LogEntry { step, loss, scores });
         }
     });
-    lines
+    (losses, log)
 }
 
+/// The chapter's own command-line options.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Train from the seed instead of reading the saved run (the default run reads it;
+    /// any other `--seed` trains). Takes a while: use `cargo run --release`.
+    #[arg(long)]
+    pub train: bool,
+    /// Train, and write the run to PATH (the saved run is written this way).
+    #[arg(long, value_name = "PATH")]
+    pub write_checkpoint: Option<std::path::PathBuf>,
+}
+
+/// The saved run of the default seed, written by the chapter's own training.
+pub const SAVED_RUN: &[u8] = include_bytes!("../data/trained.ckpt");
+
+/// Both runs, trained from `seed`: the model with repeats of varying length trained
+/// [`STEPS`] steps, the fixed-offset one [`FIXED_STEPS`] steps (from `seed + 1`).
+pub fn train_runs(seed: u64) -> Checkpoint {
+    manual_seed(seed);
+    let mut model = AttentionOnly::new();
+    let eval = Repeats::Variable.draw(EVAL);
+    let _shown = Repeats::Variable.draw(1);
+    let (losses, log) = logged_training(&mut model, Repeats::Variable, STEPS, &eval);
+    manual_seed(seed.wrapping_add(1));
+    let mut fixed = AttentionOnly::new();
+    let fixed_eval = Repeats::Fixed.draw(EVAL);
+    let (_, fixed_log) = logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
+    Checkpoint {
+        seed,
+        losses,
+        log,
+        fixed_steps: FIXED_STEPS,
+        fixed_log,
+        parameters: model
+            .named_parameters()
+            .iter()
+            .map(|(_, p)| p.to_vec())
+            .collect(),
+    }
+}
+
+/// The binary's entry: [`narrative`], or training first with `--train`, and writing the
+/// run with `--write-checkpoint PATH`.
+pub fn run(seed: Seed, options: RunOptions) -> Result<Narrative> {
+    if options.train || options.write_checkpoint.is_some() {
+        let run = train_runs(seed.or(SEED));
+        if let Some(path) = &options.write_checkpoint {
+            std::fs::write(path, run.to_bytes()).map_err(|e| Error::InvalidArgument {
+                op: "write_checkpoint",
+                detail: format!("cannot write {}: {e}", path.display()),
+            })?;
+        }
+        return story(seed.or(SEED), &run);
+    }
+    narrative(seed)
+}
+
+/// The chapter's seed, where `--seed S` gives none.
+pub const SEED: u64 = 7;
+
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 7.
+/// The default seed reads the saved run ([`SAVED_RUN`]); any other trains first.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
-    let seed = seed.or(7);
+    let run = match seed.or(SEED) {
+        SEED => Checkpoint::from_bytes(SAVED_RUN, &AttentionOnly::new(), LOG_EVERY)?,
+        other => train_runs(other),
+    };
+    story(seed.or(SEED), &run)
+}
+
+/// The printed steps of a trained run.
+fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 19: Induction heads: what trained heads do");
 
     manual_seed(seed);
@@ -83,8 +163,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             before.induction[0], before.induction[1]
         ));
 
-    let lines = logged_training(&mut model, Repeats::Variable, STEPS, &eval);
-    print_log(story.step("Training: a plateau, then a sudden drop"), &lines);
+    run.load_into(&mut model);
+    print_log(story.step("Training: a plateau, then a sudden drop"), &run.log);
 
     let step = story.step("Where the heads look in the repeat");
     for layer in 0..LAYERS {
@@ -133,21 +213,17 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         }
     }
 
-    manual_seed(seed + 1);
-    let mut fixed = AttentionOnly::new();
-    let fixed_eval = Repeats::Fixed.draw(EVAL);
-    let lines = logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
     print_log(
         story.step("The shortcut: repeats that always start at position 16"),
-        &lines,
+        &run.fixed_log,
     );
     Ok(story)
 }
 
 /// The header and the logged lines.
-fn print_log(step: &mut Step, lines: &[String]) {
+fn print_log(step: &mut Step, log: &[LogEntry]) {
     step.print(HEADER);
-    for line in lines {
-        step.print(line);
+    for entry in log {
+        step.print(log_line(entry));
     }
 }
