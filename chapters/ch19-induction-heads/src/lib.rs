@@ -15,9 +15,15 @@
 //! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
 //! - [`checkpoint`]: the trained run, saved and read back;
-//! - [`circuits`]: where the heads look, what zeroing one does, what they read and write.
+//! - [`circuits`]: where the heads look, what zeroing one does, what they read and write;
+//! - [`heads`]: naming the circuit's heads (the exercises).
+//!
+//! With `--features exercise`, [`heads`] comes from `exercises/` instead, where the learner
+//! writes it.
 
 pub mod data;
+#[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
+pub mod heads;
 pub mod model;
 pub mod pytorch_order;
 pub mod scores;

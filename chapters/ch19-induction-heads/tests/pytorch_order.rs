@@ -5,12 +5,13 @@ use ch10_backward::linear::linear_backward;
 use ch19_induction_heads::pytorch_order::{
     BLOCK_ROWS, linear_backward_in_pytorch_order, row_blocks,
 };
+use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Linear;
 use shared::{manual_seed, randn};
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(quiet(200))]
 
     #[test]
     fn the_blocks_cover_the_rows_in_order(rows in 1usize..5000) {
