@@ -13,7 +13,9 @@ use ch19_induction_heads::train::train;
 fn main() {
     let mut args = std::env::args().skip(1);
     let seed: u64 = args.next().map_or(7, |s| s.parse().expect("a seed"));
-    let steps: u32 = args.next().map_or(2000, |s| s.parse().expect("a number of steps"));
+    let steps: u32 = args
+        .next()
+        .map_or(2000, |s| s.parse().expect("a number of steps"));
     shared::manual_seed(seed);
     let mut model = AttentionOnly::new();
     // The evaluation batch and the shown sequence come before the first training batch.

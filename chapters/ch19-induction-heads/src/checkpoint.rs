@@ -154,13 +154,13 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let (head, rest) = self
-            .bytes
-            .split_first_chunk::<N>()
-            .ok_or_else(|| Error::InvalidArgument {
-                op: "Checkpoint::from_bytes",
-                detail: "the checkpoint ends too early".into(),
-            })?;
+        let (head, rest) =
+            self.bytes
+                .split_first_chunk::<N>()
+                .ok_or_else(|| Error::InvalidArgument {
+                    op: "Checkpoint::from_bytes",
+                    detail: "the checkpoint ends too early".into(),
+                })?;
         self.bytes = rest;
         Ok(*head)
     }

@@ -21,16 +21,16 @@
 //! With `--features exercise`, [`heads`] comes from `exercises/` instead, where the learner
 //! writes it.
 
+pub mod checkpoint;
+pub mod circuits;
 pub mod data;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;
 pub mod model;
+pub mod narrative;
 pub mod pytorch_order;
 pub mod scores;
 pub mod train;
-pub mod checkpoint;
-pub mod circuits;
-pub mod narrative;
 
 /// The exercises and their hints, shown by `cargo run -p ch19-induction-heads -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -164,7 +164,10 @@ fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
         ));
 
     run.load_into(&mut model);
-    print_log(story.step("Training: a plateau, then a sudden drop"), &run.log);
+    print_log(
+        story.step("Training: a plateau, then a sudden drop"),
+        &run.log,
+    );
 
     let step = story.step("Where the heads look in the repeat");
     for layer in 0..LAYERS {

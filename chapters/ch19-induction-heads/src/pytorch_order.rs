@@ -49,11 +49,9 @@ pub fn row_blocks(rows: usize) -> Vec<std::ops::Range<usize>> {
 pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let x2 = x.reshape(&[-1, x.size(-1) as i64]);
     let g2 = grad_y.reshape(&[-1, grad_y.size(-1) as i64]);
-    let mut blocks = row_blocks(x2.size(0)).into_iter().map(|rows| {
-        g2.slice(0, rows.clone())
-            .t()
-            .matmul(&x2.slice(0, rows))
-    });
+    let mut blocks = row_blocks(x2.size(0))
+        .into_iter()
+        .map(|rows| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)));
     let first = blocks.next().expect("at least one block");
     blocks.fold(first, |sum, block| &sum + &block)
 }
@@ -62,7 +60,11 @@ pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
 ///
 /// # Shapes
 /// As [`linear_backward`].
-pub fn linear_backward_in_pytorch_order(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads {
+pub fn linear_backward_in_pytorch_order(
+    layer: &Linear,
+    x: &Tensor,
+    grad_y: &Tensor,
+) -> LinearGrads {
     let grads = linear_backward(layer, x, grad_y);
     LinearGrads {
         weight: weight_gradient_in_pytorch_order(x, grad_y),

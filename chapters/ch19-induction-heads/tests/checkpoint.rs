@@ -5,7 +5,7 @@ use ch19_induction_heads::checkpoint::Checkpoint;
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::narrative::{
-    EVAL, LOG_EVERY, SAVED_RUN, SEED, STEPS, FIXED_STEPS, logged_training,
+    EVAL, FIXED_STEPS, LOG_EVERY, SAVED_RUN, SEED, STEPS, logged_training,
 };
 
 fn saved() -> Checkpoint {

@@ -133,8 +133,14 @@ fn exercise_offset_score_shows_the_fixed_offset_shortcut() {
     // token: a rule about positions, not an induction circuit.
     let shortcut = offset_score(&attention_weights(&model, &eval.ids, 1), TOKENS / 2 - 1);
     let previous = offset_score(&attention_weights(&model, &eval.ids, 0), 1);
-    assert!(shortcut.iter().all(|&s| s > 0.8), "layer 1, 15 back: {shortcut:?}");
-    assert!(previous.iter().all(|&p| p < 0.1), "layer 0, previous: {previous:?}");
+    assert!(
+        shortcut.iter().all(|&s| s > 0.8),
+        "layer 1, 15 back: {shortcut:?}"
+    );
+    assert!(
+        previous.iter().all(|&p| p < 0.1),
+        "layer 0, previous: {previous:?}"
+    );
 }
 
 #[test]
@@ -149,7 +155,11 @@ fn exercise_copying_head_is_the_head_whose_loss_breaks_copying() {
         .expect("four heads");
     assert_eq!(predicted, worst);
     swap_heads(&mut model, 1);
-    assert_eq!(copying_head(&model, &eval), (1, 1 - worst.1), "after swapping the heads");
+    assert_eq!(
+        copying_head(&model, &eval),
+        (1, 1 - worst.1),
+        "after swapping the heads"
+    );
 }
 
 #[test]
@@ -163,5 +173,9 @@ fn exercise_previous_token_head_is_the_layer_0_head_copying_needs() {
         "zeroing {predicted:?} should undo the copying"
     );
     swap_heads(&mut model, 0);
-    assert_eq!(previous_token_head(&model, &eval), other, "after swapping the heads");
+    assert_eq!(
+        previous_token_head(&model, &eval),
+        other,
+        "after swapping the heads"
+    );
 }
