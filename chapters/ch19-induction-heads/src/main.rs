@@ -1,0 +1,10 @@
+//! `cargo run -p ch19-induction-heads`: trains the chapter's model and prints the steps as
+//! the PyTorch reference script prints them, from the saved run (instant); `--train`
+//! trains first, `--write-checkpoint PATH` also saves the run.
+
+fn main() -> std::process::ExitCode {
+    course::cli::chapter_main_with(
+        ch19_induction_heads::narrative::run,
+        ch19_induction_heads::HINTS,
+    )
+}

@@ -1,0 +1,73 @@
+//! The one product whose additions PyTorch orders differently from a plain chain here: the
+//! weight gradient of a linear layer, `grad_yᵀ·x`, summed over all 2048 token rows of a
+//! batch.
+//!
+//! The formula ([`ch10_backward::linear::linear_backward`]) adds the rows' contributions
+//! one after another. PyTorch's CPU matrix product (MKL's `sgemm`) cuts a long sum into
+//! blocks of rows: blocks of 384 while more than 768 rows are left, then the rest in two
+//! halves (the larger first), or in one block if at most 384 are left. Each block is summed
+//! on its own, from zero, and the block sums are added into the result in order. The sums
+//! agree to a few units in the last place; the bits differ, and after hundreds of training
+//! steps so would the printed digits (see the appendix on matching PyTorch).
+
+use ch10_backward::linear::LinearGrads;
+use ch10_backward::linear::linear_backward;
+use shared::Tensor;
+use shared::nn::Linear;
+
+/// The most rows one block of MKL's `sgemm` sums.
+pub const BLOCK_ROWS: usize = 384;
+
+/// The row ranges `sgemm` sums one at a time, for a sum over `rows` rows.
+///
+/// # Shapes
+/// Returns ranges that cover `0..rows` in order.
+pub fn row_blocks(rows: usize) -> Vec<std::ops::Range<usize>> {
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    while rows - start > 2 * BLOCK_ROWS {
+        blocks.push(start..start + BLOCK_ROWS);
+        start += BLOCK_ROWS;
+    }
+    let left = rows - start;
+    if left > BLOCK_ROWS {
+        let first = left.div_ceil(2);
+        blocks.push(start..start + first);
+        blocks.push(start + first..rows);
+    } else {
+        blocks.push(start..rows);
+    }
+    blocks
+}
+
+/// `grad_yᵀ·x` over the rows of `x` and `grad_y` (leading dims flattened), in `sgemm`'s
+/// blocks.
+///
+/// # Shapes
+/// `x`: `[.., d_in]`, `grad_y`: `[.., d_out]` with the same leading dims. Returns
+/// `[d_out, d_in]`.
+pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
+    let x2 = x.reshape(&[-1, x.size(-1) as i64]);
+    let g2 = grad_y.reshape(&[-1, grad_y.size(-1) as i64]);
+    let mut blocks = row_blocks(x2.size(0))
+        .into_iter()
+        .map(|rows| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)));
+    let first = blocks.next().expect("at least one block");
+    blocks.fold(first, |sum, block| &sum + &block)
+}
+
+/// [`linear_backward`] with the weight gradient of [`weight_gradient_in_pytorch_order`].
+///
+/// # Shapes
+/// As [`linear_backward`].
+pub fn linear_backward_in_pytorch_order(
+    layer: &Linear,
+    x: &Tensor,
+    grad_y: &Tensor,
+) -> LinearGrads {
+    let grads = linear_backward(layer, x, grad_y);
+    LinearGrads {
+        weight: weight_gradient_in_pytorch_order(x, grad_y),
+        ..grads
+    }
+}
