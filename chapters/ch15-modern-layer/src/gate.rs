@@ -20,6 +20,6 @@ pub fn sigmoid(z: &Tensor) -> Tensor {
         .into_iter()
         .map(|x| (1.0 / (1.0 + (-(x as f64)).exp())) as f32)
         .collect();
-    Tensor::from_vec(values, z.dims())
+    Tensor::from_vec(values, z.sizes())
 }
 // ANCHOR_END: sigmoid

@@ -141,7 +141,7 @@ pub fn repetition_penalty(logits: &Tensor, seen: &[i64], penalty: f32) -> Tensor
             true => v / penalty,
         })
         .collect();
-    Tensor::from_vec(values, logits.dims())
+    Tensor::from_vec(values, logits.sizes())
 }
 // ANCHOR_END: repetition_penalty
 
@@ -167,5 +167,5 @@ pub fn kept(probs: &Tensor) -> (Vec<i64>, Tensor) {
 /// Any shape; unchanged.
 pub fn below(t: &Tensor, value: f32) -> Tensor<bool> {
     let mask = t.to_vec().into_iter().map(|v| v < value).collect();
-    Tensor::from_vec(mask, t.dims())
+    Tensor::from_vec(mask, t.sizes())
 }

@@ -6,8 +6,8 @@
 //! gpt-oss use it (gpt-oss with a clamp and a slightly different gate); with no biases.
 
 use shared::Tensor;
+use shared::exact::expf_u10;
 use shared::nn::Linear;
-use shared::ops::vec_math::expf_u10;
 
 use ch14_generation::Products;
 

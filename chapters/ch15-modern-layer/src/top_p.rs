@@ -22,7 +22,7 @@ pub fn top_p(logits: &Tensor, p: f32) -> Tensor {
         cumulative += probs[token] as f64;
         mass_before[token] = cumulative as f32 - probs[token];
     }
-    let mass_before = Tensor::from_vec(mass_before, logits.dims());
+    let mass_before = Tensor::from_vec(mass_before, logits.sizes());
     let dropped = below(&mass_before, p).logical_not();
     logits.masked_fill(&dropped, f32::NEG_INFINITY).softmax(-1)
 }

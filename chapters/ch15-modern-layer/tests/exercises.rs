@@ -103,7 +103,7 @@ proptest! {
         let scores = randn(&[b, h, q, k]);
         let sinks = randn(&[h]);
         let ours = softmax_with_sink(&scores, &sinks);
-        prop_assert_eq!(ours.dims(), &[b, h, q, k][..]);
+        prop_assert_eq!(ours.sizes(), &[b, h, q, k][..]);
         let (s, values, got) = (sinks.to_vec(), scores.to_vec(), ours.to_vec());
         for (row, chunk) in values.chunks(k).enumerate() {
             let sink = s[(row / q) % h] as f64;

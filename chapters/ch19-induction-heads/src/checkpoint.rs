@@ -142,7 +142,7 @@ impl Checkpoint {
     /// Copies the trained parameters into `model`.
     pub fn load_into(&self, model: &mut AttentionOnly) {
         for (param, values) in model.parameters_mut().into_iter().zip(&self.parameters) {
-            *param = Tensor::from_vec(values.clone(), param.dims());
+            *param = Tensor::from_vec(values.clone(), param.sizes());
         }
     }
 }

@@ -36,7 +36,7 @@ fn swap_heads(model: &mut AttentionOnly, layer: usize) {
                 }
             }
         }
-        Tensor::from_vec(v, t.dims())
+        Tensor::from_vec(v, t.sizes())
     };
     block.qkv.weight = swap_rows(&block.qkv.weight, D_MODEL);
     let bias = block.qkv.bias.as_mut().expect("a bias");
