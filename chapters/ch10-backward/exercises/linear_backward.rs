@@ -14,9 +14,9 @@ use crate::linear::LinearGrads;
 /// Returns `weight`: `[out_features, in_features]`, `bias`: `[out_features]`, `input`: the
 /// shape of `x`.
 pub fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads {
-    // TODO: flatten x to [T, d_in] and grad_y to [T, d_out] with reshape(&[-1, d]);
+    // TODO: flatten x to [T, d_in] and grad_y to [T, d_out] (flatten(0, -2));
     // weight = grad_y2ᵀ·x2, bias = grad_y2 summed over the rows, input = grad_y2·W
-    // reshaped back to x's shape (crate::linear::shape_i64 turns dims into i64s).
+    // reshaped back to x's shape (x.sizes()).
     let _ = (layer, x, grad_y);
     todo!("linear_backward")
 }

@@ -21,11 +21,3 @@ pub struct LinearGrads {
     /// The shape of the layer's input `x`: `[.., in_features]`.
     pub input: Tensor,
 }
-
-/// `dims` as the `i64`s `reshape` takes.
-///
-/// # Shapes
-/// Any list of sizes.
-pub fn shape_i64(dims: &[usize]) -> Vec<i64> {
-    dims.iter().map(|&d| d as i64).collect()
-}

@@ -3,7 +3,7 @@
 use shared::Tensor;
 use shared::nn::Linear;
 
-use crate::linear::{LinearGrads, shape_i64};
+use crate::linear::LinearGrads;
 
 /// The gradients of `y = layer.forward(x)`, given `grad_y`: of the weight
 /// (`grad_y2ᵀ·x2`), of the bias (`grad_y2.sum(0)`) and of `x` (`grad_y2·W`), where `x2` and
@@ -21,13 +21,13 @@ use crate::linear::{LinearGrads, shape_i64};
 /// If the shapes do not fit the layer.
 // ANCHOR: linear_backward
 pub fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads {
-    let (d_in, d_out) = (layer.in_features() as i64, layer.out_features() as i64);
-    let x2 = x.reshape(&[-1, d_in]); // [T, d_in]
-    let g2 = grad_y.reshape(&[-1, d_out]); // [T, d_out]
+    // Every leading dim is a row of tokens: [.., d] -> [T, d].
+    let x2 = x.flatten(0, -2); // [T, d_in]
+    let g2 = grad_y.flatten(0, -2); // [T, d_out]
     LinearGrads {
         weight: g2.t().matmul(&x2),
         bias: layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
-        input: g2.matmul(&layer.weight).reshape(shape_i64(x.sizes())),
+        input: g2.matmul(&layer.weight).reshape(x.sizes()),
     }
 }
 // ANCHOR_END: linear_backward

@@ -14,6 +14,37 @@
 use shared::Tensor;
 use shared::exact::{Capability, capability};
 
+use crate::attention::{AttentionGrads, AttentionTape};
+use crate::matmul::matmul_backward;
+use crate::pointwise::{dropout_backward, masked_fill_backward, scale_backward};
+
+/// [`attention_backward`](crate::attention_backward::attention_backward) with the softmax
+/// step in PyTorch's order ([`softmax_backward_in_pytorch_order`]): autograd's gradients bit
+/// for bit for rows of any length, which a training run of thousands of steps needs (the
+/// formula's rows of more than 16 keys differ in the last bits). The same steps as the
+/// chapter's, kept here because the chapter's function is an exercise.
+///
+/// # Shapes
+/// `grad_out`: `[.., tokens, d_v]`. Returns the shapes of the tape's queries, keys and
+/// values.
+pub fn attention_backward_in_pytorch_order(
+    tape: &AttentionTape,
+    grad_out: &Tensor,
+) -> AttentionGrads {
+    let (grad_dropped, grad_values) = matmul_backward(&tape.dropped, &tape.values, grad_out);
+    let grad_weights = dropout_backward(&grad_dropped, tape.noise.as_ref());
+    let grad_scaled = softmax_backward_in_pytorch_order(&tape.weights, &grad_weights);
+    let grad_masked = scale_backward(&grad_scaled, tape.scale);
+    let grad_scores = masked_fill_backward(&grad_masked, &tape.hidden);
+    let keys_t = tape.keys.transpose(-2, -1);
+    let (grad_queries, grad_keys_t) = matmul_backward(&tape.queries, &keys_t, &grad_scores);
+    AttentionGrads {
+        queries: grad_queries,
+        keys: grad_keys_t.transpose(-2, -1),
+        values: grad_values,
+    }
+}
+
 /// [`softmax_backward`](crate::softmax::softmax_backward) with each row's dot product added
 /// in PyTorch's lane order ([`row_dot`]), then `(grad_y ⊖ dot) ⊗ y`, the subtraction
 /// rounded first: PyTorch's gradient bit for bit, for rows of any length.

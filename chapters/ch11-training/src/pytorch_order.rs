@@ -36,6 +36,29 @@ pub fn nll_sum(log_probs: impl IntoIterator<Item = f32>) -> f32 {
     partial.iter().fold(0.0, |sum, &p| sum + p)
 }
 
+/// [`cross_entropy`](crate::cross_entropy::cross_entropy) with its loss summed in
+/// `nll_loss`'s order ([`nll_sum`]), so the loss has PyTorch's bits.
+///
+/// # Shapes
+/// `logits`: `[rows, classes]`, `targets`: `[rows]` ids in `0..classes`.
+pub fn cross_entropy_in_pytorch_order(
+    logits: &Tensor,
+    targets: &Tensor<i64>,
+) -> crate::cross_entropy::CrossEntropy {
+    let formula = crate::cross_entropy::cross_entropy(logits, targets);
+    let classes = formula.log_probs.size(-1);
+    let values = formula.log_probs.to_vec();
+    let picked = targets
+        .to_vec()
+        .into_iter()
+        .enumerate()
+        .map(|(row, t)| values[row * classes + t as usize]);
+    crate::cross_entropy::CrossEntropy {
+        loss: nll_sum(picked) / targets.numel() as f32,
+        log_probs: formula.log_probs,
+    }
+}
+
 /// `(softmax(z) − onehot(t)) / rows` as PyTorch's `log_softmax` backward computes it: the
 /// loss sends `c = −1/rows` to the target's log-probability, and every entry becomes
 /// `fma(−exp(log p), c, onehot · c)` with one rounding (`exp` is the SLEEF `expf_u10`

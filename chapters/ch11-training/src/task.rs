@@ -61,7 +61,7 @@ impl Task {
     /// `grad`: `[batch · (tokens − shift), vocab]`. Returns `[batch, tokens, vocab]`.
     pub fn scored_logits_backward(&self, grad: &Tensor, batch: usize, tokens: usize) -> Tensor {
         let vocab = grad.size(-1);
-        let scored = grad.view(&[batch as i64, (tokens - self.shift) as i64, vocab as i64]);
+        let scored = grad.view([batch, tokens - self.shift, vocab]);
         let unscored = shared::zeros(&[batch, self.shift, vocab]);
         shared::cat(&[&unscored, &scored], 1)
     }

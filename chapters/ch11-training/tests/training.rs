@@ -129,3 +129,29 @@ fn trained_focus() {
         }
     }
 }
+
+/// A target that is not a class id is refused with PyTorch's message
+/// (`F.cross_entropy(torch.zeros(3, 8), torch.tensor([8, 0, 1]))` raises
+/// `IndexError: Target 8 is out of bounds.`), instead of reading another row's value.
+#[test]
+fn cross_entropy_refuses_targets_that_are_not_class_ids() {
+    use ch11_training::cross_entropy::f_cross_entropy;
+    use shared::{Tensor, zeros};
+    let logits = zeros(&[3, 8]);
+    for (targets, message) in [
+        (vec![8, 0, 1], "cross_entropy: Target 8 is out of bounds."),
+        (vec![0, -1, 1], "cross_entropy: Target -1 is out of bounds."),
+        (
+            vec![1, 2],
+            "cross_entropy: Expected input batch_size (3) to match target batch_size (2).",
+        ),
+    ] {
+        let n = targets.len();
+        let targets = Tensor::<i64>::from_vec(targets, &[n]);
+        let error = f_cross_entropy(&logits, &targets).expect_err("a bad target");
+        assert_eq!(error.to_string(), message);
+    }
+    let fine = Tensor::<i64>::from_vec(vec![7, 0, 1], &[3]);
+    let loss = f_cross_entropy(&logits, &fine).expect("class ids").loss;
+    assert!((loss - 8f32.ln()).abs() < 1e-6);
+}

@@ -196,9 +196,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let step = story.step("Which key/value head each query head reads");
     for (n_kv, name) in [(4, "multi-head"), (2, "grouped-query"), (1, "multi-query")] {
-        let heads = arange(0i64, n_kv as i64, 1)
-            .float()
-            .view(&[1, n_kv as i64, 1, 1]);
+        let heads = arange(0i64, n_kv as i64, 1).float().view([1, n_kv, 1, 1]);
         let kv_of: Vec<i64> = repeat_kv(&heads, CONFIG.n_heads / n_kv)
             .to_vec()
             .iter()

@@ -19,8 +19,8 @@ use shared::{Tensor, cat};
 /// Returns `[batch, heads, queries, keys]`.
 // ANCHOR: softmax_with_sink
 pub fn softmax_with_sink(scores: &Tensor, sinks: &Tensor) -> Tensor {
-    let [b, h, q, k] = [0, 1, 2, 3].map(|d| scores.size(d) as i64);
-    let column = sinks.view(&[1, h, 1, 1]).expand(&[b, h, q, 1]);
+    let [b, h, q, k] = scores.dims();
+    let column = sinks.view([1, h, 1, 1]).expand([b, h, q, 1]);
     cat(&[scores, &column], -1).softmax(-1).slice(-1, ..k)
 }
 // ANCHOR_END: softmax_with_sink

@@ -6,12 +6,15 @@
 //! once through the block, and the two are added.
 
 use ch07_multihead_split::heads::merge_heads;
-use ch10_backward::attention::attention_backward;
 use ch10_backward::heads::merge_heads_backward;
 use ch10_backward::linear::LinearGrads;
+use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
 use ch11_training::adamw::AdamW;
-use ch11_training::cross_entropy::{cross_entropy, cross_entropy_backward};
 use ch11_training::embedding_backward::embedding_backward;
+use ch11_training::pytorch_order::{
+    adamw_update_in_pytorch_order, cross_entropy_backward_in_pytorch_order,
+    cross_entropy_in_pytorch_order,
+};
 use shared::{Tensor, arange, cat, zeros};
 
 use crate::data::{Repeats, TOKENS, VOCAB};
@@ -44,7 +47,7 @@ impl Block {
     pub fn backward(&self, tape: &BlockTape, grad_out: &Tensor) -> BlockGrads {
         let proj = linear_backward_in_pytorch_order(&self.proj, &tape.context, grad_out);
         let grad_heads = merge_heads_backward(&proj.input, HEADS);
-        let core = attention_backward(&tape.attention, &grad_heads);
+        let core = attention_backward_in_pytorch_order(&tape.attention, &grad_heads);
         // The fused projection's output was cut into queries, keys and values: their
         // gradients side by side again are the gradient of that output.
         let grad_qkv = cat(
@@ -113,10 +116,10 @@ pub fn loss_and_gradients(model: &AttentionOnly, ids: &Tensor<i64>) -> (f32, Gra
     // Position i predicts the token at i + 1: logits[:, :-1] against ids[:, 1:].
     let scored = logits.slice(1, ..tokens - 1).reshape(&[-1, VOCAB as i64]);
     let targets = ids.slice(1, 1..).reshape(&[-1]);
-    let ce = cross_entropy(&scored, &targets);
-    let grad_scored = cross_entropy_backward(&ce.log_probs, &targets);
+    let ce = cross_entropy_in_pytorch_order(&scored, &targets);
+    let grad_scored = cross_entropy_backward_in_pytorch_order(&ce.log_probs, &targets);
     // The last position predicts nothing: its logits get a zero gradient.
-    let grad_scored = grad_scored.view(&[batch as i64, tokens as i64 - 1, VOCAB as i64]);
+    let grad_scored = grad_scored.view([batch, tokens - 1, VOCAB]);
     let grad_logits = cat(&[grad_scored, zeros(&[batch, 1, VOCAB])], 1);
     (ce.loss, model.backward(&tape, &grad_logits))
 }
@@ -137,7 +140,11 @@ pub fn optimizer() -> AdamW {
 pub fn train_step(model: &mut AttentionOnly, optimizer: &mut AdamW, ids: &Tensor<i64>) -> f32 {
     let (loss, Gradients(grads)) = loss_and_gradients(model, ids);
     let grads: Vec<&Tensor> = grads.iter().collect();
-    optimizer.step(&mut model.parameters_mut(), &grads);
+    optimizer.step_with(
+        &mut model.parameters_mut(),
+        &grads,
+        adamw_update_in_pytorch_order,
+    );
     loss
 }
 // ANCHOR_END: train_step

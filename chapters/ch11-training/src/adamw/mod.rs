@@ -91,6 +91,21 @@ impl AdamW {
     /// `params[i]` and `grads[i]` have the same shape; the same parameters, in the same
     /// order, at every step.
     pub fn step(&mut self, params: &mut [&mut Tensor], grads: &[&Tensor]) {
+        self.step_with(params, grads, adamw_update);
+    }
+
+    /// [`step`](Self::step) with another rule for one entry's update, such as
+    /// [`adamw_update_in_pytorch_order`](crate::pytorch_order::adamw_update_in_pytorch_order)
+    /// for a run that must keep PyTorch's bits for thousands of steps.
+    ///
+    /// # Shapes
+    /// As [`step`](Self::step).
+    pub fn step_with(
+        &mut self,
+        params: &mut [&mut Tensor],
+        grads: &[&Tensor],
+        update: fn(&mut f32, f32, &mut f32, &mut f32, &StepConstants),
+    ) {
         assert_eq!(
             params.len(),
             grads.len(),
@@ -121,7 +136,7 @@ impl AdamW {
                 .zip(m.iter_mut())
                 .zip(v.iter_mut())
             {
-                adamw_update(p, g, m, v, &constants);
+                update(p, g, m, v, &constants);
             }
             **param = Tensor::from_vec(values, param.sizes());
         }
