@@ -184,7 +184,8 @@ k = shown_ks[0].item()
 
 print("## The data: a repeat of varying length at the end")
 print(f"segment length k = {k}")
-print("tokens:", " ".join(str(t) for t in shown_ids[0].tolist()))
+print("tokens:")
+print(" ".join(str(t) for t in shown_ids[0].tolist()))
 print(f"the last {k} tokens repeat tokens {TOKENS - 2 * k} to {TOKENS - k - 1}")
 print()
 
@@ -243,8 +244,8 @@ with torch.no_grad():
             ov = emb @ block.qkv.weight[rows].T @ block.proj.weight[:, cols].T
             logits = ov @ model.unembed.weight.T
             copied = sum(1 for t in range(VOCAB) if logits[t].argmax().item() == t)
-            print(f"layer {layer} head {h}: writes the token it reads as the likeliest next "
-                  f"token for {copied} of {VOCAB} tokens")
+            print(f"layer {layer} head {h}: its likeliest output is the token it reads, "
+                  f"for {copied} of {VOCAB} tokens")
 print()
 
 torch.manual_seed(SEED + 1)

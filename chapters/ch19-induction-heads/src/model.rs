@@ -22,6 +22,9 @@ pub const HEAD_DIM: usize = D_MODEL / HEADS;
 /// Attention blocks.
 pub const LAYERS: usize = 2;
 
+/// One head of the model: `(layer, head)`.
+pub type Head = (usize, usize);
+
 /// Causal multi-head attention with one projection for queries, keys and values.
 // ANCHOR: block
 pub struct Block {
@@ -59,7 +62,7 @@ impl Block {
     /// # Shapes
     /// `x`: `[batch, tokens, D_MODEL]`. Returns `[batch, tokens, D_MODEL]`.
     // ANCHOR: block_forward
-    pub fn forward_with_tape(&self, x: &Tensor, keep: [bool; HEADS]) -> (Tensor, BlockTape) {
+    pub fn forward_taped(&self, x: &Tensor, keep: [bool; HEADS]) -> (Tensor, BlockTape) {
         let tokens = x.size(1);
         let qkv = self.qkv.forward(x);
         // The three slices of the fused projection, each cut into heads.
@@ -74,7 +77,8 @@ impl Block {
         let heads = if keep.iter().all(|&k| k) {
             heads
         } else {
-            let gate: Vec<f32> = keep.iter().map(|&k| if k { 1.0 } else { 0.0 }).collect();
+            // 1 for a kept head, 0 for a zeroed one.
+            let gate: Vec<f32> = keep.iter().map(|&k| f32::from(u8::from(k))).collect();
             &heads * &Tensor::from_vec(gate, &[1, HEADS, 1, 1])
         };
         let context = merge_heads(&heads);
@@ -138,11 +142,7 @@ impl AttentionOnly {
     /// `ids`: `[batch, tokens]`, `tokens <= TOKENS`. Returns the logits
     /// `[batch, tokens, VOCAB]` and the tape.
     // ANCHOR: forward
-    pub fn forward_with_tape(
-        &self,
-        ids: &Tensor<i64>,
-        ablate: Option<(usize, usize)>,
-    ) -> (Tensor, Tape) {
+    pub fn forward_with_tape(&self, ids: &Tensor<i64>, ablate: Option<Head>) -> (Tensor, Tape) {
         let positions = arange(0, ids.size(1) as i64, 1);
         let mut x = &self.tok.forward(ids) + &self.pos.forward(&positions);
         let mut tapes = Vec::with_capacity(LAYERS);
@@ -153,7 +153,7 @@ impl AttentionOnly {
             {
                 keep[h] = false;
             }
-            let (out, tape) = block.forward_with_tape(&x, keep);
+            let (out, tape) = block.forward_taped(&x, keep);
             x = &x + &out; // the residual stream: each block adds to it
             tapes.push(tape);
         }

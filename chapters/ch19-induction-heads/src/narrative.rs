@@ -139,7 +139,8 @@ fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
     story
         .step("The data: a repeat of varying length at the end")
         .print(format!("segment length k = {k}"))
-        .print(format!("tokens: {}", tokens.join(" ")))
+        .print("tokens:")
+        .print(tokens.join(" "))
         .print(format!(
             "the last {k} tokens repeat tokens {} to {}",
             TOKENS - 2 * k,
@@ -209,7 +210,7 @@ fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
     for layer in 0..LAYERS {
         for h in 0..HEADS {
             step.print(format!(
-                "layer {layer} head {h}: writes the token it reads as the likeliest next token \
+                "layer {layer} head {h}: its likeliest output is the token it reads, \
                  for {} of {VOCAB} tokens",
                 copies(&model, layer, h)
             ));

@@ -12,7 +12,7 @@
 use shared::Tensor;
 
 use crate::data::{Batch, TOKENS};
-use crate::model::{AttentionOnly, HEADS};
+use crate::model::{AttentionOnly, HEADS, Head};
 
 /// The three scores of a model on a batch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,7 +30,7 @@ pub struct Scores {
 /// # Shapes
 /// `batch.ids`: `[n, TOKENS]`.
 // ANCHOR: scores
-pub fn scores(model: &AttentionOnly, batch: &Batch, ablate: Option<(usize, usize)>) -> Scores {
+pub fn scores(model: &AttentionOnly, batch: &Batch, ablate: Option<Head>) -> Scores {
     let (logits, tape) = model.forward_with_tape(&batch.ids, ablate);
     let log_probs = logits.log_softmax(-1);
     let vocab = log_probs.size(-1);

@@ -35,7 +35,7 @@ pub struct BlockGrads {
 }
 
 impl Block {
-    /// The backward of [`Block::forward_with_tape`] (every head kept): the gradients of
+    /// The backward of [`Block::forward_taped`] (every head kept): the gradients of
     /// the parameters, and of the input in `qkv.input`.
     ///
     /// # Shapes
@@ -74,18 +74,19 @@ impl AttentionOnly {
     /// `grad_logits`: `[batch, tokens, VOCAB]`, as the logits of `tape`.
     // ANCHOR: backward
     pub fn backward(&self, tape: &Tape, grad_logits: &Tensor) -> Gradients {
-        let unembed = linear_backward_in_pytorch_order(&self.unembed, &tape.stream, grad_logits);
+        let x = &tape.stream; // the residual stream the unembedding read
+        let unembed = linear_backward_in_pytorch_order(&self.unembed, x, grad_logits);
         let mut grad_stream = unembed.input.clone();
         let mut block_grads = Vec::new();
         for (block, block_tape) in self.blocks.iter().zip(&tape.blocks).rev() {
             let grads = block.backward(block_tape, &grad_stream);
-            // x_out = x_in + block(x_in): the direct path plus the path through the block.
+            // x_out = x_in + block(x_in): the direct path plus the block's path.
             grad_stream = &grad_stream + &grads.qkv.input;
             block_grads.push(grads);
         }
         block_grads.reverse();
-        // x₀ = tok[ids] + pos[positions]; the position table was broadcast over the batch,
-        // so its gradient is summed over it.
+        // x₀ = tok[ids] + pos[positions]; the position table was broadcast over the
+        // batch, so its gradient is summed over it.
         let positions = arange(0, tape.ids.size(1) as i64, 1);
         let mut grads = vec![
             embedding_backward(&tape.ids, &grad_stream, VOCAB),
