@@ -82,7 +82,9 @@ pub fn gemm_with(isa: Isa, a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewM
         Isa::Avx512 => packed_product::<x86::Avx512>(a, b, c),
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => packed_product::<x86::Avx2Fma>(a, b, c),
-        Isa::Portable => {
+        // Off x86-64 only `Portable` is available (the assert above), but the enum is the
+        // same on every target.
+        _ => {
             let mut c = c;
             general_mat_mul(1.0, &a, &b, 0.0, &mut c);
         }
