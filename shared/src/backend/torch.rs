@@ -115,34 +115,82 @@ pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
 /// # Shapes
 /// Same shape on the host.
 pub fn from_tch(t: &tch::Tensor) -> Tensor {
+    let shape: Vec<usize> = t.size().iter().map(|&d| d as usize).collect();
+    let mut values = vec![0.0f32; shape.iter().product()];
+    copy_to_host(t, &mut values);
+    Tensor::from_vec(values, &shape)
+}
+
+/// Copies the values of a libtorch tensor, as `f32` in row-major order, into `values`.
+fn copy_to_host(t: &tch::Tensor, values: &mut [f32]) {
     let host = t
         .to_device(tch::Device::Cpu)
         .to_kind(Kind::Float)
         .contiguous();
-    let shape: Vec<usize> = host.size().iter().map(|&d| d as usize).collect();
-    let mut values = vec![0.0f32; host.numel()];
-    let n = values.len();
-    host.copy_data(&mut values, n);
-    Tensor::from_vec(values, &shape)
+    host.copy_data(values, values.len());
 }
 
-/// Runs a one-operand libtorch operation on `device`.
-pub(crate) fn unary(
+/// Runs one libtorch operation for `op` whose result has `numel_of` elements (`numel_of` is
+/// a shape with that many elements), and copies the result back.
+///
+/// The host buffer for the result is taken first, through the crate's one checked
+/// allocation ([`crate::storage::f_alloc`]): a result too large for memory is the same
+/// error on every back-end, and libtorch is never asked for it. An error libtorch raises
+/// anyway (a GPU out of memory, say) becomes an error naming `op`, not a panic.
+///
+/// # Shapes
+/// Returns the shape libtorch gives the result.
+fn f_run(
+    op: &'static str,
+    numel_of: &[usize],
+    compute: impl FnOnce() -> std::result::Result<tch::Tensor, tch::TchError>,
+) -> Result<Tensor> {
+    let mut values = crate::storage::f_alloc::<f32>(op, numel_of)?;
+    let result = compute().map_err(|e| Error::InvalidArgument {
+        op,
+        detail: format!("libtorch: {}", first_line(&e.to_string())),
+    })?;
+    let shape: Vec<usize> = result.size().iter().map(|&d| d as usize).collect();
+    // The count asked for and the count computed agree; `resize` keeps the reservation.
+    values.resize(shape.iter().product(), 0.0);
+    copy_to_host(&result, &mut values);
+    Ok(Tensor::from_vec(values, &shape))
+}
+
+/// The first line of a libtorch message (the rest is a C++ stack trace).
+fn first_line(message: &str) -> &str {
+    message.lines().next().unwrap_or(message)
+}
+
+/// Runs a one-operand libtorch operation on `device`; the result has `out_shape`.
+///
+/// # Shapes
+/// `out_shape`: the result's shape, as the caller computed it.
+pub(crate) fn f_unary(
+    op: &'static str,
     a: &Tensor,
+    out_shape: &[usize],
     device: tch::Device,
-    op: impl Fn(&tch::Tensor) -> tch::Tensor,
-) -> Tensor {
-    from_tch(&op(&to_tch(a, device)))
+    compute: impl FnOnce(&tch::Tensor) -> std::result::Result<tch::Tensor, tch::TchError>,
+) -> Result<Tensor> {
+    f_run(op, out_shape, || compute(&to_tch(a, device)))
 }
 
-/// Runs a two-operand libtorch operation on `device`.
-pub(crate) fn binary(
+/// Runs a two-operand libtorch operation on `device`; the result has `out_shape`.
+///
+/// # Shapes
+/// `out_shape`: the result's shape, as the caller computed it.
+pub(crate) fn f_binary(
+    op: &'static str,
     a: &Tensor,
     b: &Tensor,
+    out_shape: &[usize],
     device: tch::Device,
-    op: impl Fn(&tch::Tensor, &tch::Tensor) -> tch::Tensor,
-) -> Tensor {
-    from_tch(&op(&to_tch(a, device), &to_tch(b, device)))
+    compute: impl FnOnce(&tch::Tensor, &tch::Tensor) -> std::result::Result<tch::Tensor, tch::TchError>,
+) -> Result<Tensor> {
+    f_run(op, out_shape, || {
+        compute(&to_tch(a, device), &to_tch(b, device))
+    })
 }
 
 /// What libtorch says about itself: see [`crate::backend::LibtorchFacts`].
@@ -156,25 +204,40 @@ pub(crate) fn facts() -> crate::backend::LibtorchFacts {
     }
 }
 
-/// `torch.softmax(t, dim)` on `device`.
-pub(crate) fn softmax(a: &Tensor, dim: i64, device: tch::Device) -> Tensor {
-    unary(a, device, |t| t.softmax(dim, Kind::Float))
-}
-
 /// `torch.nn.functional.linear(x, w, b)` on `device`, so a biased layer adds its bias inside
 /// the matrix product as PyTorch's `addmm` does.
-pub(crate) fn linear(
+///
+/// # Shapes
+/// `x`: `[.., in]`, `weight`: `[out, in]`, `bias`: `[out]`. Returns `[.., out]`.
+pub(crate) fn f_linear(
     x: &Tensor,
     weight: &Tensor,
     bias: Option<&Tensor>,
     device: tch::Device,
-) -> Tensor {
-    let b = bias.map(|b| to_tch(b, device));
-    from_tch(&to_tch(x, device).linear(&to_tch(weight, device), b.as_ref()))
+) -> Result<Tensor> {
+    let mut out_shape = x.sizes().to_vec();
+    if let (Some(last), Some(&out)) = (out_shape.last_mut(), weight.sizes().first()) {
+        *last = out;
+    }
+    f_run("linear", &out_shape, || {
+        let b = bias.map(|b| to_tch(b, device));
+        to_tch(x, device).f_linear(&to_tch(weight, device), b.as_ref())
+    })
 }
 
 /// `torch.einsum(equation, a, b)` on `device`.
-pub(crate) fn einsum(equation: &str, a: &Tensor, b: &Tensor, device: tch::Device) -> Tensor {
-    let operands = [to_tch(a, device), to_tch(b, device)];
-    from_tch(&tch::Tensor::einsum(equation, &operands, None::<&[i64]>))
+///
+/// # Shapes
+/// `out_shape`: the result's shape, as the caller computed it.
+pub(crate) fn f_einsum(
+    equation: &str,
+    a: &Tensor,
+    b: &Tensor,
+    out_shape: &[usize],
+    device: tch::Device,
+) -> Result<Tensor> {
+    f_run("einsum", out_shape, || {
+        let operands = [to_tch(a, device), to_tch(b, device)];
+        tch::Tensor::f_einsum(equation, &operands, None::<&[i64]>)
+    })
 }

@@ -124,12 +124,12 @@ impl Linear {
     /// `x`: `[.., in_features]`. Returns `[.., out_features]`.
     pub fn f_forward(&self, x: &Tensor) -> Result<Tensor> {
         if x.sizes().last() == Some(&self.in_features()) {
-            on_libtorch!(|device| Ok(crate::backend::torch::linear(
+            on_libtorch!(|device| crate::backend::torch::f_linear(
                 x,
                 &self.weight,
                 self.bias.as_ref(),
                 device
-            )));
+            ));
         }
         let y = x.f_matmul(&self.weight.t()).map_err(|e| match e {
             Error::Shape { detail, .. } => Error::Shape {

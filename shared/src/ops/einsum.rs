@@ -530,7 +530,13 @@ fn compute(layout: &Layout, operands: &[&Tensor]) -> Result<Tensor> {
 /// per output letter.
 pub fn f_einsum(equation: &str, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let layout = f_layout(equation, &[a, b])?;
-    on_libtorch!(|device| Ok(crate::backend::torch::einsum(equation, a, b, device)));
+    on_libtorch!(|device| crate::backend::torch::f_einsum(
+        equation,
+        a,
+        b,
+        &layout.sizes[..layout.kept],
+        device
+    ));
     compute(&layout, &[a, b])
 }
 

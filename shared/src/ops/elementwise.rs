@@ -52,8 +52,10 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_add(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("add", self.sizes(), other.sizes())?;
-        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a + b)));
+        on_libtorch!(|device| {
+            let shape = f_broadcast_shapes("add", self.sizes(), other.sizes())?;
+            torch::f_binary("add", self, other, &shape, device, |a, b| a.f_add(b))
+        });
         f_zip_with("add", self, other, |x, y| x + y)
     }
 
@@ -62,8 +64,10 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_sub(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("sub", self.sizes(), other.sizes())?;
-        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a - b)));
+        on_libtorch!(|device| {
+            let shape = f_broadcast_shapes("sub", self.sizes(), other.sizes())?;
+            torch::f_binary("sub", self, other, &shape, device, |a, b| a.f_sub(b))
+        });
         f_zip_with("sub", self, other, |x, y| x - y)
     }
 
@@ -72,8 +76,10 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_mul(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("mul", self.sizes(), other.sizes())?;
-        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a * b)));
+        on_libtorch!(|device| {
+            let shape = f_broadcast_shapes("mul", self.sizes(), other.sizes())?;
+            torch::f_binary("mul", self, other, &shape, device, |a, b| a.f_mul(b))
+        });
         f_zip_with("mul", self, other, |x, y| x * y)
     }
 
@@ -82,8 +88,10 @@ impl Tensor {
     /// # Shapes
     /// `self`, `other`: broadcastable. Returns the broadcast shape.
     pub fn f_div(&self, other: &Tensor) -> Result<Tensor> {
-        f_broadcast_shapes("div", self.sizes(), other.sizes())?;
-        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a / b)));
+        on_libtorch!(|device| {
+            let shape = f_broadcast_shapes("div", self.sizes(), other.sizes())?;
+            torch::f_binary("div", self, other, &shape, device, |a, b| a.f_div(b))
+        });
         f_zip_with("div", self, other, |x, y| x / y)
     }
 
@@ -92,7 +100,9 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn exp(&self) -> Tensor {
-        on_libtorch!(|device| torch::unary(self, device, |t| t.exp()));
+        on_libtorch!(|device| or_panic(
+            torch::f_unary("exp", self, self.sizes(), device, |t| t.f_exp())
+        ));
         // In float64, rounded once: the same bits on every platform's maths library.
         self.map(|x| (x as f64).exp() as f32)
     }

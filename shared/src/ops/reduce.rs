@@ -19,7 +19,9 @@ impl Tensor {
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn sum(&self) -> Tensor {
-        on_libtorch!(|device| torch::unary(self, device, |t| t.sum(tch::Kind::Float)));
+        on_libtorch!(|device| or_panic(
+            torch::f_unary("sum", self, &[], device, |t| t.f_sum(tch::Kind::Float))
+        ));
         let all = vec![true; self.dim()];
         Tensor::from_vec(cascade_sum::sum(self, &all), &[])
     }
@@ -40,9 +42,13 @@ impl Tensor {
         let Some(d) = self.f_dim_index_or_scalar("sum", dim)? else {
             return Ok(self.sum());
         };
-        on_libtorch!(|device| Ok(torch::unary(self, device, |t| {
-            t.sum_dim_intlist(&[dim][..], keepdim, tch::Kind::Float)
-        })));
+        on_libtorch!(|device| torch::f_unary(
+            "sum",
+            self,
+            &reduced_shape(self.sizes(), d, keepdim),
+            device,
+            |t| t.f_sum_dim_intlist(&[dim][..], keepdim, tch::Kind::Float)
+        ));
         let reduced: Vec<bool> = (0..self.dim()).map(|i| i == d).collect();
         let sums = cascade_sum::sum(self, &reduced);
         Ok(Tensor::from_vec(

@@ -46,7 +46,9 @@ impl Tensor {
     pub fn f_softmax(&self, dim: i64) -> Result<Tensor> {
         on_libtorch!(|device| {
             self.f_softmax_dim(Function::Softmax, dim)?;
-            Ok(crate::backend::torch::softmax(self, dim, device))
+            crate::backend::torch::f_unary("softmax", self, self.sizes(), device, |t| {
+                t.f_softmax(dim, tch::Kind::Float)
+            })
         });
         self.softmax_like(Function::Softmax, dim)
     }
@@ -66,9 +68,9 @@ impl Tensor {
     pub fn f_log_softmax(&self, dim: i64) -> Result<Tensor> {
         on_libtorch!(|device| {
             self.f_softmax_dim(Function::LogSoftmax, dim)?;
-            Ok(crate::backend::torch::unary(self, device, |t| {
-                t.log_softmax(dim, tch::Kind::Float)
-            }))
+            crate::backend::torch::f_unary("log_softmax", self, self.sizes(), device, |t| {
+                t.f_log_softmax(dim, tch::Kind::Float)
+            })
         });
         self.softmax_like(Function::LogSoftmax, dim)
     }

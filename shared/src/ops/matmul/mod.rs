@@ -45,7 +45,7 @@ impl Tensor {
         if self.numel() != other.numel() {
             return Err(different_lengths("dot", self.sizes(), other.sizes()));
         }
-        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.dot(b))));
+        on_libtorch!(|device| torch::f_binary("dot", self, other, &[], device, |a, b| a.f_dot(b)));
         let a = self.data.view().into_dimensionality().expect("1-D");
         let b = other.data.view().into_dimensionality().expect("1-D");
         Ok(Tensor::scalar(dot_1d(a, b)))
@@ -164,7 +164,14 @@ impl Tensor {
         let (a, b) = promote_vectors(self, other);
         let shapes = f_product_shapes(op, &a, &b, self, other)?;
         crate::error::f_checked_numel(op, &shapes.out_shape(), std::mem::size_of::<f32>())?;
-        on_libtorch!(|device| Ok(torch::binary(self, other, device, |a, b| a.matmul(b))));
+        on_libtorch!(|device| torch::f_binary(
+            op,
+            self,
+            other,
+            &shapes.out_shape(),
+            device,
+            |a, b| a.f_matmul(b)
+        ));
         let out = if b.dim() == 2 {
             folded_product(op, &a, &b, &shapes, other.dim() == 1)?
         } else {
