@@ -34,7 +34,7 @@ const timeoutMs = Number(args.timeout ?? 180000);
 const pages = [
   "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal", "ch06-multihead-wrapper",
   "ch07-multihead-split", "ch08-cross-attention", "ch09-flash-attention", "ch10-backward",
-  "ch11-training", "ch12-positions", "ch13-block", "ch14-generation",
+  "ch11-training", "ch12-positions", "ch13-block", "ch14-generation", "ch15-modern-layer",
 ];
 
 // The moves, one after the other, each a set of knob values; a knob the page does not
