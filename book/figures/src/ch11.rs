@@ -45,10 +45,10 @@ pub fn attention_before_after() -> Figure {
 
 /// The loss at every step of the chapter's run.
 pub fn loss_curve() -> LineChart {
-    LineChart {
-        name: "ch11-loss",
-        title: "Cross-entropy loss during training",
-        y_label: "loss",
-        values: chapter_run().losses,
-    }
+    LineChart::one_curve(
+        "ch11-loss",
+        "Cross-entropy loss during training",
+        "loss",
+        chapter_run().losses,
+    )
 }

@@ -17,6 +17,7 @@ pub mod ch11;
 mod ch12;
 mod ch13;
 mod ch14;
+mod ch19;
 pub mod line_chart;
 
 pub use line_chart::LineChart;
@@ -174,12 +175,13 @@ pub fn figures() -> Vec<Figure> {
     ]
     .into_iter()
     .chain(ch14::figures())
+    .chain([ch19::heads_before(), ch19::heads_after()])
     .collect()
 }
 
 /// Every line chart of the book (see [`line_chart`]), in the order of the chapters.
 pub fn line_charts() -> Vec<LineChart> {
-    vec![ch11::loss_curve()]
+    vec![ch11::loss_curve(), ch19::loss_curve(), ch19::score_curves()]
 }
 
 /// The words of Raschka's sentence in sentence order: `Life`, `is`, `short`, ...

@@ -1,5 +1,5 @@
-//! The second kind of figure: a line chart, for a quantity that changes step by step (the
-//! loss of chapter 11's training run).
+//! The second kind of figure: a line chart, for quantities that change step by step (the
+//! loss of chapter 11's training run, chapter 19's loss and scores).
 //!
 //! Like a heatmap [`Figure`](crate::Figure), a chart is data first: [`LineChart::digest`]
 //! fingerprints every point, the SVG records it, and the workspace test `book_includes`
@@ -9,7 +9,18 @@
 
 use crate::fnv1a64;
 
-/// One curve: `y` against the step `1, 2, ...`.
+/// One curve: `y` against the training step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    /// Its name in the legend (drawn when a chart has more than one curve).
+    pub label: &'static str,
+    /// The steps between two values: the values are at steps `every`, `2 · every`, ...
+    pub every: usize,
+    /// The values, in order.
+    pub values: Vec<f32>,
+}
+
+/// Curves against the step `1, 2, ...`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
     /// The file name without `.svg`, e.g. `ch11-loss`.
@@ -18,23 +29,52 @@ pub struct LineChart {
     pub title: &'static str,
     /// The quantity on the vertical axis, e.g. `loss`.
     pub y_label: &'static str,
-    /// The values at steps 1, 2, ... in order.
-    pub values: Vec<f32>,
+    /// The curves, drawn in order.
+    pub curves: Vec<Curve>,
+    /// The step numbers below the axis: the first step, then the multiples of this.
+    pub x_tick: usize,
+    /// The spacing of the grid lines on the vertical axis.
+    pub y_tick: f32,
 }
 
 impl LineChart {
+    /// One curve, every step: chapter 11's loss.
+    pub fn one_curve(
+        name: &'static str,
+        title: &'static str,
+        y_label: &'static str,
+        values: Vec<f32>,
+    ) -> LineChart {
+        LineChart {
+            name,
+            title,
+            y_label,
+            curves: vec![Curve {
+                label: y_label,
+                every: 1,
+                values,
+            }],
+            x_tick: 10,
+            y_tick: 0.5,
+        }
+    }
+
     /// `NAME.svg`.
     pub fn file_name(&self) -> String {
         format!("{}.svg", self.name)
     }
 
-    /// Everything the drawing shows, as text: the titles and every value with all its
-    /// digits.
+    /// Everything the drawing shows, as text: the titles, the ticks and every value with
+    /// all its digits.
     pub fn source_text(&self) -> String {
-        format!(
-            "line chart {}\ntitle {}\ny {}\n{:?}\n",
-            self.name, self.title, self.y_label, self.values
-        )
+        let mut text = format!(
+            "line chart {}\ntitle {}\ny {}\nticks {} {}\n",
+            self.name, self.title, self.y_label, self.x_tick, self.y_tick
+        );
+        for c in &self.curves {
+            text += &format!("curve {} every {}\n{:?}\n", c.label, c.every, c.values);
+        }
+        text
     }
 
     /// A fingerprint of [`LineChart::source_text`]: `fnv1a64:` and 16 hex digits.
@@ -42,9 +82,18 @@ impl LineChart {
         format!("fnv1a64:{:016x}", fnv1a64(self.source_text().as_bytes()))
     }
 
-    /// The top of the vertical axis: the largest value rounded up to a multiple of `tick`.
-    pub fn y_max(&self, tick: f32) -> f32 {
-        let max = self.values.iter().copied().fold(0.0, f32::max);
+    /// The last step any curve reaches.
+    pub fn last_step(&self) -> usize {
+        let last = |c: &Curve| c.every * c.values.len();
+        self.curves.iter().map(last).max().unwrap_or(0)
+    }
+
+    /// The top of the vertical axis: the largest value rounded up to a multiple of
+    /// [`LineChart::y_tick`].
+    pub fn y_max(&self) -> f32 {
+        let tick = self.y_tick;
+        let values = self.curves.iter().flat_map(|c| c.values.iter().copied());
+        let max = values.fold(0.0, f32::max);
         ((max / tick).ceil() * tick).max(tick)
     }
 }
@@ -66,8 +115,15 @@ mod draw {
     const RIGHT: i32 = 24;
     const BOTTOM: i32 = 56;
     const FONT: &str = "sans-serif";
-    /// The spacing of the grid lines on the vertical axis.
-    const Y_TICK: f32 = 0.5;
+    /// The height of one legend row (a chart with several curves grows by one per curve).
+    const LEGEND_ROW: i32 = 20;
+    /// The curves' colours, in order.
+    const COLOURS: [RGBColor; 4] = [
+        RGBColor(8, 48, 107),
+        RGBColor(217, 95, 2),
+        RGBColor(27, 158, 119),
+        RGBColor(117, 112, 179),
+    ];
 
     fn text(size: u32, h: HPos, v: VPos) -> TextStyle<'static> {
         TextStyle::from((FONT, size).into_font())
@@ -78,8 +134,8 @@ mod draw {
     impl LineChart {
         /// The chart as SVG text (without the digest comment, which the binary adds).
         pub fn draw(&self) -> Result<String, Box<dyn Error>> {
-            let n = self.values.len().max(2);
-            let y_max = self.y_max(Y_TICK);
+            let n = self.last_step().max(2);
+            let y_max = self.y_max();
             let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP);
             let px = |step: usize| {
                 x0 + ((x1 - x0) as f32 * (step - 1) as f32 / (n - 1) as f32).round() as i32
@@ -90,8 +146,13 @@ mod draw {
 
             let mut svg = String::new();
             {
-                let root = SVGBackend::with_string(&mut svg, (WIDTH as u32, HEIGHT as u32))
-                    .into_drawing_area();
+                let legend = if self.curves.len() > 1 {
+                    LEGEND_ROW * self.curves.len() as i32 + 8
+                } else {
+                    0
+                };
+                let size = (WIDTH as u32, (HEIGHT + legend) as u32);
+                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
                 root.fill(&WHITE)?;
                 root.draw(&Text::new(
                     self.title,
@@ -99,9 +160,9 @@ mod draw {
                     text(20, HPos::Center, VPos::Center),
                 ))?;
                 // Horizontal grid lines with their values on the left.
-                let ticks = (y_max / Y_TICK).round() as usize;
+                let ticks = (y_max / self.y_tick).round() as usize;
                 for k in 0..=ticks {
-                    let y = k as f32 * Y_TICK;
+                    let y = k as f32 * self.y_tick;
                     root.draw(&PathElement::new(vec![(x0, py(y)), (x1, py(y))], grid))?;
                     root.draw(&Text::new(
                         format!("{y:.1}"),
@@ -109,8 +170,8 @@ mod draw {
                         text(14, HPos::Right, VPos::Center),
                     ))?;
                 }
-                // Step numbers below: the first step, then every tenth.
-                let steps = std::iter::once(1).chain((10..=n).step_by(10));
+                // Step numbers below: the first step, then every `x_tick`-th.
+                let steps = std::iter::once(1).chain((self.x_tick..=n).step_by(self.x_tick));
                 for step in steps {
                     root.draw(&PathElement::new(
                         vec![(px(step), y0), (px(step), y0 + 5)],
@@ -128,16 +189,32 @@ mod draw {
                     text(15, HPos::Center, VPos::Center),
                 ))?;
                 root.draw(&PathElement::new(vec![(x0, y1), (x0, y0), (x1, y0)], axis))?;
-                let curve: Vec<(i32, i32)> = self
-                    .values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| (px(i + 1), py(v)))
-                    .collect();
-                root.draw(&PathElement::new(
-                    curve,
-                    RGBColor(8, 48, 107).stroke_width(2),
-                ))?;
+                for (c, colour) in self.curves.iter().zip(COLOURS.iter().cycle()) {
+                    let curve: Vec<(i32, i32)> = c
+                        .values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &v)| (px((i + 1) * c.every), py(v)))
+                        .collect();
+                    root.draw(&PathElement::new(curve, colour.stroke_width(2)))?;
+                }
+                // With several curves, a legend under the chart: a stroke of each colour, then
+                // its label.
+                if self.curves.len() > 1 {
+                    let colours = COLOURS.iter().cycle();
+                    for (i, (c, colour)) in self.curves.iter().zip(colours).enumerate() {
+                        let y = HEIGHT + 4 + LEGEND_ROW * i as i32;
+                        root.draw(&PathElement::new(
+                            vec![(x0, y), (x0 + 24, y)],
+                            colour.stroke_width(2),
+                        ))?;
+                        root.draw(&Text::new(
+                            c.label,
+                            (x0 + 32, y),
+                            text(14, HPos::Left, VPos::Center),
+                        ))?;
+                    }
+                }
                 root.present()?;
             }
             Ok(svg)

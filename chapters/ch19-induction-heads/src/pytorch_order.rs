@@ -1,6 +1,7 @@
-//! The one product whose additions PyTorch orders differently from a plain chain here: the
-//! weight gradient of a linear layer, `grad_yᵀ·x`, summed over all 2048 token rows of a
-//! batch.
+//! The training step in PyTorch's order of additions ([`PytorchOrder`]): chapters 10 and
+//! 11's `pytorch_order` twins, and one product whose additions PyTorch orders differently
+//! from a plain chain here: the weight gradient of a linear layer, `grad_yᵀ·x`, summed over
+//! all 2048 token rows of a batch.
 //!
 //! The formula ([`ch10_backward::linear::linear_backward`]) adds the rows' contributions
 //! one after another. PyTorch's CPU matrix product (MKL's `sgemm`) cuts a long sum into
@@ -10,10 +11,41 @@
 //! agree to a few units in the last place; the bits differ, and after hundreds of training
 //! steps so would the printed digits (see the appendix on matching PyTorch).
 
+use ch10_backward::attention::{AttentionGrads, AttentionTape};
 use ch10_backward::linear::LinearGrads;
 use ch10_backward::linear::linear_backward;
+use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
+use ch11_training::adamw::StepConstants;
+use ch11_training::cross_entropy::CrossEntropy;
+use ch11_training::pytorch_order::{
+    adamw_update_in_pytorch_order, cross_entropy_backward_in_pytorch_order,
+    cross_entropy_in_pytorch_order,
+};
 use shared::Tensor;
 use shared::nn::Linear;
+
+use crate::train::Arithmetic;
+
+/// The training step's arithmetic in PyTorch's order: the printed run's.
+pub struct PytorchOrder;
+
+impl Arithmetic for PytorchOrder {
+    fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads {
+        linear_backward_in_pytorch_order(layer, x, grad_y)
+    }
+    fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
+        attention_backward_in_pytorch_order(tape, grad_out)
+    }
+    fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy {
+        cross_entropy_in_pytorch_order(logits, targets)
+    }
+    fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor {
+        cross_entropy_backward_in_pytorch_order(log_probs, targets)
+    }
+    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants) {
+        adamw_update_in_pytorch_order(p, g, m, v, k)
+    }
+}
 
 /// The most rows one block of MKL's `sgemm` sums.
 pub const BLOCK_ROWS: usize = 384;

@@ -6,25 +6,77 @@
 //! once through the block, and the two are added.
 
 use ch07_multihead_split::heads::merge_heads;
+use ch10_backward::attention::{AttentionGrads, AttentionTape, attention_backward};
 use ch10_backward::heads::merge_heads_backward;
-use ch10_backward::linear::LinearGrads;
-use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
-use ch11_training::adamw::AdamW;
+use ch10_backward::linear::{LinearGrads, linear_backward};
+use ch11_training::adamw::{AdamW, StepConstants, adamw_update};
+use ch11_training::cross_entropy::{CrossEntropy, cross_entropy, cross_entropy_backward};
 use ch11_training::embedding_backward::embedding_backward;
-use ch11_training::pytorch_order::{
-    adamw_update_in_pytorch_order, cross_entropy_backward_in_pytorch_order,
-    cross_entropy_in_pytorch_order,
-};
+use shared::nn::Linear;
 use shared::{Tensor, arange, cat, zeros};
 
 use crate::data::{Repeats, TOKENS, VOCAB};
 use crate::model::{AttentionOnly, Block, BlockTape, HEADS, Tape};
-use crate::pytorch_order::linear_backward_in_pytorch_order;
+use crate::pytorch_order::PytorchOrder;
 
 /// Sequences per training step: 64 · 32 = 2048 token rows.
 pub const BATCH: usize = 64;
 /// AdamW's learning rate.
 pub const LR: f64 = 3e-3;
+
+/// The five computations of a training step whose order of additions decides the last bits:
+/// chapter 10's and 11's formulas ([`Formulas`]), or the same formulas added in PyTorch's
+/// order ([`PytorchOrder`]). The two agree to a few units in the last place per step (a
+/// test checks it); over thousands of steps those bits grow into other printed digits, so
+/// the chapter's printed run uses PyTorch's order (see the appendix on matching PyTorch).
+pub trait Arithmetic {
+    /// A linear layer's backward: the gradients of its input, weight and bias.
+    ///
+    /// # Shapes
+    /// `x`: `[.., in]`, `grad_y`: `[.., out]`.
+    fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads;
+    /// The attention core's backward: the gradients of the queries, keys and values.
+    ///
+    /// # Shapes
+    /// `grad_out`: `[.., tokens, d_v]`.
+    fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads;
+    /// The mean cross-entropy of `logits` against `targets`.
+    ///
+    /// # Shapes
+    /// `logits`: `[rows, classes]`, `targets`: `[rows]`.
+    fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy;
+    /// The cross-entropy's gradient with respect to the logits.
+    ///
+    /// # Shapes
+    /// `log_probs`: `[rows, classes]`, `targets`: `[rows]`. Returns `[rows, classes]`.
+    fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor;
+    /// AdamW's update of one parameter element and its two moments.
+    ///
+    /// # Shapes
+    /// Scalars.
+    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants);
+}
+
+/// The textbook formulas of chapters 10 and 11.
+pub struct Formulas;
+
+impl Arithmetic for Formulas {
+    fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads {
+        linear_backward(layer, x, grad_y)
+    }
+    fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
+        attention_backward(tape, grad_out)
+    }
+    fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy {
+        cross_entropy(logits, targets)
+    }
+    fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor {
+        cross_entropy_backward(log_probs, targets)
+    }
+    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants) {
+        adamw_update(p, g, m, v, k)
+    }
+}
 
 /// The gradients of one block's parameters and of its input.
 pub struct BlockGrads {
@@ -41,13 +93,12 @@ impl Block {
     /// # Shapes
     /// `grad_out`: `[batch, tokens, D_MODEL]`.
     ///
-    /// The weight gradients are chapter 10's `linear_backward` with the sum over the rows
-    /// in PyTorch's blocks (see [`crate::pytorch_order`]).
+    /// `A` is the arithmetic: [`Formulas`], or [`PytorchOrder`] for PyTorch's bits.
     // ANCHOR: block_backward
-    pub fn backward(&self, tape: &BlockTape, grad_out: &Tensor) -> BlockGrads {
-        let proj = linear_backward_in_pytorch_order(&self.proj, &tape.context, grad_out);
+    pub fn backward<A: Arithmetic>(&self, tape: &BlockTape, grad_out: &Tensor) -> BlockGrads {
+        let proj = A::linear_backward(&self.proj, &tape.context, grad_out);
         let grad_heads = merge_heads_backward(&proj.input, HEADS);
-        let core = attention_backward_in_pytorch_order(&tape.attention, &grad_heads);
+        let core = A::attention_backward(&tape.attention, &grad_heads);
         // The fused projection's output was cut into queries, keys and values: their
         // gradients side by side again are the gradient of that output.
         let grad_qkv = cat(
@@ -58,7 +109,7 @@ impl Block {
             ],
             2,
         );
-        let qkv = linear_backward_in_pytorch_order(&self.qkv, &tape.x, &grad_qkv);
+        let qkv = A::linear_backward(&self.qkv, &tape.x, &grad_qkv);
         BlockGrads { qkv, proj }
     }
     // ANCHOR_END: block_backward
@@ -71,15 +122,16 @@ impl AttentionOnly {
     /// The backward pass: from the gradient of the logits to every parameter's gradient.
     ///
     /// # Shapes
-    /// `grad_logits`: `[batch, tokens, VOCAB]`, as the logits of `tape`.
+    /// `grad_out`: the gradient of the logits, `[batch, tokens, VOCAB]` as the logits of
+    /// `tape`.
     // ANCHOR: backward
-    pub fn backward(&self, tape: &Tape, grad_logits: &Tensor) -> Gradients {
+    pub fn backward<A: Arithmetic>(&self, tape: &Tape, grad_out: &Tensor) -> Gradients {
         let x = &tape.stream; // the residual stream the unembedding read
-        let unembed = linear_backward_in_pytorch_order(&self.unembed, x, grad_logits);
+        let unembed = A::linear_backward(&self.unembed, x, grad_out);
         let mut grad_stream = unembed.input.clone();
         let mut block_grads = Vec::new();
         for (block, block_tape) in self.blocks.iter().zip(&tape.blocks).rev() {
-            let grads = block.backward(block_tape, &grad_stream);
+            let grads = block.backward::<A>(block_tape, &grad_stream);
             // x_out = x_in + block(x_in): the direct path plus the block's path.
             grad_stream = &grad_stream + &grads.qkv.input;
             block_grads.push(grads);
@@ -111,18 +163,21 @@ fn weight_and_bias(grads: LinearGrads) -> [Tensor; 2] {
 /// # Shapes
 /// `ids`: `[batch, tokens]`.
 // ANCHOR: loss_and_gradients
-pub fn loss_and_gradients(model: &AttentionOnly, ids: &Tensor<i64>) -> (f32, Gradients) {
+pub fn loss_and_gradients<A: Arithmetic>(
+    model: &AttentionOnly,
+    ids: &Tensor<i64>,
+) -> (f32, Gradients) {
     let (batch, tokens) = (ids.size(0), ids.size(1));
     let (logits, tape) = model.forward_with_tape(ids, None);
     // Position i predicts the token at i + 1: logits[:, :-1] against ids[:, 1:].
     let scored = logits.slice(1, ..tokens - 1).reshape(&[-1, VOCAB as i64]);
     let targets = ids.slice(1, 1..).reshape(&[-1]);
-    let ce = cross_entropy_in_pytorch_order(&scored, &targets);
-    let grad_scored = cross_entropy_backward_in_pytorch_order(&ce.log_probs, &targets);
+    let ce = A::cross_entropy(&scored, &targets);
+    let grad_scored = A::cross_entropy_backward(&ce.log_probs, &targets);
     // The last position predicts nothing: its logits get a zero gradient.
     let grad_scored = grad_scored.view([batch, tokens - 1, VOCAB]);
     let grad_logits = cat(&[grad_scored, zeros(&[batch, 1, VOCAB])], 1);
-    (ce.loss, model.backward(&tape, &grad_logits))
+    (ce.loss, model.backward::<A>(&tape, &grad_logits))
 }
 // ANCHOR_END: loss_and_gradients
 
@@ -138,21 +193,22 @@ pub fn optimizer() -> AdamW {
 /// # Shapes
 /// `ids`: `[batch, tokens]`.
 // ANCHOR: train_step
-pub fn train_step(model: &mut AttentionOnly, optimizer: &mut AdamW, ids: &Tensor<i64>) -> f32 {
-    let (loss, Gradients(grads)) = loss_and_gradients(model, ids);
+pub fn train_step<A: Arithmetic>(
+    model: &mut AttentionOnly,
+    optimizer: &mut AdamW,
+    ids: &Tensor<i64>,
+) -> f32 {
+    let (loss, Gradients(grads)) = loss_and_gradients::<A>(model, ids);
     let grads: Vec<&Tensor> = grads.iter().collect();
-    optimizer.step_with(
-        &mut model.parameters_mut(),
-        &grads,
-        adamw_update_in_pytorch_order,
-    );
+    optimizer.step_with(&mut model.parameters_mut(), &grads, A::adamw_update);
     loss
 }
 // ANCHOR_END: train_step
 
 /// Trains `steps` steps, each on a fresh batch of [`BATCH`] sequences of `repeats` drawn
 /// from the default generator; calls `on_step(step, loss, model)` after every step
-/// (counted from 1). Returns the losses.
+/// (counted from 1). Returns the losses. The steps add in PyTorch's order, so the losses
+/// are PyTorch's to the last bit.
 // ANCHOR: train
 pub fn train(
     model: &mut AttentionOnly,
@@ -164,7 +220,7 @@ pub fn train(
     let mut losses = Vec::with_capacity(steps as usize);
     for step in 1..=steps {
         let batch = repeats.draw(BATCH);
-        let loss = train_step(model, &mut optimizer, &batch.ids);
+        let loss = train_step::<PytorchOrder>(model, &mut optimizer, &batch.ids);
         on_step(step, loss, model);
         losses.push(loss);
     }
