@@ -124,7 +124,7 @@ proptest! {
         // A row-major tensor lends its values in that order; element by element they agree.
         prop_assert_eq!(t.as_slice(), Some(&v[..]));
         for i in 0..d0 { for j in 0..d1 { for k in 0..d2 {
-            prop_assert_eq!(t.get(i as i64).get(j as i64).get(k as i64).item(), at(i, j, k));
+            prop_assert_eq!(t.get(i).get(j).get(k).item(), at(i, j, k));
         } } }
         // permute(2, 0, 1): element [k, i, j] of the view is element [i, j, k] of t.
         let p = t.permute(&[2, 0, 1]);

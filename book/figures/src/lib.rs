@@ -396,7 +396,7 @@ fn ch07_split_heads() -> Figure {
                 &format!("head {h}"),
                 &YOUR_JOURNEY_WORDS,
                 &YOUR_JOURNEY_WORDS,
-                &first.get(h as i64),
+                &first.get(h),
             )
         })
         .collect();
@@ -423,7 +423,7 @@ fn ch07_einsum_heads() -> Figure {
     let keys = einsum_project(&sentence_embed, &w_key);
     let weights = einsum_scores(&queries, &keys).softmax(-1); // [h, seq, seq]
     let panels = (0..h)
-        .map(|i| Panel::new(&format!("head {i}"), &words, &words, &weights.get(i as i64)))
+        .map(|i| Panel::new(&format!("head {i}"), &words, &words, &weights.get(i)))
         .collect();
     Figure {
         name: "ch07-einsum-heads",
@@ -495,7 +495,7 @@ fn ch08_padded_cross_attention() -> Figure {
             .collect();
         for h in 0..cross_attn.n_heads {
             let title = format!("sequence {}, head {h}", b + 1);
-            let w = weights.get(b as i64).get(h as i64);
+            let w = weights.get(b).get(h);
             panels.push(Panel::new(&title, &queries, &keys, &w));
         }
     }

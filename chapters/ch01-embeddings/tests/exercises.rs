@@ -59,7 +59,7 @@ proptest! {
         let out = lookup(&embed.weight, &ids_tensor);
         prop_assert_eq!(out.shape(), [ids.len(), 4]);
         for (row, &id) in ids.iter().enumerate() {
-            prop_assert_eq!(out.get(row as i64), embed.weight.get(id));
+            prop_assert_eq!(out.get(row), embed.weight.get(id));
         }
     }
 }

@@ -15,7 +15,7 @@ use shared::{Tensor, zeros};
 pub fn context_vector(weights: &Tensor, inputs: &Tensor) -> Tensor {
     let mut context = zeros(&[inputs.size(1)]);
     for (i, x_i) in inputs.iter().enumerate() {
-        context += &weights.get(i as i64) * &x_i;
+        context += &weights.get(i) * &x_i;
     }
     context
 }

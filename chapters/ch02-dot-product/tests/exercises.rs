@@ -140,7 +140,7 @@ proptest! {
         for i in 0..n as i64 {
             let mut want = shared::zeros(&[inputs.size(1)]);
             for (j, x_j) in inputs.iter().enumerate() {
-                want += &weights.get(i).get(j as i64) * &x_j;
+                want += &weights.get(i).get(j) * &x_j;
             }
             assert_close(&context.get(i), &want, 0.0, 1e-5);
         }

@@ -106,7 +106,7 @@ proptest! {
         let reversed: Vec<Tensor> = x.iter().collect::<Vec<_>>().into_iter().rev().collect();
         let out_reversed = sa.forward(&stack(&reversed, 0));
         for i in 0..n {
-            let (a, b) = (out.get(i as i64), out_reversed.get((n - 1 - i) as i64));
+            let (a, b) = (out.get(i), out_reversed.get(n - 1 - i));
             for (p, q) in a.to_vec().into_iter().zip(b.to_vec()) {
                 prop_assert!((p - q).abs() <= 1e-4 * p.abs().max(1.0), "{} vs {}", a, b);
             }

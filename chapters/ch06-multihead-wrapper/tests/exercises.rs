@@ -28,7 +28,7 @@ fn permutation() -> impl Strategy<Value = Vec<usize>> {
 
 /// The entries of `x` along dim 0 in the order `order`.
 fn reorder(x: &Tensor, order: &[usize]) -> Tensor {
-    let picked: Vec<Tensor> = order.iter().map(|&i| x.get(i as i64)).collect();
+    let picked: Vec<Tensor> = order.iter().map(|&i| x.get(i)).collect();
     stack(&picked, 0)
 }
 
@@ -258,7 +258,7 @@ proptest! {
         let big = one_big_head(&w);
         prop_assert_eq!(big.shape(), [heads * d_out, 3]);
         for h in 0..heads {
-            prop_assert_eq!(big.slice(0, h * d_out..(h + 1) * d_out), w.get(h as i64));
+            prop_assert_eq!(big.slice(0, h * d_out..(h + 1) * d_out), w.get(h));
         }
         let (side_by_side, big) = heads_and_big_head(heads, d_out, tokens);
         if let Some(outcome) = outcome(&big, &side_by_side) {

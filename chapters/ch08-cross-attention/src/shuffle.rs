@@ -12,7 +12,7 @@ use shared::{Tensor, stack};
 /// `x`: `[m, d]`, `order`: a permutation of `0..m`. Returns `[m, d]`.
 // ANCHOR: shuffle_tokens
 pub fn shuffle_tokens(x: &Tensor, order: &[usize]) -> Tensor {
-    let rows: Vec<Tensor> = order.iter().map(|&i| x.get(i as i64)).collect();
+    let rows: Vec<Tensor> = order.iter().map(|&i| x.get(i)).collect();
     stack(&rows, 0)
 }
 // ANCHOR_END: shuffle_tokens

@@ -51,7 +51,7 @@ fn permutation() -> impl Strategy<Value = Vec<usize>> {
 
 /// The rows of `x` in the order `order`.
 fn rows(x: &Tensor, order: &[usize]) -> Tensor {
-    let picked: Vec<Tensor> = order.iter().map(|&i| x.get(i as i64)).collect();
+    let picked: Vec<Tensor> = order.iter().map(|&i| x.get(i)).collect();
     stack(&picked, 0)
 }
 
@@ -98,7 +98,7 @@ proptest! {
         prop_assert_eq!(padding.shape(), [lengths.len(), 6]);
         for (row, &len) in lengths.iter().enumerate() {
             let expected: Vec<i64> = (0..6).map(|pos| i64::from(pos < len)).collect();
-            prop_assert_eq!(padding.get(row as i64).to_vec(), expected);
+            prop_assert_eq!(padding.get(row).to_vec(), expected);
         }
     }
 }

@@ -25,7 +25,7 @@ fn pytorch_step(title: &str) -> &'static str {
 
 /// The dot product of row `m` of `a` with row `n` of `b`, summed in `f64`.
 fn dot(a: &Tensor, m: usize, b: &Tensor, n: usize) -> f64 {
-    let (a, b) = (a.get(m as i64).to_vec(), b.get(n as i64).to_vec());
+    let (a, b) = (a.get(m).to_vec(), b.get(n).to_vec());
     a.iter().zip(&b).map(|(x, y)| *x as f64 * *y as f64).sum()
 }
 

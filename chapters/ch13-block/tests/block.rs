@@ -62,10 +62,10 @@ proptest! {
         let left = left_padding_mask(&lengths_t, tokens);
         let right = padding_mask(&lengths_t, tokens);
         for (s, &len) in lengths.iter().enumerate() {
-            let row: Vec<bool> = left.get(s as i64).to_vec();
+            let row: Vec<bool> = left.get(s).to_vec();
             let want: Vec<bool> = (0..tokens).map(|j| (j as i64) < tokens as i64 - len).collect();
             prop_assert_eq!(&row, &want);
-            let mut mirrored: Vec<bool> = right.get(s as i64).to_vec();
+            let mut mirrored: Vec<bool> = right.get(s).to_vec();
             mirrored.reverse();
             prop_assert_eq!(row, mirrored);
         }
@@ -85,13 +85,13 @@ proptest! {
         let finite = attention_weights(&q, &k, &hidden, f32::MIN);
         let inf = attention_weights(&q, &k, &hidden, f32::NEG_INFINITY);
         for i in 0..q_len {
-            let hides: Vec<bool> = hidden.get(i as i64).to_vec();
-            let row: Vec<f32> = finite.get(i as i64).to_vec();
+            let hides: Vec<bool> = hidden.get(i).to_vec();
+            let row: Vec<f32> = finite.get(i).to_vec();
             if hides.iter().all(|&h| h) {
                 prop_assert!(row.iter().all(|&w| (w - 1.0 / k_len as f32).abs() < 1e-6));
-                prop_assert!(inf.get(i as i64).to_vec().iter().all(|w: &f32| w.is_nan()));
+                prop_assert!(inf.get(i).to_vec().iter().all(|w: &f32| w.is_nan()));
             } else {
-                prop_assert_eq!(row, inf.get(i as i64).to_vec());
+                prop_assert_eq!(row, inf.get(i).to_vec());
             }
         }
     }

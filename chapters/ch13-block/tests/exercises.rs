@@ -19,7 +19,7 @@ use shared::{Tensor, manual_seed, rand, randn, zeros};
 
 /// The element of `t` at a full index.
 fn at<E: shared::Element>(t: &Tensor<E>, index: &[usize]) -> E {
-    index.iter().fold(t.clone(), |t, &i| t.get(i as i64)).item()
+    index.iter().fold(t.clone(), |t, &i| t.get(i)).item()
 }
 
 /// `Linear` with every weight and bias 0: a sub-layer that adds nothing to the stream.
@@ -132,13 +132,13 @@ proptest! {
         prop_assert_eq!(safe.shape(), [2, q_len, k_len]);
         for s in 0..2 {
             for i in 0..q_len {
-                let row: Vec<f32> = safe.get(s as i64).get(i as i64).to_vec();
-                let hides: Vec<bool> = hidden.get(s as i64).get(i as i64).to_vec();
+                let row: Vec<f32> = safe.get(s).get(i).to_vec();
+                let hides: Vec<bool> = hidden.get(s).get(i).to_vec();
                 prop_assert!(row.iter().all(|w| w.is_finite()), "NaN in row {:?}", row);
                 if hides.iter().all(|&h| h) {
                     prop_assert!(row.iter().all(|&w| w == 0.0), "fully hidden: {:?}", row);
                 } else {
-                    let plain_row: Vec<f32> = plain.get(s as i64).get(i as i64).to_vec();
+                    let plain_row: Vec<f32> = plain.get(s).get(i).to_vec();
                     prop_assert_eq!(&row, &plain_row);
                     let sum: f32 = row.iter().sum();
                     prop_assert!((sum - 1.0).abs() < 1e-5);

@@ -315,7 +315,7 @@ pub fn two_orders(x: &Tensor, weight: &Tensor) -> TwoOrders {
         by_halves: 0.0,
     };
     for row in 0..weight.size(0) {
-        let terms = (x * &weight.get(row as i64)).to_vec();
+        let terms = (x * &weight.get(row)).to_vec();
         let in_order = terms[1..].iter().fold(terms[0], |sum, &t| sum + t);
         let mut sums = terms;
         while sums.len() > 1 {

@@ -151,11 +151,11 @@ proptest! {
         for (r, prompt) in prompts.iter().enumerate() {
             let alone = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
             let alone = generate_recomputing(&model, &alone, n_new, Products::Batched);
-            let row = batched.ids.get(r as i64).slice(0, longest - prompt.len()..);
+            let row = batched.ids.get(r).slice(0, longest - prompt.len()..);
             prop_assert!(row == alone.ids.get(0), "row {}: {} alone, {} batched", r, alone.ids, row);
             for step in 0..n_new {
-                let got = batched.logits.get((step * batch + r) as i64);
-                let want = alone.logits.get(step as i64);
+                let got = batched.logits.get(step * batch + r);
+                let want = alone.logits.get(step);
                 prop_assert!(
                     got.allclose(&want, 1e-5, 1e-5, false),
                     "row {}, step {}: {} batched, {} alone", r, step, got, want

@@ -130,7 +130,7 @@ fn weight_rows_hold_each_fed_token_over_the_cache() {
         let grid = generation.weight_rows(1);
         assert_eq!(grid.sizes(), [N_NEW - 1, PROMPT.len() + N_NEW - 1]);
         for s in 0..N_NEW - 1 {
-            let row = grid.get(s as i64).to_vec();
+            let row = grid.get(s).to_vec();
             let position = PROMPT.len() + s;
             assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{row:?}");
             assert!(row[position + 1..].iter().all(|&w| w == 0.0), "{row:?}");

@@ -356,13 +356,14 @@ impl<E: Element> Tensor<E> {
         or_panic(self.f_select(dim, index))
     }
 
-    /// PyTorch's `t[i]`: the `i`-th slice along the first dim (a view).
+    /// PyTorch's `t[i]`: the `i`-th slice along the first dim (a view). `i` is any integer
+    /// (a loop's `usize` as well as a negative `i64` counting from the end).
     ///
     /// # Shapes
     /// `[n, rest..]` becomes `[rest..]`.
     #[track_caller]
-    pub fn get(&self, index: i64) -> Tensor<E> {
-        or_panic(self.f_select(0, index))
+    pub fn get(&self, index: impl Position) -> Tensor<E> {
+        or_panic(self.f_select(0, index.to_i64()))
     }
 
     /// PyTorch's `t[.., a:b, ..]` on one dim: the indices in `range` along `dim` (a view).
@@ -531,7 +532,7 @@ impl<E: Element> Tensor<E> {
                 detail: "iteration over a 0-d tensor".into(),
             });
         }
-        Ok((0..self.sizes()[0]).map(|i| self.get(i as i64)))
+        Ok((0..self.sizes()[0]).map(|i| self.get(i)))
     }
 
     /// Plain form of [`Tensor::f_iter`].
