@@ -114,7 +114,14 @@ impl BlockMask {
                 }
             }
         }
-        Ok(BlockMask { tile, queries, keys, batch, heads, kinds })
+        Ok(BlockMask {
+            tile,
+            queries,
+            keys,
+            batch,
+            heads,
+            kinds,
+        })
     }
     // ANCHOR_END: block_mask_new
 

@@ -106,6 +106,9 @@ pub fn flex_attention(
     let scores = q.matmul(&k.transpose(-2, -1)) * scale;
     let scores = modified(&scores, score_mod);
     let hidden = hidden(mask_mod, scores.dims());
-    Ok(scores.masked_fill(&hidden, f32::NEG_INFINITY).softmax(-1).matmul(&v))
+    Ok(scores
+        .masked_fill(&hidden, f32::NEG_INFINITY)
+        .softmax(-1)
+        .matmul(&v))
 }
 // ANCHOR_END: flex_attention

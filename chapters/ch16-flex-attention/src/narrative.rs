@@ -8,8 +8,8 @@ use crate::alibi::{alibi, alibi_slopes};
 use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::flex_attention;
 use crate::recipes::{
-    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,
-    sliding_window, softcap, unchanged,
+    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
+    softcap, unchanged,
 };
 
 /// Batches, query heads, key/value heads, tokens and features per head.
