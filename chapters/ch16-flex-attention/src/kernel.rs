@@ -39,6 +39,31 @@ fn elements(t: &Tensor) -> Cow<'_, [f32]> {
     }
 }
 
+/// One head's queries and the key/value head it reads, as rows of numbers.
+struct Head<'a> {
+    q: &'a [f32],
+    k: &'a [f32],
+    v: &'a [f32],
+    d: usize,
+    d_v: usize,
+}
+
+impl Head<'_> {
+    fn q_row(&self, i: usize) -> &[f32] {
+        &self.q[i * self.d..][..self.d]
+    }
+    fn k_row(&self, j: usize) -> &[f32] {
+        &self.k[j * self.d..][..self.d]
+    }
+    fn v_row(&self, j: usize) -> &[f32] {
+        &self.v[j * self.d_v..][..self.d_v]
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 /// `softmax(mask(score_mod(q·kᵀ/√d)))·v` in tiles of `block_mask.tile`, visiting only
 /// the tiles that `block_mask` does not mark empty, and how many it visited. A query that
 /// sees no key gets zeros (as PyTorch's `flex_attention`). The block mask must come from
@@ -71,7 +96,16 @@ pub fn flex_kernel(
     let mut scores = vec![0.0f32; tile];
     for b in 0..batch {
         for h in 0..heads {
-            let kv_head = b * kv_heads + h / groups; // no copy: an index
+            // Query head h reads key/value head h / groups where it lies: no copy.
+            let kv = b * kv_heads + h / groups;
+            let head = Head {
+                q: &q[(b * heads + h) * queries * d..][..queries * d],
+                k: &k[kv * keys * d..][..keys * d],
+                v: &v[kv * keys * d_v..][..keys * d_v],
+                d,
+                d_v,
+            };
+            let out = &mut out[(b * heads + h) * queries * d_v..][..queries * d_v];
             for qt in 0..block_mask.q_tiles() {
                 let rows = qt * tile..((qt + 1) * tile).min(queries);
                 let mut state = vec![OnlineSoftmax::new(); rows.len()];
@@ -88,34 +122,35 @@ pub fn flex_kernel(
                         visits.full += 1;
                     }
                     let cols = kt * tile..((kt + 1) * tile).min(keys);
-                    for (r, q_idx) in rows.clone().enumerate() {
-                        let q_row = &q[((b * heads + h) * queries + q_idx) * d..][..d];
+                    for (r, i) in rows.clone().enumerate() {
                         let scores = &mut scores[..cols.len()];
-                        for (s, kv_idx) in scores.iter_mut().zip(cols.clone()) {
-                            let k_row = &k[(kv_head * keys + kv_idx) * d..][..d];
-                            let dot: f32 = q_row.iter().zip(k_row).map(|(a, b)| a * b).sum();
-                            *s = if masked && !mask_mod(b, h, q_idx, kv_idx) {
+                        for (s, j) in scores.iter_mut().zip(cols.clone()) {
+                            *s = if masked && !mask_mod(b, h, i, j) {
                                 f32::NEG_INFINITY
                             } else {
-                                score_mod(dot * scale, b, h, q_idx, kv_idx)
+                                let score = dot(head.q_row(i), head.k_row(j)) * scale;
+                                score_mod(score, b, h, i, j)
                             };
                         }
                         if scores.iter().all(|&s| s == f32::NEG_INFINITY) {
-                            continue; // this query sees nothing in this tile
+                            continue; // query i sees no key of this tile
                         }
-                        let rescale = state[r].update(scores); // scores become weights
+                        // The scores become this tile's weights.
+                        let rescale = state[r].update(scores);
                         let acc_row = &mut acc[r * d_v..][..d_v];
                         acc_row.iter_mut().for_each(|a| *a *= rescale);
-                        for (&w, kv_idx) in scores.iter().zip(cols.clone()) {
-                            let v_row = &v[(kv_head * keys + kv_idx) * d_v..][..d_v];
-                            acc_row.iter_mut().zip(v_row).for_each(|(a, x)| *a += w * x);
+                        for (&w, j) in scores.iter().zip(cols.clone()) {
+                            let v_row = head.v_row(j);
+                            for (a, x) in acc_row.iter_mut().zip(v_row) {
+                                *a += w * x;
+                            }
                         }
                     }
                 }
-                for (r, q_idx) in rows.clone().enumerate() {
-                    let row = &mut out[((b * heads + h) * queries + q_idx) * d_v..][..d_v];
+                for (r, i) in rows.enumerate() {
                     let sum = state[r].sum;
-                    for (o, a) in row.iter_mut().zip(&acc[r * d_v..][..d_v]) {
+                    let acc_row = &acc[r * d_v..][..d_v];
+                    for (o, a) in out[i * d_v..][..d_v].iter_mut().zip(acc_row) {
                         *o = if sum > 0.0 { a / sum } else { 0.0 };
                     }
                 }

@@ -61,7 +61,7 @@ pub fn prefix_lm(prefix: usize) -> impl MaskMod + Copy {
 
 // ANCHOR: score_mods
 /// The score as it is: plain attention.
-pub fn unchanged(score: f32, _b: usize, _h: usize, _q_idx: usize, _kv_idx: usize) -> f32 {
+pub fn unchanged(score: f32, _b: usize, _h: usize, _q: usize, _kv: usize) -> f32 {
     score
 }
 
