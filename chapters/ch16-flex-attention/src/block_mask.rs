@@ -27,6 +27,9 @@ pub enum TileKind {
 
 impl TileKind {
     /// `F`, `P` or `.`, as the chapter prints the grid.
+    ///
+    /// # Shapes
+    /// Indices and counts only.
     pub fn symbol(self) -> char {
         match self {
             TileKind::Full => 'F',
@@ -126,11 +129,17 @@ impl BlockMask {
     // ANCHOR_END: block_mask_new
 
     /// Tiles along the queries.
+    ///
+    /// # Shapes
+    /// Indices and counts only.
     pub fn q_tiles(&self) -> usize {
         self.queries.div_ceil(self.tile)
     }
 
     /// Tiles along the keys.
+    ///
+    /// # Shapes
+    /// Indices and counts only.
     pub fn kv_tiles(&self) -> usize {
         self.keys.div_ceil(self.tile)
     }
@@ -148,11 +157,17 @@ impl BlockMask {
 
     /// How many tiles of `kind` the mask holds, over every batch and head it was computed
     /// for.
+    ///
+    /// # Shapes
+    /// Indices and counts only.
     pub fn count(&self, kind: TileKind) -> usize {
         self.kinds.iter().filter(|&&k| k == kind).count()
     }
 
     /// The tiles of head `h` of batch `b`, one line per query tile, `F`, `P` or `.` each.
+    ///
+    /// # Shapes
+    /// Returns `q_tiles()` lines of `kv_tiles()` symbols.
     pub fn grid(&self, b: usize, h: usize) -> Vec<String> {
         (0..self.q_tiles())
             .map(|qt| {

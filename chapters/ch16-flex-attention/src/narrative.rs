@@ -27,6 +27,9 @@ pub const CAP: f32 = 2.0;
 
 /// The sum of the float32 bit patterns of `t`'s elements, each read as an `i32`: any
 /// change of any element, even in its last bit, changes it.
+///
+/// # Shapes
+/// Any shape.
 pub fn bit_sum(t: &Tensor) -> i64 {
     t.to_vec().iter().map(|x| x.to_bits() as i32 as i64).sum()
 }

@@ -22,21 +22,33 @@ impl<F: Fn(f32, usize, usize, usize, usize) -> f32> ScoreMod for F {}
 
 // ANCHOR: masks
 /// Every query sees every key.
+///
+/// # Shapes
+/// Indices only.
 pub fn no_mask(_b: usize, _h: usize, _q_idx: usize, _kv_idx: usize) -> bool {
     true
 }
 
 /// A query sees itself and the keys before it.
+///
+/// # Shapes
+/// Indices only.
 pub fn causal(_b: usize, _h: usize, q_idx: usize, kv_idx: usize) -> bool {
     q_idx >= kv_idx
 }
 
 /// A query sees the keys less than `window` positions away, on both sides.
+///
+/// # Shapes
+/// Indices only.
 pub fn sliding_window(window: usize) -> impl MaskMod + Copy {
     move |_b, _h, q_idx, kv_idx| q_idx.abs_diff(kv_idx) < window
 }
 
 /// Causal, and only the last `window` keys (the query's own included).
+///
+/// # Shapes
+/// Indices only.
 pub fn causal_window(window: usize) -> impl MaskMod + Copy {
     move |_b, _h, q_idx, kv_idx| q_idx >= kv_idx && q_idx - kv_idx < window
 }
@@ -44,6 +56,9 @@ pub fn causal_window(window: usize) -> impl MaskMod + Copy {
 /// Several documents packed into one sequence, one after another, of the given
 /// `lengths`: causal inside each document, nothing across. Positions past the last
 /// document form one more document.
+///
+/// # Shapes
+/// Indices only.
 pub fn document_mask(lengths: &[usize]) -> impl MaskMod + Clone {
     let document: Vec<usize> = (0..lengths.len())
         .flat_map(|doc| std::iter::repeat_n(doc, lengths[doc]))
@@ -54,6 +69,9 @@ pub fn document_mask(lengths: &[usize]) -> impl MaskMod + Clone {
 
 /// A prefix-LM: the first `prefix` tokens (the prompt) see each other both ways, the
 /// rest is causal.
+///
+/// # Shapes
+/// Indices only.
 pub fn prefix_lm(prefix: usize) -> impl MaskMod + Copy {
     move |_b, _h, q_idx, kv_idx| kv_idx < prefix || q_idx >= kv_idx
 }
@@ -61,11 +79,17 @@ pub fn prefix_lm(prefix: usize) -> impl MaskMod + Copy {
 
 // ANCHOR: score_mods
 /// The score as it is: plain attention.
+///
+/// # Shapes
+/// One score and its indices; returns one score.
 pub fn unchanged(score: f32, _b: usize, _h: usize, _q: usize, _kv: usize) -> f32 {
     score
 }
 
 /// Gemma 2's softcap, `cap · tanh(score / cap)`: no score gets far past `±cap`.
+///
+/// # Shapes
+/// Indices only.
 pub fn softcap(cap: f32) -> impl ScoreMod + Copy {
     move |score, _b, _h, _q_idx, _kv_idx| cap * ((score / cap) as f64).tanh() as f32
 }
