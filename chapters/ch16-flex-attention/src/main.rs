@@ -1,0 +1,9 @@
+//! `cargo run -p ch16-flex-attention`: eight attention variants, each a score_mod and a
+//! mask_mod, their block masks and their outputs.
+
+fn main() -> std::process::ExitCode {
+    course::cli::chapter_main(
+        ch16_flex_attention::narrative::narrative,
+        ch16_flex_attention::HINTS,
+    )
+}

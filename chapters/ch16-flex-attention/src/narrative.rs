@@ -1,0 +1,113 @@
+//! The chapter's printed steps, in the order of the reference script
+//! `reference/ch16_flex_attention.py`.
+
+use course::{Narrative, Seed};
+use shared::{Result, Tensor, manual_seed, randn};
+
+use crate::alibi::{alibi, alibi_slopes};
+use crate::block_mask::{BlockMask, TileKind};
+use crate::formula::flex_attention;
+use crate::recipes::{
+    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
+    softcap, unchanged,
+};
+
+/// Batches, query heads, key/value heads, tokens and features per head.
+pub const SIZES: [usize; 5] = [1, 4, 2, 16, 8];
+/// Queries and keys per tile.
+pub const TILE: usize = 4;
+/// The window of the windowed recipes.
+pub const WINDOW: usize = 4;
+/// The lengths of the documents packed into the 16 tokens.
+pub const DOCUMENTS: [usize; 3] = [5, 7, 4];
+/// The prompt of the prefix-LM.
+pub const PREFIX: usize = 6;
+/// The softcap.
+pub const CAP: f32 = 2.0;
+
+/// The sum of the float32 bit patterns of `t`'s elements, each read as an `i32`: any
+/// change of any element, even in its last bit, changes it.
+///
+/// # Shapes
+/// Any shape.
+pub fn bit_sum(t: &Tensor) -> i64 {
+    t.to_vec().iter().map(|x| x.to_bits() as i32 as i64).sum()
+}
+
+/// One recipe's step: its block mask, its tile counts, two rows of its output.
+fn recipe_step(
+    story: &mut Narrative,
+    name: &str,
+    [q, k, v]: [&Tensor; 3],
+    score_mod: impl ScoreMod,
+    mask_mod: impl MaskMod + Clone,
+) -> Result<()> {
+    let [_, _, _, tokens, _] = SIZES;
+    let block_mask = BlockMask::new(mask_mod.clone(), 1, 1, tokens, tokens, TILE)?;
+    let out = flex_attention(q, k, v, score_mod, mask_mod)?;
+    let step = story.step(name);
+    step.print("tiles (F: full, P: partial, .: empty):");
+    for line in block_mask.grid(0, 0) {
+        step.print(line);
+    }
+    step.print(format!(
+        "full {}, partial {}, empty {}",
+        block_mask.count(TileKind::Full),
+        block_mask.count(TileKind::Partial),
+        block_mask.count(TileKind::Empty)
+    ));
+    let rows = Tensor::from_vec(vec![4i64, 7], &[2]);
+    step.print("out[0, 0, [4, 7]] (head 0, queries 4 and 7):")
+        .print(out.select(0, 0).select(0, 0).index_select(0, &rows));
+    step.print(format!(
+        "sum of the output's bit patterns: {}",
+        bit_sum(&out)
+    ));
+    Ok(())
+}
+
+/// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 16.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
+    let mut story = Narrative::new("Chapter 16: FlexAttention");
+    let [batch, heads, kv_heads, tokens, d] = SIZES;
+
+    // ANCHOR: inputs
+    manual_seed(seed.or(16));
+    let q = randn(&[batch, heads, tokens, d]);
+    let k = randn(&[batch, kv_heads, tokens, d]);
+    let v = randn(&[batch, kv_heads, tokens, d]);
+    // ANCHOR_END: inputs
+    let step = story.step(format!(
+        "Queries, keys and values (manual_seed({}))",
+        seed.or(16)
+    ));
+    step.print_shape("q.shape", &q)
+        .print_shape("k.shape", &k)
+        .print_shape("v.shape", &v);
+    step.print(format!(
+        "query heads 0-1 read key/value head 0, heads 2-3 read head 1; tiles of {TILE} x {TILE}"
+    ));
+
+    let qkv = [&q, &k, &v];
+    let documents: Vec<String> = DOCUMENTS.iter().map(|n| n.to_string()).collect();
+    // ANCHOR: recipes
+    recipe_step(&mut story, "no mask", qkv, unchanged, no_mask)?;
+    recipe_step(&mut story, "causal", qkv, unchanged, causal)?;
+    let name = format!("sliding window: |q - kv| < {WINDOW}");
+    recipe_step(&mut story, &name, qkv, unchanged, sliding_window(WINDOW))?;
+    let name = format!("causal, window of {WINDOW}");
+    recipe_step(&mut story, &name, qkv, unchanged, causal_window(WINDOW))?;
+    let name = format!(
+        "document mask: documents of {} tokens, causal",
+        documents.join(", ")
+    );
+    recipe_step(&mut story, &name, qkv, unchanged, document_mask(&DOCUMENTS))?;
+    let name = format!("prefix-LM: the first {PREFIX} tokens see each other");
+    recipe_step(&mut story, &name, qkv, unchanged, prefix_lm(PREFIX))?;
+    let slopes = alibi_slopes(heads);
+    recipe_step(&mut story, "ALiBi, causal", qkv, alibi(slopes), causal)?;
+    let name = format!("softcap {CAP}, causal");
+    recipe_step(&mut story, &name, qkv, softcap(CAP), causal)?;
+    // ANCHOR_END: recipes
+    Ok(story)
+}
