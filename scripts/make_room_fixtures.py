@@ -1,7 +1,10 @@
 """Makes tests/fixtures/room_fixtures.json with real PyTorch 2.13.0: the behaviours where the
 rule an operation follows is easy to get subtly wrong. Which zero `maximum` and `minimum`
 return for `-0.` against `0.` (the first operand's one element at a time, the second's in
-whole vectors of 16 on AVX-512), and `cat` of empty 1-D tensors only, whatever the dim.
+whole vectors of 16 on AVX-512), `cat` of empty 1-D tensors only, whatever the dim, and
+`F.linear` with a bias on 2-D, 3-D and 4-D inputs (PyTorch's `addmm` for the first two, a
+product then an addition for the last: the same bits while the product over the input
+features is one block, up to 384 features).
 
     python scripts/make_room_fixtures.py   # needs torch==2.13.0 (reference/requirements.txt)
 
@@ -53,6 +56,15 @@ for op in ["maximum", "minimum"]:
 e = torch.randn(0)
 for dim in [0, 1, -2, 5]:
     result(f"cat of empty 1-D tensors along dim {dim}", "edge_cat", [e, e], torch.cat([e, e], dim), dim=dim)
+
+# ---- F.linear with a bias: addmm (2-D, contiguous 3-D) or matmul then add (4-D) ----
+for shape, n in [([5, 16], 8), ([2, 6, 3], 2), ([2, 6, 16], 32), ([4, 8, 64], 48), ([2, 12, 200], 24),
+                 ([2, 12, 256], 64), ([2, 2, 5, 64], 24)]:
+    x = torch.randn(shape, generator=g)
+    w = torch.randn(n, shape[-1], generator=g)
+    b = torch.randn(n, generator=g)
+    result(f"linear with a bias, input {shape}, {n} outputs", "linear", [x, w, b],
+           torch.nn.functional.linear(x, w, b))
 
 out = {"torch_version": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
        "num_threads": torch.get_num_threads(), "cases": cases}

@@ -57,11 +57,12 @@ fn edge_fixtures_match_pytorch() {
     check("edge_fixtures.json", 466);
 }
 
-/// Which zero `maximum`/`minimum` return on ties (vectors against single elements), and
-/// `cat` of empty 1-D tensors only (`scripts/make_room_fixtures.py`).
+/// Which zero `maximum`/`minimum` return on ties (vectors against single elements), `cat`
+/// of empty 1-D tensors only, and `F.linear` with a bias on 2-D, 3-D and 4-D inputs
+/// (`scripts/make_room_fixtures.py`).
 #[test]
 fn room_fixtures_match_pytorch() {
-    check("room_fixtures.json", 82);
+    check("room_fixtures.json", 89);
 }
 
 /// The chapters' operations, and softmax, log_softmax, sum and mean over many lengths,

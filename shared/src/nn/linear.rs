@@ -138,6 +138,10 @@ impl Linear {
             },
             other => other,
         })?;
+        // PyTorch adds a 2-D or 3-D input's bias inside the product (`addmm`), as the
+        // starting value of the matrix that MKL adds each block of `in_features` into. While
+        // the input features are one block (up to 384, all our exact products) that is the
+        // product first, then the bias: these bits (`tests/fixtures/room_fixtures.json`).
         match &self.bias {
             Some(b) => y.f_add(b),
             None => Ok(y),
