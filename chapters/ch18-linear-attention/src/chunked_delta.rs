@@ -1,0 +1,78 @@
+//! Gated DeltaNet a chunk at a time: the WY / UT form.
+//!
+//! The delta rule's state is not a sum of outer products any more (each write reads the
+//! state first), so the chunked form of linear attention does not apply as it is. Songlin
+//! Yang ("DeltaNet Explained", parts I and II) unrolls the writes of one chunk: the `C`
+//! corrections `u_i = β_i (v_i − S_{i-1} k_i)` depend on each other only through a
+//! triangular system, `(I + A) U = diag(β) V − (decayed) diag(β) K S`, with
+//! `A_ij = β_i (k_i·k_j) α_{j+1}⋯α_i` for `j < i`. Its inverse `T = (I + A)⁻¹` (the UT
+//! transform, found by forward substitution) turns the chunk's writes into two products,
+//! `W = T diag(β) diag(e^G) K` and `U = T diag(β) V`, and then the outputs and the next state
+//! come from `C × C` and `C × d` products, as in the chunked form of linear attention.
+//!
+//! The state is kept here as `Sᵀ`, `[d_k, d_v]` (a row per key feature), as the chunked
+//! kernels keep it.
+
+use shared::{Tensor, cat, eye, zeros};
+
+use crate::gates::{cumsum, exp};
+
+/// `T = (I + A)⁻¹` for `A` = the strictly lower part of `diag(β) K Kᵀ ⊙ decay`, by forward
+/// substitution: row `i` of `−A` gains `(−A)[i, :i] · (−A)[:i, :i]`, using the rows before
+/// it, already final.
+///
+/// # Shapes
+/// `k_beta`, `k`: `[C, d_k]` (`k_beta` = `diag(β) K`), `decay`: `[C, C]`. Returns `[C, C]`.
+// ANCHOR: ut_transform
+pub fn ut_transform(k_beta: &Tensor, k: &Tensor, decay: &Tensor) -> Tensor {
+    let c = k.size(0);
+    let mut a = -(k_beta.matmul(&k.t()) * decay).tril(-1);
+    for i in 1..c {
+        let row = a.get(i as i64).slice(0, ..i);
+        let above = a.slice(0, ..i).slice(1, ..i);
+        let row = &row + row.matmul(&above);
+        for (j, value) in row.to_vec().into_iter().enumerate() {
+            a.set(&[i, j], value);
+        }
+    }
+    a + eye(c)
+}
+// ANCHOR_END: ut_transform
+
+/// Gated DeltaNet's outputs a chunk of `chunk` tokens at a time; equal to
+/// [`gated_delta_recurrent`](crate::gated_delta::gated_delta_recurrent) up to rounding.
+///
+/// # Shapes
+/// `q`, `k`: `[T, d_k]` (unit-length rows), `v`: `[T, d_v]`, `log_alpha`, `beta`: `[T]`,
+/// `chunk` ≥ 1. Returns `[T, d_v]`.
+// ANCHOR: gated_delta_chunked
+pub fn gated_delta_chunked(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    log_alpha: &Tensor,
+    beta: &Tensor,
+    chunk: usize,
+) -> Tensor {
+    let mut s = zeros(&[k.size(1), v.size(1)]);
+    let mut out = Vec::new();
+    let pieces = |x: &Tensor| x.split(chunk, 0);
+    let chunks = pieces(q).into_iter().zip(pieces(k)).zip(pieces(v));
+    for (((qc, kc), vc), (gc, bc)) in chunks.zip(pieces(log_alpha).into_iter().zip(pieces(beta))) {
+        // G_i: the log of the decay from the chunk's start to token i.
+        let g = cumsum(&gc);
+        let decay = exp(&(g.unsqueeze(1) - g.unsqueeze(0))).tril(0);
+        let t_inv = ut_transform(&(&kc * bc.unsqueeze(1)), &kc, &decay);
+        let w = t_inv.matmul(&(&kc * (&bc * exp(&g)).unsqueeze(1)));
+        let u = t_inv.matmul(&(&vc * bc.unsqueeze(1)));
+        // What each token writes once the state of the chunks before is read.
+        let v_new = u - w.matmul(&s);
+        let inner = (qc.matmul(&kc.t()) * &decay).tril(0);
+        out.push((&qc * exp(&g).unsqueeze(1)).matmul(&s) + inner.matmul(&v_new));
+        let g_last = g.get(-1).item();
+        let to_end = exp(&(g_last - &g)).unsqueeze(1);
+        s = exp(&Tensor::scalar(g_last)).item() * s + (&kc * to_end).t().matmul(&v_new);
+    }
+    cat(&out, 0)
+}
+// ANCHOR_END: gated_delta_chunked

@@ -1,0 +1,260 @@
+"""Chapter 18: beyond softmax: linear attention and Gated DeltaNet (PyTorch reference).
+
+One head, no batch, float32, random queries, keys and values (manual_seed(18)):
+
+  * causal softmax attention, the starting point;
+  * linear attention (Katharopoulos et al., "Transformers are RNNs"): the softmax's
+    exp(q.k) replaced by phi(q).phi(k) with phi(x) = elu(x) + 1, computed in three
+    forms: parallel (a masked T x T product), recurrent (a d x d state and a d normaliser
+    updated per token) and chunked (parallel inside a chunk of 16, the state carried
+    from chunk to chunk); each form in its own order, and the gaps between them;
+  * the delta rule: what a key written twice keeps, summed (linear attention) or
+    replaced (delta rule);
+  * Gated DeltaNet (Yang, Kautz and Hatamizadeh, "Gated Delta Networks"):
+    S_t = a_t S_{t-1} (I - b_t k_t k_t^T) + b_t v_t k_t^T, o_t = S_t q_t, with q and k
+    L2-normalised, in a token loop and in chunks (the WY / UT form of Songlin Yang's
+    "DeltaNet Explained"), and the gap between them;
+  * the memory of the state against a KV cache.
+
+elu, sigmoid, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
+(as chapter 15's gate), so their digits do not depend on the CPU routine. Gradients are
+off. Each step prints a `## ...` heading, its output and one empty line.
+"""
+import argparse
+
+import torch
+import torch.nn.functional as F
+
+torch.set_grad_enabled(False)
+
+
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the chapter's seed")
+SEED = parser.parse_args().seed
+
+
+def seed_or(default_seed):
+    return default_seed if SEED is None else SEED
+
+
+T, D, CHUNK = 64, 16, 16
+
+
+def elu_plus_one(x):
+    """phi(x) = elu(x) + 1, positive everywhere: x + 1 above 0, exp(x) below."""
+    return (F.elu(x.double()) + 1).float()
+
+
+def sigmoid(x):
+    return torch.sigmoid(x.double()).float()
+
+
+def log_sigmoid(x):
+    return F.logsigmoid(x.double()).float()
+
+
+def exp(x):
+    return torch.exp(x.double()).float()
+
+
+def l2_normalize(x):
+    """Every row divided by its length; the square root in float64 rounded once (the
+    correctly rounded float32 square root)."""
+    return x / torch.sqrt((x * x).sum(-1, keepdim=True).double()).float()
+
+
+def causal_ones(t):
+    return torch.tril(torch.ones(t, t))
+
+
+# ---- linear attention ---------------------------------------------------------------
+
+def softmax_attention(q, k, v):
+    """softmax(mask(Q K^T) / sqrt(d)) V, chapter 5's causal attention."""
+    hidden = torch.triu(torch.ones(T, T), diagonal=1).bool()
+    return torch.softmax((q @ k.T).masked_fill(hidden, -torch.inf) / D**0.5, dim=-1) @ v
+
+
+def linear_parallel(q, k, v):
+    """O = ((phi(Q) phi(K)^T) * M) V, each row divided by its row sum."""
+    weights = (elu_plus_one(q) @ elu_plus_one(k).T) * causal_ones(q.shape[0])
+    return (weights @ v) / weights.sum(-1, keepdim=True)
+
+
+def linear_recurrent(q, k, v):
+    """S_t = S_{t-1} + phi(k_t) v_t^T, z_t = z_{t-1} + phi(k_t), o_t = phi(q_t) S_t / phi(q_t).z_t."""
+    fq, fk = elu_plus_one(q), elu_plus_one(k)
+    s = torch.zeros(D, D)
+    z = torch.zeros(D)
+    out = []
+    for t in range(q.shape[0]):
+        s = s + torch.outer(fk[t], v[t])
+        z = z + fk[t]
+        out.append((fq[t] @ s) / (fq[t] @ z))
+    return torch.stack(out)
+
+
+def linear_chunked(q, k, v, chunk):
+    """Inside a chunk the parallel form, plus what the state holds of the chunks before."""
+    fq, fk = elu_plus_one(q), elu_plus_one(k)
+    s = torch.zeros(D, D)
+    z = torch.zeros(D)
+    mask = causal_ones(chunk)
+    out = []
+    for qc, kc, vc in zip(fq.split(chunk), fk.split(chunk), v.split(chunk)):
+        weights = (qc @ kc.T) * mask
+        numerator = qc @ s + weights @ vc
+        denominator = qc @ z + weights.sum(-1)
+        out.append(numerator / denominator[:, None])
+        s = s + kc.T @ vc
+        z = z + kc.sum(0)
+    return torch.cat(out)
+
+
+# ---- the delta rule and Gated DeltaNet ----------------------------------------------
+
+def gated_delta_recurrent(q, k, v, alpha, beta):
+    """S_t = a_t S_{t-1} + b_t (v_t - a_t S_{t-1} k_t) k_t^T, o_t = S_t q_t; S is [d_v, d_k]."""
+    s = torch.zeros(v.shape[1], k.shape[1])
+    out = []
+    for t in range(q.shape[0]):
+        s = alpha[t] * s
+        v_old = s @ k[t]
+        s = s + beta[t] * torch.outer(v[t] - v_old, k[t])
+        out.append(s @ q[t])
+    return torch.stack(out)
+
+
+def ut_transform(k_beta, k, decay):
+    """T = (I + strictly_lower(diag(b) K K^T * decay))^-1 by forward substitution."""
+    c = k.shape[0]
+    a = -torch.tril((k_beta @ k.T) * decay, diagonal=-1)
+    for i in range(1, c):
+        a[i, :i] = a[i, :i] + a[i, :i] @ a[:i, :i]
+    return a + torch.eye(c)
+
+
+def gated_delta_chunked(q, k, v, log_alpha, beta, chunk):
+    """The same outputs, a chunk at a time; the state is kept as S^T, [d_k, d_v]."""
+    s = torch.zeros(k.shape[1], v.shape[1])
+    out = []
+    for qc, kc, vc, gc, bc in zip(q.split(chunk), k.split(chunk), v.split(chunk),
+                                  log_alpha.split(chunk), beta.split(chunk)):
+        g = torch.cumsum(gc, 0)
+        decay = torch.tril(exp(g[:, None] - g[None, :]))
+        t_inv = ut_transform(kc * bc[:, None], kc, decay)
+        w = t_inv @ (kc * (bc * exp(g))[:, None])
+        u = t_inv @ (vc * bc[:, None])
+        v_new = u - w @ s
+        inner = torch.tril((qc @ kc.T) * decay)
+        out.append((qc * exp(g)[:, None]) @ s + inner @ v_new)
+        s = exp(g[-1]) * s + (kc * exp(g[-1] - g)[:, None]).T @ v_new
+    return torch.cat(out)
+
+
+# ---- the story ----------------------------------------------------------------------
+
+torch.manual_seed(seed_or(18))
+q, k, v = torch.randn(T, D), torch.randn(T, D), torch.randn(T, D)
+print("# Chapter 18: Beyond softmax")
+print()
+print(f"## Queries, keys and values (manual_seed({seed_or(18)}))")
+print(f"q, k, v: {T} tokens x {D} features each")
+print("q[:2, :6]:")
+print(q[:2, :6])
+print()
+
+print("## Causal softmax attention, the starting point")
+soft = softmax_attention(q, k, v)
+print("softmax(q k^T / 4, causal) v, rows 0-2, first 6 features:")
+print(soft[:3, :6])
+print()
+
+print("## The feature map phi(x) = elu(x) + 1")
+print("q[0, :6]:")
+print(q[0, :6])
+print("phi(q)[0, :6]:")
+print(elu_plus_one(q)[0, :6])
+print(f"every phi(q), phi(k) > 0: {bool((elu_plus_one(q) > 0).all() and (elu_plus_one(k) > 0).all())}")
+print()
+
+parallel = linear_parallel(q, k, v)
+recurrent = linear_recurrent(q, k, v)
+chunked = linear_chunked(q, k, v, CHUNK)
+print("## Linear attention in three forms")
+print("parallel, rows 0-2, first 6 features:")
+print(parallel[:3, :6])
+print("recurrent, rows 0-2, first 6 features:")
+print(recurrent[:3, :6])
+print(f"chunked (chunks of {CHUNK}), rows 0-2, first 6 features:")
+print(chunked[:3, :6])
+print("the last row, parallel and recurrent:")
+print(parallel[-1, :6])
+print(recurrent[-1, :6])
+print()
+
+print("## The gaps between the forms")
+for name, a, b in (("parallel vs recurrent", parallel, recurrent),
+                   ("chunked vs recurrent", chunked, recurrent),
+                   ("chunked vs parallel", chunked, parallel)):
+    print(f"{name}: equal {torch.equal(a, b)}, max |difference| {(a - b).abs().max()!s}")
+print(f"max |output| {recurrent.abs().max()!s}")
+print()
+
+print("## A key written twice")
+key = l2_normalize(torch.tensor([[1.0, 2.0, 0.0, 2.0]]))[0]
+first, second = torch.tensor([1.0, 0.0, 0.0, 0.0]), torch.tensor([0.0, 0.0, 3.0, 0.0])
+summed = torch.zeros(4, 4)
+replaced = torch.zeros(4, 4)
+for value in (first, second):
+    summed = summed + torch.outer(value, key)
+    replaced = replaced + torch.outer(value - replaced @ key, key)
+print(f"key {key}")
+print(f"written: {first}, then {second}")
+print(f"linear attention reads back {summed @ key}")
+print(f"the delta rule reads back   {replaced @ key}")
+print()
+
+gq, gk, gv = torch.randn(T, D), torch.randn(T, D), torch.randn(T, D)
+gq, gk = l2_normalize(gq), l2_normalize(gk)
+beta = sigmoid(torch.randn(T))
+log_alpha = log_sigmoid(torch.randn(T) + 3.0)
+alpha = exp(log_alpha)
+print("## Gated DeltaNet's inputs (drawn next)")
+print("|q_t| = |k_t| = 1, rows 0-2 of k, first 6 features:")
+print(gk[:3, :6])
+print("write strengths b_t = sigmoid(.), first 8:")
+print(beta[:8])
+print("decays a_t = sigmoid(. + 3), first 8:")
+print(alpha[:8])
+print()
+
+gated_recurrent = gated_delta_recurrent(gq, gk, gv, alpha, beta)
+gated_chunked = gated_delta_chunked(gq, gk, gv, log_alpha, beta, CHUNK)
+print("## Gated DeltaNet, token by token and chunk by chunk")
+print("recurrent, rows 0-2, first 6 features:")
+print(gated_recurrent[:3, :6])
+print(f"chunked (chunks of {CHUNK}), rows 0-2, first 6 features:")
+print(gated_chunked[:3, :6])
+print("the last row, recurrent and chunked:")
+print(gated_recurrent[-1, :6])
+print(gated_chunked[-1, :6])
+diff = (gated_chunked - gated_recurrent).abs().max()
+print(f"equal {torch.equal(gated_chunked, gated_recurrent)}, max |difference| {diff!s}")
+print(f"max |output| {gated_recurrent.abs().max()!s}")
+print()
+
+print("## The state against a KV cache")
+print("numbers kept per head, d_k = d_v = 128:")
+for n in (1024, 32768, 262144):
+    print(f"  n = {n:6d}: KV cache {2 * n * 128:9d}, state {128 * 128}")
+print()
