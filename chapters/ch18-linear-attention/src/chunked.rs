@@ -33,8 +33,8 @@ pub fn linear_chunked(q: &Tensor, k: &Tensor, v: &Tensor, chunk: usize) -> Tenso
         let numerator = qc.matmul(&s) + weights.matmul(&vc);
         let denominator = qc.matmul(&z) + weights.sum_dim(-1, false);
         out.push(numerator / denominator.unsqueeze(1));
-        s = s + kc.t().matmul(&vc);
-        z = z + kc.sum_dim(0, false);
+        s += kc.t().matmul(&vc);
+        z += kc.sum_dim(0, false);
     }
     cat(&out, 0)
 }

@@ -108,7 +108,7 @@ fn key_written_twice(story: &mut Narrative) {
     // ANCHOR: written_twice
     let (mut summed, mut replaced) = (zeros(&[4, 4]), zeros(&[4, 4]));
     for value in [&first, &second] {
-        summed = summed + value.outer(&key);
+        summed += value.outer(&key);
         replaced = delta_write(&replaced, &key, value, 1.0);
     }
     // ANCHOR_END: written_twice

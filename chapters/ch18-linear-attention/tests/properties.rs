@@ -1,0 +1,201 @@
+//! Properties of the chapter's forms beyond its printed output: the three forms of linear
+//! attention and the two of Gated DeltaNet agree within stated bounds and are not equal
+//! bit for bit; one chunk is the parallel form exactly; the delta form of the update is the
+//! textbook formula; the UT transform inverts its matrix. Tests that run the learner's
+//! exercises (the recurrent form, the delta rule's write) are left out with
+//! `--features exercise`.
+
+use course::quiet_proptest::quiet;
+use proptest::prelude::*;
+use shared::{Tensor, eye, manual_seed, randn};
+
+use ch18_linear_attention::chunked::linear_chunked;
+use ch18_linear_attention::chunked_delta::ut_transform;
+use ch18_linear_attention::feature_map::elu_plus_one;
+use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
+use ch18_linear_attention::narrative::{D, T};
+use ch18_linear_attention::parallel::linear_parallel;
+
+fn bits(t: &Tensor) -> Vec<u32> {
+    t.to_vec().iter().map(|x| x.to_bits()).collect()
+}
+
+/// `max |a − b|`.
+fn gap(a: &Tensor, b: &Tensor) -> f32 {
+    (a - b).abs().max().item()
+}
+
+#[test]
+fn one_chunk_is_the_parallel_form_bit_for_bit() {
+    manual_seed(18);
+    let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
+    assert_eq!(
+        bits(&linear_chunked(&q, &k, &v, T)),
+        bits(&linear_parallel(&q, &k, &v))
+    );
+}
+
+#[test]
+fn the_feature_map_is_positive_and_elu_plus_one() {
+    let x = Tensor::from_vec(vec![-30.0, -1.0, 0.0, 0.5, 2.0], &[5]);
+    let phi = elu_plus_one(&x).to_vec();
+    assert!(phi.iter().all(|&f| f > 0.0), "{phi:?}");
+    assert_eq!(phi[2..], [1.0, 1.5, 3.0]);
+    assert_eq!(phi[1], (-1.0f64).exp() as f32);
+}
+
+#[test]
+fn the_gates_are_what_they_say() {
+    let x = Tensor::from_vec(vec![-3.0, 0.0, 2.5], &[3]);
+    // e^(log sigmoid(x)) = sigmoid(x), to float32 rounding.
+    let back = exp(&log_sigmoid(&x)).to_vec();
+    for (got, x) in back.iter().zip([-3.0f64, 0.0, 2.5]) {
+        let want = 1.0 / (1.0 + (-x).exp());
+        assert!((*got as f64 - want).abs() < 1e-7, "{got} vs {want}");
+    }
+    let g = Tensor::from_vec(vec![0.5, -0.25, 1.0], &[3]);
+    assert_eq!(cumsum(&g).to_vec(), vec![0.5, 0.25, 1.25]);
+    let rows = l2_normalize(&Tensor::from_vec(vec![3.0, 4.0, 0.0, 2.0], &[2, 2]));
+    assert_eq!(rows.to_vec(), vec![0.6, 0.8, 0.0, 1.0]);
+}
+
+proptest! {
+    #![proptest_config(quiet(16))]
+
+    /// The chunked form agrees with the parallel one within float32 rounding, for any
+    /// chunk size, the last chunk shorter included.
+    #[test]
+    fn chunked_agrees_with_parallel(seed in 0u64..1000, t in 1usize..48, chunk in 1usize..20) {
+        manual_seed(seed);
+        let (q, k, v) = (randn(&[t, 8]), randn(&[t, 8]), randn(&[t, 4]));
+        let parallel = linear_parallel(&q, &k, &v);
+        let chunked = linear_chunked(&q, &k, &v, chunk);
+        let scale = parallel.abs().max().item().max(1.0);
+        prop_assert!(gap(&chunked, &parallel) <= 1e-5 * scale);
+    }
+
+    /// `T · (I + A) = I`: forward substitution inverts the unit lower-triangular matrix.
+    #[test]
+    fn the_ut_transform_inverts(seed in 0u64..1000, c in 1usize..17) {
+        manual_seed(seed);
+        let k = l2_normalize(&randn(&[c, 8]));
+        let beta = ch15_modern_layer::gate::sigmoid(&randn(&[c]));
+        let g = cumsum(&log_sigmoid(&(randn(&[c]) + 3.0)));
+        let decay = exp(&(g.unsqueeze(1) - g.unsqueeze(0))).tril(0);
+        let k_beta = &k * beta.unsqueeze(1);
+        let a = (k_beta.matmul(&k.t()) * &decay).tril(-1);
+        let product = ut_transform(&k_beta, &k, &decay).matmul(&(a + eye(c)));
+        prop_assert!(gap(&product, &eye(c)) <= 1e-5, "gap {}", gap(&product, &eye(c)));
+    }
+}
+
+#[cfg(not(feature = "exercise"))]
+mod with_the_solved_exercises {
+    use super::*;
+    use ch15_modern_layer::gate::sigmoid;
+    use ch18_linear_attention::chunked_delta::gated_delta_chunked;
+    use ch18_linear_attention::delta::delta_write;
+    use ch18_linear_attention::gated_delta::gated_delta_recurrent;
+    use ch18_linear_attention::narrative::CHUNK;
+    use ch18_linear_attention::recurrent::linear_recurrent;
+    use shared::zeros;
+
+    /// Gated DeltaNet's inputs as the chapter draws them.
+    fn gated_inputs(t: usize, d: usize) -> [Tensor; 5] {
+        let (q, k, v) = (randn(&[t, d]), randn(&[t, d]), randn(&[t, d]));
+        let beta = sigmoid(&randn(&[t]));
+        let log_alpha = log_sigmoid(&(randn(&[t]) + 3.0));
+        [l2_normalize(&q), l2_normalize(&k), v, log_alpha, beta]
+    }
+
+    /// The chapter's inputs: the three forms of linear attention differ (not one is equal
+    /// to another bit for bit), by less than 1e-6 on outputs below 2 in size.
+    #[test]
+    fn the_linear_forms_differ_in_the_last_bits_only() {
+        manual_seed(18);
+        let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
+        let forms = [
+            linear_parallel(&q, &k, &v),
+            linear_recurrent(&q, &k, &v),
+            linear_chunked(&q, &k, &v, CHUNK),
+        ];
+        for (i, j) in [(0, 1), (1, 2), (0, 2)] {
+            let gap = gap(&forms[i], &forms[j]);
+            assert!(gap > 0.0 && gap < 1e-6, "forms {i} and {j}: {gap}");
+        }
+    }
+
+    /// The chapter's inputs: Gated DeltaNet in chunks differs from the token loop, by less
+    /// than 1e-6.
+    #[test]
+    fn gated_deltanet_chunked_differs_in_the_last_bits_only() {
+        manual_seed(18);
+        for _ in 0..3 {
+            randn(&[T, D]);
+        }
+        let [q, k, v, log_alpha, beta] = gated_inputs(T, D);
+        let recurrent = gated_delta_recurrent(&q, &k, &v, &exp(&log_alpha), &beta);
+        let chunked = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK);
+        let gap = gap(&recurrent, &chunked);
+        assert!(gap > 0.0 && gap < 1e-6, "{gap}");
+    }
+
+    /// The delta form `S + β (v − S k) kᵀ` after the decay is the textbook update
+    /// `α S (I − β k kᵀ) + β v kᵀ`, to float32 rounding.
+    #[test]
+    fn the_delta_form_is_the_textbook_update() {
+        manual_seed(5);
+        let [q, k, v, log_alpha, beta] = gated_inputs(24, 6);
+        let alpha = exp(&log_alpha);
+        let mut s = zeros(&[6, 6]);
+        let mut out = Vec::new();
+        for t in 0..24 {
+            let (kt, a, b) = (k.get(t), alpha.get(t).item(), beta.get(t).item());
+            let projection = eye(6) - b * kt.outer(&kt);
+            s = (a * &s).matmul(&projection) + b * v.get(t).outer(&kt);
+            out.push(s.matmul(&q.get(t)));
+        }
+        let textbook = shared::stack(&out, 0);
+        let ours = gated_delta_recurrent(&q, &k, &v, &alpha, &beta);
+        assert!(gap(&textbook, &ours) < 1e-5, "{}", gap(&textbook, &ours));
+    }
+
+    proptest! {
+        #![proptest_config(quiet(16))]
+
+        /// Gated DeltaNet in chunks agrees with the token loop for any chunk size.
+        #[test]
+        fn gated_deltanet_chunked_agrees_with_the_loop(
+            seed in 0u64..1000,
+            t in 1usize..48,
+            chunk in 1usize..20,
+        ) {
+            manual_seed(seed);
+            let [q, k, v, log_alpha, beta] = gated_inputs(t, 8);
+            let recurrent = gated_delta_recurrent(&q, &k, &v, &exp(&log_alpha), &beta);
+            let chunked = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, chunk);
+            prop_assert!(gap(&recurrent, &chunked) <= 1e-5, "gap {}", gap(&recurrent, &chunked));
+        }
+
+        /// Linear attention's recurrent form agrees with its parallel form.
+        #[test]
+        fn recurrent_agrees_with_parallel(seed in 0u64..1000, t in 1usize..48) {
+            manual_seed(seed);
+            let (q, k, v) = (randn(&[t, 8]), randn(&[t, 8]), randn(&[t, 4]));
+            let scale = linear_parallel(&q, &k, &v).abs().max().item().max(1.0);
+            let gap = gap(&linear_recurrent(&q, &k, &v), &linear_parallel(&q, &k, &v));
+            prop_assert!(gap <= 1e-5 * scale);
+        }
+
+        /// With β = 1 and no decay, Gated DeltaNet is the delta rule: a key written twice
+        /// in a row reads only the second value.
+        #[test]
+        fn a_key_written_twice_reads_the_second_value(seed in 0u64..1000) {
+            manual_seed(seed);
+            let key = l2_normalize(&randn(&[6]));
+            let (first, second) = (randn(&[6]), randn(&[6]));
+            let s = delta_write(&delta_write(&zeros(&[6, 6]), &key, &first, 1.0), &key, &second, 1.0);
+            prop_assert!(gap(&s.matmul(&key), &second) <= 1e-5);
+        }
+    }
+}
