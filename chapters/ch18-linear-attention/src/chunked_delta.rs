@@ -54,24 +54,25 @@ pub fn gated_delta_chunked(
     beta: &Tensor,
     chunk: usize,
 ) -> Tensor {
+    let (qs, ks, vs) = (q.split(chunk, 0), k.split(chunk, 0), v.split(chunk, 0));
+    let (gs, bs) = (log_alpha.split(chunk, 0), beta.split(chunk, 0));
     let mut s = zeros(&[k.size(1), v.size(1)]);
     let mut out = Vec::new();
-    let pieces = |x: &Tensor| x.split(chunk, 0);
-    let chunks = pieces(q).into_iter().zip(pieces(k)).zip(pieces(v));
-    for (((qc, kc), vc), (gc, bc)) in chunks.zip(pieces(log_alpha).into_iter().zip(pieces(beta))) {
+    for c in 0..qs.len() {
+        let (qc, kc, vc, bc) = (&qs[c], &ks[c], &vs[c], &bs[c]);
         // G_i: the log of the decay from the chunk's start to token i.
-        let g = cumsum(&gc);
+        let g = cumsum(&gs[c]);
         let decay = exp(&(g.unsqueeze(1) - g.unsqueeze(0))).tril(0);
-        let t_inv = ut_transform(&(&kc * bc.unsqueeze(1)), &kc, &decay);
-        let w = t_inv.matmul(&(&kc * (&bc * exp(&g)).unsqueeze(1)));
-        let u = t_inv.matmul(&(&vc * bc.unsqueeze(1)));
+        let t_inv = ut_transform(&(kc * bc.unsqueeze(1)), kc, &decay);
+        let w = t_inv.matmul(&(kc * (bc * exp(&g)).unsqueeze(1)));
+        let u = t_inv.matmul(&(vc * bc.unsqueeze(1)));
         // What each token writes once the state of the chunks before is read.
         let v_new = u - w.matmul(&s);
         let inner = (qc.matmul(&kc.t()) * &decay).tril(0);
-        out.push((&qc * exp(&g).unsqueeze(1)).matmul(&s) + inner.matmul(&v_new));
-        let g_last = g.get(-1).item();
-        let to_end = exp(&(g_last - &g)).unsqueeze(1);
-        s = exp(&Tensor::scalar(g_last)).item() * s + (&kc * to_end).t().matmul(&v_new);
+        out.push((qc * exp(&g).unsqueeze(1)).matmul(&s) + inner.matmul(&v_new));
+        let g_last = g.get(-1);
+        let to_end = exp(&(&g_last - &g)).unsqueeze(1);
+        s = exp(&g_last).item() * s + (kc * to_end).t().matmul(&v_new);
     }
     cat(&out, 0)
 }

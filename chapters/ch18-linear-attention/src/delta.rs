@@ -13,10 +13,11 @@ use shared::Tensor;
 /// One delta-rule write: `S + β (v − S k) kᵀ`.
 ///
 /// # Shapes
-/// `state`: `[d_v, d_k]`, `key`: `[d_k]`, `value`: `[d_v]`. Returns `[d_v, d_k]`.
+/// `s` (the state): `[d_v, d_k]`, `k` (the key): `[d_k]`, `v` (the value): `[d_v]`.
+/// Returns `[d_v, d_k]`.
 // ANCHOR: delta_write
-pub fn delta_write(state: &Tensor, key: &Tensor, value: &Tensor, beta: f32) -> Tensor {
-    let v_old = state.matmul(key);
-    state + beta * (value - v_old).outer(key)
+pub fn delta_write(s: &Tensor, k: &Tensor, v: &Tensor, beta: f32) -> Tensor {
+    let v_old = s.matmul(k);
+    s + beta * (v - v_old).outer(k)
 }
 // ANCHOR_END: delta_write

@@ -35,7 +35,8 @@ pub fn causal_ones(t: usize) -> Tensor {
 /// `q`, `k`: `[T, d]`, `v`: `[T, d_v]`. Returns `[T, d_v]`.
 // ANCHOR: linear_parallel
 pub fn linear_parallel(q: &Tensor, k: &Tensor, v: &Tensor) -> Tensor {
-    let weights = elu_plus_one(q).matmul(&elu_plus_one(k).t()) * causal_ones(q.size(0));
+    let (fq, fk) = (elu_plus_one(q), elu_plus_one(k));
+    let weights = fq.matmul(&fk.t()) * causal_ones(q.size(0));
     weights.matmul(v) / weights.sum_dim(-1, true)
 }
 // ANCHOR_END: linear_parallel
