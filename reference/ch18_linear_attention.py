@@ -14,6 +14,9 @@ One head, no batch, float32, random queries, keys and values (manual_seed(18)):
     S_t = a_t S_{t-1} (I - b_t k_t k_t^T) + b_t v_t k_t^T, o_t = S_t q_t, with q and k
     L2-normalised, in a token loop and in chunks (the WY / UT form of Songlin Yang's
     "DeltaNet Explained"), and the gap between them;
+  * DeepSeek Sparse Attention (DeepSeek-V3.2): a small indexer scores every visible key,
+    I[t, s] = sum_h w[t, h] relu(q_I[t, h] . k_I[s]), each query keeps its top 4 and
+    softmax attention runs over those only (float32, one sequence, random index weights);
   * the memory of the state against a KV cache.
 
 elu, sigmoid, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
@@ -80,7 +83,8 @@ def causal_ones(t):
 
 def softmax_attention(q, k, v):
     """softmax(mask(Q K^T) / sqrt(d)) V, chapter 5's causal attention."""
-    hidden = torch.triu(torch.ones(T, T), diagonal=1).bool()
+    t = q.shape[0]
+    hidden = torch.triu(torch.ones(t, t), diagonal=1).bool()
     return torch.softmax((q @ k.T).masked_fill(hidden, -torch.inf) / D**0.5, dim=-1) @ v
 
 
@@ -159,6 +163,32 @@ def gated_delta_chunked(q, k, v, log_alpha, beta, chunk):
         out.append((qc * exp(g)[:, None]) @ s + inner @ v_new)
         s = exp(g[-1]) * s + (kc * exp(g[-1] - g)[:, None]).T @ v_new
     return torch.cat(out)
+
+
+# ---- DeepSeek Sparse Attention: an indexer picks the keys -------------------------
+
+T_SPARSE, INDEX_HEADS, D_INDEX, TOP_K = 16, 2, 8, 4
+
+
+def index_scores(q_index, k_index, w):
+    """I[t, s] = sum_h w[t, h] * relu(q_index[t, h] . k_index[s]), one index head at a time."""
+    scores = torch.zeros(q_index.shape[0], k_index.shape[0])
+    for h in range(q_index.shape[1]):
+        scores = scores + w[:, h:h + 1] * torch.relu(q_index[:, h] @ k_index.T)
+    return scores
+
+
+def top_k_kept(scores, top_k):
+    """True where key s is among the top_k index scores of query t's visible keys."""
+    t = scores.shape[0]
+    hidden = torch.triu(torch.ones(t, t), diagonal=1).bool()
+    top = scores.masked_fill(hidden, -torch.inf).topk(min(top_k, t), dim=-1).indices
+    return torch.zeros(t, t, dtype=torch.bool).scatter_(-1, top, True) & ~hidden
+
+
+def sparse_attention(q, k, v, kept):
+    """Softmax attention over the kept keys only."""
+    return torch.softmax((q @ k.T).masked_fill(~kept, -torch.inf) / D**0.5, dim=-1) @ v
 
 
 # ---- the story ----------------------------------------------------------------------
@@ -251,6 +281,31 @@ print(gated_chunked[-1, :6])
 diff = (gated_chunked - gated_recurrent).abs().max()
 print(f"equal {torch.equal(gated_chunked, gated_recurrent)}, max |difference| {diff!s}")
 print(f"max |output| {gated_recurrent.abs().max()!s}")
+print()
+
+sq, sk, sv = q[:T_SPARSE], k[:T_SPARSE], v[:T_SPARSE]
+q_index = torch.randn(T_SPARSE, INDEX_HEADS, D_INDEX)
+k_index = torch.randn(T_SPARSE, D_INDEX)
+w_index = torch.randn(T_SPARSE, INDEX_HEADS)
+scores = index_scores(q_index, k_index, w_index)
+kept = top_k_kept(scores, TOP_K)
+print("## DeepSeek's indexer picks the keys")
+print(f"the first {T_SPARSE} tokens; {INDEX_HEADS} index heads of {D_INDEX} features; top {TOP_K}")
+print(f"index scores of query {T_SPARSE - 1}:")
+print(scores[-1])
+print(f"keys kept (1) by queries 8-{T_SPARSE - 1}:")
+for t in range(8, T_SPARSE):
+    print(f"  {t:2d}: " + "".join("1" if x else "." for x in kept[t].tolist()))
+print()
+
+sparse = sparse_attention(sq, sk, sv, kept)
+dense = softmax_attention(sq, sk, sv)
+print("## Softmax over the kept keys only")
+print(f"sparse, rows 12-{T_SPARSE - 1}, first 6 features:")
+print(sparse[12:, :6])
+print(f"dense (every visible key), rows 12-{T_SPARSE - 1}, first 6 features:")
+print(dense[12:, :6])
+print(f"rows 0-{TOP_K - 1} (every visible key kept) equal dense: {torch.equal(sparse[:TOP_K], dense[:TOP_K])}")
 print()
 
 print("## The state against a KV cache")

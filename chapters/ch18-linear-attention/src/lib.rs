@@ -20,6 +20,8 @@
 //! - [`gates`]: the pieces of Gated DeltaNet's inputs (unit-length rows, the gates);
 //! - [`gated_delta`]: Gated DeltaNet token by token;
 //! - [`chunked_delta`]: the same, a chunk at a time (the WY / UT form);
+//! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
+//!   the keys a small indexer picks (Liu et al., 2025, "DeepSeek-V3.2");
 //! - [`memory`]: what the state keeps, against a KV cache.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
@@ -38,6 +40,7 @@ pub mod narrative;
 pub mod parallel;
 #[cfg_attr(feature = "exercise", path = "../exercises/recurrent.rs")]
 pub mod recurrent;
+pub mod sparse;
 
 /// The exercises and their hints, shown by `cargo run -p ch18-linear-attention -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

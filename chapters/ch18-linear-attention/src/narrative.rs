@@ -16,6 +16,7 @@ use crate::gates::{exp, l2_normalize, log_sigmoid};
 use crate::memory::numbers_kept;
 use crate::parallel::{linear_parallel, softmax_attention};
 use crate::recurrent::linear_recurrent;
+use crate::sparse::{index_scores, sparse_attention, top_k_kept};
 
 /// Tokens of the chapter's sequences.
 pub const T: usize = 64;
@@ -23,6 +24,14 @@ pub const T: usize = 64;
 pub const D: usize = 16;
 /// Tokens of one chunk in the chunked forms.
 pub const CHUNK: usize = 16;
+/// Tokens of the sparse-attention example (the first of the chapter's sequence).
+pub const T_SPARSE: usize = 16;
+/// The indexer's heads.
+pub const INDEX_HEADS: usize = 2;
+/// The indexer's features per head.
+pub const D_INDEX: usize = 8;
+/// Keys each query keeps.
+pub const TOP_K: usize = 4;
 
 /// `x[:rows, :cols]`.
 fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
@@ -42,6 +51,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     linear_attention(&mut story, seed, &q, &k, &v);
     key_written_twice(&mut story);
     gated_deltanet(&mut story);
+    sparse(&mut story, &q, &k, &v);
     memory(&mut story);
     Ok(story)
 }
@@ -161,6 +171,52 @@ fn gated_deltanet(story: &mut Narrative) {
         max_gap(&chunked, &recurrent)
     ));
     step.print(format!("max |output| {}", recurrent.abs().max()));
+}
+
+fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) {
+    let first = |x: &Tensor| x.slice(0, ..T_SPARSE);
+    let (q, k, v) = (first(q), first(k), first(v));
+    // ANCHOR: indexer
+    let q_index = randn(&[T_SPARSE, INDEX_HEADS, D_INDEX]);
+    let k_index = randn(&[T_SPARSE, D_INDEX]);
+    let w_index = randn(&[T_SPARSE, INDEX_HEADS]);
+    let scores = index_scores(&q_index, &k_index, &w_index);
+    let kept = top_k_kept(&scores, TOP_K);
+    // ANCHOR_END: indexer
+    let step = story.step("DeepSeek's indexer picks the keys");
+    step.print(format!(
+        "the first {T_SPARSE} tokens; {INDEX_HEADS} index heads of {D_INDEX} features; top {TOP_K}"
+    ));
+    step.print(format!("index scores of query {}:", T_SPARSE - 1))
+        .print(scores.get(-1));
+    step.print(format!("keys kept (1) by queries 8-{}:", T_SPARSE - 1));
+    for t in 8..T_SPARSE {
+        let row = kept.get(t as i64).to_vec();
+        let marks: String = row.iter().map(|&x| if x { '1' } else { '.' }).collect();
+        step.print(format!("  {t:2}: {marks}"));
+    }
+
+    // ANCHOR: sparse
+    let sparse = sparse_attention(&q, &k, &v, &kept);
+    let dense = softmax_attention(&q, &k, &v);
+    // ANCHOR_END: sparse
+    let step = story.step("Softmax over the kept keys only");
+    step.print(format!(
+        "sparse, rows 12-{}, first 6 features:",
+        T_SPARSE - 1
+    ))
+    .print(sparse.slice(0, 12..).slice(1, ..6));
+    step.print(format!(
+        "dense (every visible key), rows 12-{}, first 6 features:",
+        T_SPARSE - 1
+    ))
+    .print(dense.slice(0, 12..).slice(1, ..6));
+    let rows = |x: &Tensor| x.slice(0, ..TOP_K);
+    step.print(format!(
+        "rows 0-{} (every visible key kept) equal dense: {}",
+        TOP_K - 1,
+        python_bool(rows(&sparse) == rows(&dense))
+    ));
 }
 
 fn memory(story: &mut Narrative) {

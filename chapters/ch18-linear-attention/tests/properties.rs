@@ -14,7 +14,8 @@ use ch18_linear_attention::chunked_delta::ut_transform;
 use ch18_linear_attention::feature_map::elu_plus_one;
 use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::narrative::{D, T};
-use ch18_linear_attention::parallel::linear_parallel;
+use ch18_linear_attention::parallel::{linear_parallel, softmax_attention};
+use ch18_linear_attention::sparse::{index_scores, sparse_attention, top_k_kept};
 
 fn bits(t: &Tensor) -> Vec<u32> {
     t.to_vec().iter().map(|x| x.to_bits()).collect()
@@ -59,8 +60,52 @@ fn the_gates_are_what_they_say() {
     assert_eq!(rows.to_vec(), vec![0.6, 0.8, 0.0, 1.0]);
 }
 
+/// Ties: when every score is equal (the indexer's ReLU makes zeros common), each query
+/// still keeps `min(k, t + 1)` keys, all of them visible.
+#[test]
+fn the_indexer_keeps_k_visible_keys_even_when_scores_tie() {
+    let kept = top_k_kept(&shared::zeros(&[9, 9]), 4);
+    for t in 0..9 {
+        let row = kept.get(t as i64).to_vec();
+        assert_eq!(
+            row.iter().filter(|&&x| x).count(),
+            4.min(t + 1),
+            "query {t}"
+        );
+        assert!(
+            row[t + 1..].iter().all(|&x| !x),
+            "query {t} keeps a future key"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(quiet(16))]
+
+    /// Each query keeps `min(k, t + 1)` keys it can see, the best by index score; keeping
+    /// every key is dense causal attention, bit for bit.
+    #[test]
+    fn sparse_attention_keeps_the_best_visible_keys(
+        seed in 0u64..1000,
+        t in 1usize..20,
+        top_k in 1usize..8,
+    ) {
+        manual_seed(seed);
+        let (q, k, v) = (randn(&[t, 8]), randn(&[t, 8]), randn(&[t, 8]));
+        let scores = index_scores(&randn(&[t, 3, 4]), &randn(&[t, 4]), &randn(&[t, 3]));
+        let kept = top_k_kept(&scores, top_k);
+        for row in 0..t {
+            let keys = kept.get(row as i64).to_vec();
+            let values = scores.get(row as i64).to_vec();
+            prop_assert_eq!(keys.iter().filter(|&&x| x).count(), top_k.min(row + 1));
+            prop_assert!(keys[row + 1..].iter().all(|&x| !x));
+            let worst_kept = (0..=row).filter(|&s| keys[s]).map(|s| values[s]).fold(f32::INFINITY, f32::min);
+            let best_dropped = (0..=row).filter(|&s| !keys[s]).map(|s| values[s]).fold(f32::NEG_INFINITY, f32::max);
+            prop_assert!(worst_kept >= best_dropped, "row {row}");
+        }
+        let all = top_k_kept(&scores, t);
+        prop_assert_eq!(bits(&sparse_attention(&q, &k, &v, &all)), bits(&softmax_attention(&q, &k, &v)));
+    }
 
     /// The chunked form agrees with the parallel one within float32 rounding, for any
     /// chunk size, the last chunk shorter included.
