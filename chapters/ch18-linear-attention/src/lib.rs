@@ -21,7 +21,8 @@
 //! - [`gated_delta`]: Gated DeltaNet token by token;
 //! - [`chunked_delta`]: the same, a chunk at a time (the WY / UT form);
 //! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
-//!   the keys a small indexer picks (Liu et al., 2025, "DeepSeek-V3.2");
+//!   the keys a small indexer picks (DeepSeek-AI, 2025,
+//!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention");
 //! - [`memory`]: what the state keeps, against a KV cache.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,

@@ -12,6 +12,9 @@ use ch05_causal::mask::causal_mask;
 use ch05_causal::masked_softmax::masked_softmax;
 use shared::{Tensor, zeros};
 
+/// Which keys each query keeps, `[T, T]`: `true` at `[t, s]` where query `t` reads key `s`.
+pub type Kept = Tensor<bool>;
+
 /// The indexer's scores, one index head at a time:
 /// `I[t, s] = Σ_h w[t, h] · ReLU(q_I[t, h] · k_I[s])`.
 ///
@@ -33,7 +36,7 @@ pub fn index_scores(q_index: &Tensor, k_index: &Tensor, w: &Tensor) -> Tensor {
 /// # Shapes
 /// `scores`: `[T, T]`. Returns `[T, T]`.
 // ANCHOR: top_k_kept
-pub fn top_k_kept(scores: &Tensor, top_k: usize) -> Tensor<bool> {
+pub fn top_k_kept(scores: &Tensor, top_k: usize) -> Kept {
     let t = scores.size(0);
     let hidden = causal_mask(t);
     let visible = scores.masked_fill(&hidden, f32::NEG_INFINITY);
@@ -41,7 +44,8 @@ pub fn top_k_kept(scores: &Tensor, top_k: usize) -> Tensor<bool> {
     let mut kept = vec![false; t * t];
     for (row, keys) in top.to_vec().chunks(top.size(1)).enumerate() {
         for &key in keys {
-            // A query with fewer than top_k keys to see also "picks" future ones: drop them.
+            // A query with fewer than top_k keys to see also "picks" future
+            // ones (score -inf): drop them.
             kept[row * t + key as usize] = key as usize <= row;
         }
     }
@@ -54,7 +58,7 @@ pub fn top_k_kept(scores: &Tensor, top_k: usize) -> Tensor<bool> {
 /// # Shapes
 /// `q`, `k`: `[T, d]`, `v`: `[T, d_v]`, `kept`: `[T, T]`. Returns `[T, d_v]`.
 // ANCHOR: sparse_attention
-pub fn sparse_attention(q: &Tensor, k: &Tensor, v: &Tensor, kept: &Tensor<bool>) -> Tensor {
+pub fn sparse_attention(q: &Tensor, k: &Tensor, v: &Tensor, kept: &Kept) -> Tensor {
     let hidden = kept.logical_not();
     masked_softmax(&q.matmul(&k.t()), &hidden, q.size(1)).matmul(v)
 }
