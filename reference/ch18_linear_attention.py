@@ -17,6 +17,9 @@ One head, no batch, float32, random queries, keys and values (manual_seed(18)):
   * DeepSeek Sparse Attention (DeepSeek-V3.2): a small indexer scores every visible key,
     I[t, s] = sum_h w[t, h] relu(q_I[t, h] . k_I[s]), each query keeps its top 4 and
     softmax attention runs over those only (float32, one sequence, random index weights);
+  * associative recall with fixed weights: n random key-value pairs written into a
+    16 x 16 state (summed, or by the delta rule) or kept for softmax attention, every key
+    read back: the state forgets as n grows past 16, softmax attention recalls;
   * the memory of the state against a KV cache.
 
 elu, sigmoid, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
@@ -191,6 +194,30 @@ def sparse_attention(q, k, v, kept):
     return torch.softmax((q @ k.T).masked_fill(~kept, -torch.inf) / D**0.5, dim=-1) @ v
 
 
+# ---- associative recall: what a state of fixed size forgets ------------------------
+
+RECALL_PAIRS = (4, 8, 16, 32, 64, 128)
+SHARPNESS = 16.0
+
+
+def pairs_recalled(recalled, values, rows):
+    """How many of `rows` read back a vector nearer to their own value than to any other."""
+    distances = ((recalled[rows, None, :] - values[None, :, :]) ** 2).sum(-1)
+    return (distances.argmin(-1) == torch.arange(values.shape[0])[rows]).sum().item()
+
+
+def recall(keys, values):
+    """Write every pair, then read every key back: linear attention's state, the delta
+    rule's, and softmax attention over all the pairs (scores sharpened by SHARPNESS)."""
+    summed = torch.zeros(values.shape[1], keys.shape[1])
+    replaced = torch.zeros(values.shape[1], keys.shape[1])
+    for key, value in zip(keys, values):
+        summed = summed + torch.outer(value, key)
+        replaced = replaced + torch.outer(value - replaced @ key, key)
+    softmax = torch.softmax(keys @ keys.T * SHARPNESS, dim=-1) @ values
+    return keys @ summed.T, keys @ replaced.T, softmax
+
+
 # ---- the story ----------------------------------------------------------------------
 
 torch.manual_seed(seed_or(18))
@@ -306,6 +333,19 @@ print(sparse[12:, :6])
 print(f"dense (every visible key), rows 12-{T_SPARSE - 1}, first 6 features:")
 print(dense[12:, :6])
 print(f"rows 0-{TOP_K - 1} (every visible key kept) equal dense: {torch.equal(sparse[:TOP_K], dense[:TOP_K])}")
+print()
+
+print(f"## Associative recall: n pairs, a {D} x {D} state")
+print(f"keys of length 1 and random values in {D} features; a pair is recalled when its key")
+print("reads back a vector nearer to its own value than to any other")
+print("      n   linear   delta   softmax   last 4 written: linear, delta")
+for n in RECALL_PAIRS:
+    keys, values = l2_normalize(torch.randn(n, D)), torch.randn(n, D)
+    answers = recall(keys, values)
+    every, last = slice(0, n), slice(n - 4, n)
+    counts = [pairs_recalled(r, values, every) for r in answers]
+    lasts = [pairs_recalled(r, values, last) for r in answers[:2]]
+    print(f"  {n:5d}  {counts[0]:7d}  {counts[1]:6d}  {counts[2]:8d}   {lasts[0]}/4, {lasts[1]}/4")
 print()
 
 print("## The state against a KV cache")

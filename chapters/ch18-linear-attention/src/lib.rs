@@ -23,6 +23,7 @@
 //! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
 //!   the keys a small indexer picks (DeepSeek-AI, 2025,
 //!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention");
+//! - [`recall`]: associative recall, what a state of fixed size forgets;
 //! - [`memory`]: what the state keeps, against a KV cache.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
@@ -39,6 +40,7 @@ pub mod gates;
 pub mod memory;
 pub mod narrative;
 pub mod parallel;
+pub mod recall;
 #[cfg_attr(feature = "exercise", path = "../exercises/recurrent.rs")]
 pub mod recurrent;
 pub mod sparse;

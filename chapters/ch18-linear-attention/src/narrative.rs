@@ -15,6 +15,7 @@ use crate::gated_delta::gated_delta_recurrent;
 use crate::gates::{exp, l2_normalize, log_sigmoid};
 use crate::memory::numbers_kept;
 use crate::parallel::{linear_parallel, softmax_attention};
+use crate::recall::{pairs_recalled, recall};
 use crate::recurrent::linear_recurrent;
 use crate::sparse::{index_scores, sparse_attention, top_k_kept};
 
@@ -32,6 +33,8 @@ pub const INDEX_HEADS: usize = 2;
 pub const D_INDEX: usize = 8;
 /// Keys each query keeps.
 pub const TOP_K: usize = 4;
+/// How many key–value pairs the recall experiment writes, one row each.
+pub const RECALL_PAIRS: [usize; 6] = [4, 8, 16, 32, 64, 128];
 
 /// `x[:rows, :cols]`.
 fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
@@ -52,6 +55,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     key_written_twice(&mut story);
     gated_deltanet(&mut story);
     sparse(&mut story, &q, &k, &v);
+    associative_recall(&mut story);
     memory(&mut story);
     Ok(story)
 }
@@ -217,6 +221,29 @@ fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) {
         TOP_K - 1,
         python_bool(rows(&sparse) == rows(&dense))
     ));
+}
+
+fn associative_recall(story: &mut Narrative) {
+    let step = story.step(format!("Associative recall: n pairs, a {D} x {D} state"));
+    step.print(format!(
+        "keys of length 1 and random values in {D} features; a pair is recalled when its key"
+    ));
+    step.print("reads back a vector nearer to its own value than to any other");
+    step.print("      n   linear   delta   softmax   last 4 written: linear, delta");
+    for n in RECALL_PAIRS {
+        // ANCHOR: recall_pairs
+        let (keys, values) = (l2_normalize(&randn(&[n, D])), randn(&[n, D]));
+        let answers = recall(&keys, &values);
+        let every = answers.each_ref().map(|r| pairs_recalled(r, &values, 0..n));
+        let last = answers
+            .each_ref()
+            .map(|r| pairs_recalled(r, &values, n - 4..n));
+        // ANCHOR_END: recall_pairs
+        step.print(format!(
+            "  {n:5}  {:7}  {:6}  {:8}   {}/4, {}/4",
+            every[0], every[1], every[2], last[0], last[1]
+        ));
+    }
 }
 
 fn memory(story: &mut Narrative) {

@@ -142,6 +142,7 @@ mod with_the_solved_exercises {
     use ch18_linear_attention::delta::delta_write;
     use ch18_linear_attention::gated_delta::gated_delta_recurrent;
     use ch18_linear_attention::narrative::CHUNK;
+    use ch18_linear_attention::recall::{pairs_recalled, recall};
     use ch18_linear_attention::recurrent::linear_recurrent;
     use shared::zeros;
 
@@ -207,6 +208,28 @@ mod with_the_solved_exercises {
 
     proptest! {
         #![proptest_config(quiet(16))]
+
+        /// Keys at right angles to each other do not interfere: up to `d` pairs, both
+        /// states read every value back (to rounding); and the delta rule always reads the
+        /// newest pair back, however many came before it.
+        #[test]
+        fn recall_is_exact_for_orthogonal_keys_and_the_newest_pair(
+            seed in 0u64..1000,
+            n in 1usize..9,
+            many in 9usize..40,
+        ) {
+            manual_seed(seed);
+            let keys = eye(8).slice(0, ..n);
+            let values = randn(&[n, 8]);
+            let [summed, replaced, _] = recall(&keys, &values);
+            prop_assert!(gap(&summed, &values) <= 1e-6);
+            prop_assert!(gap(&replaced, &values) <= 1e-6);
+            prop_assert_eq!(pairs_recalled(&summed, &values, 0..n), n);
+            let (keys, values) = (l2_normalize(&randn(&[many, 8])), randn(&[many, 8]));
+            let [_, replaced, _] = recall(&keys, &values);
+            let newest = replaced.get(-1);
+            prop_assert!(gap(&newest, &values.get(-1)) <= 1e-5, "{}", gap(&newest, &values.get(-1)));
+        }
 
         /// Gated DeltaNet in chunks agrees with the token loop for any chunk size.
         #[test]
