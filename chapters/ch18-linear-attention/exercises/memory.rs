@@ -1,14 +1,7 @@
 //! Exercise: the memory of a head, KV cache against state. Replace the `todo!()`; test with
 //! `cargo test -p ch18-linear-attention --features exercise numbers_kept`.
 
-/// The numbers one head keeps after `tokens` tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Memory {
-    /// Softmax attention: every key (`d_k` numbers) and every value (`d_v`).
-    pub kv_cache: usize,
-    /// Linear attention or Gated DeltaNet: the `d_v × d_k` state.
-    pub state: usize,
-}
+use super::Memory;
 
 /// The KV cache and the state of one head after `tokens` tokens.
 ///

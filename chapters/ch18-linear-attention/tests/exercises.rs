@@ -6,12 +6,14 @@
 use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Tensor, manual_seed, randn};
+use shared::{Tensor, eye, manual_seed, randn};
 
+use ch15_modern_layer::gate::sigmoid;
+use ch18_linear_attention::chunked_delta::{gated_delta_chunked, ut_transform};
 use ch18_linear_attention::delta::delta_write;
-use ch18_linear_attention::gates::l2_normalize;
+use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::memory::{Memory, numbers_kept};
-use ch18_linear_attention::narrative::{D, T};
+use ch18_linear_attention::narrative::{CHUNK, D, T};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 
@@ -45,8 +47,47 @@ fn exercise_linear_recurrent_prints_pytorchs_rows() {
     );
 }
 
+#[test]
+fn exercise_ut_transform_prints_pytorchs_chunked_rows() {
+    manual_seed(18);
+    for _ in 0..3 {
+        randn(&[T, D]);
+    }
+    let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
+    let (q, k) = (l2_normalize(&q), l2_normalize(&k));
+    let beta = sigmoid(&randn(&[T]));
+    let log_alpha = log_sigmoid(&(randn(&[T]) + 3.0));
+    let ours = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK);
+    let step = "Gated DeltaNet, token by token and chunk by chunk";
+    let printed = step_text(PYTORCH, step).expect("the step");
+    let rows = ours.slice(0, ..3).slice(1, ..6).to_string();
+    let last = ours.get(-1).slice(0, ..6).to_string();
+    assert!(
+        printed.contains(&rows) && printed.contains(&last),
+        "PyTorch printed\n{printed}\nyour chunked rows 0-2 are\n{rows}\nand the last\n{last}"
+    );
+}
+
 proptest! {
     #![proptest_config(quiet(16))]
+
+    /// `T · (I + A) = I` for any chunk: the transform inverts the matrix it is given, and
+    /// is lower triangular with ones on its diagonal.
+    #[test]
+    fn exercise_ut_transform_inverts(seed in 0u64..1000, c in 1usize..17) {
+        manual_seed(seed);
+        let k = l2_normalize(&randn(&[c, 8]));
+        let beta = sigmoid(&randn(&[c]));
+        let g = cumsum(&log_sigmoid(&(randn(&[c]) + 3.0)));
+        let decay = exp(&(g.unsqueeze(1) - g.unsqueeze(0))).tril(0);
+        let k_beta = &k * beta.unsqueeze(1);
+        let a = (k_beta.matmul(&k.t()) * &decay).tril(-1);
+        let t = ut_transform(&k_beta, &k, &decay);
+        prop_assert_eq!(t.sizes(), &[c, c][..]);
+        prop_assert_eq!(t.triu(1).abs().max().item(), 0.0);
+        let product = t.matmul(&(a + eye(c)));
+        prop_assert!(gap(&product, &eye(c)) <= 1e-5, "gap {}", gap(&product, &eye(c)));
+    }
 
     /// The recurrent form is the parallel form, reordered: for any inputs they agree to
     /// within float32 rounding (a hard-coded answer cannot follow the inputs).

@@ -13,31 +13,13 @@
 //! The state is kept here as `Sᵀ`, `[d_k, d_v]` (a row per key feature), as the chunked
 //! kernels keep it.
 
-use shared::{Tensor, cat, eye, zeros};
+use shared::{Tensor, cat, zeros};
 
 use crate::gates::{cumsum, exp};
 
-/// `T = (I + A)⁻¹` for `A` = the strictly lower part of `diag(β) K Kᵀ ⊙ decay`, by forward
-/// substitution: row `i` of `−A` gains `(−A)[i, :i] · (−A)[:i, :i]`, using the rows before
-/// it, already final.
-///
-/// # Shapes
-/// `k_beta`, `k`: `[C, d_k]` (`k_beta` = `diag(β) K`), `decay`: `[C, C]`. Returns `[C, C]`.
-// ANCHOR: ut_transform
-pub fn ut_transform(k_beta: &Tensor, k: &Tensor, decay: &Tensor) -> Tensor {
-    let c = k.size(0);
-    let mut a = -(k_beta.matmul(&k.t()) * decay).tril(-1);
-    for i in 1..c {
-        let row = a.get(i as i64).slice(0, ..i);
-        let above = a.slice(0, ..i).slice(1, ..i);
-        let row = &row + row.matmul(&above);
-        for (j, value) in row.to_vec().into_iter().enumerate() {
-            a.set(&[i, j], value);
-        }
-    }
-    a + eye(c)
-}
-// ANCHOR_END: ut_transform
+#[cfg_attr(feature = "exercise", path = "../../exercises/ut_transform.rs")]
+mod ut;
+pub use ut::ut_transform;
 
 /// Gated DeltaNet's outputs a chunk of `chunk` tokens at a time; equal to
 /// [`gated_delta_recurrent`](crate::gated_delta::gated_delta_recurrent) up to rounding.
