@@ -1,0 +1,49 @@
+//! # Chapter 18: beyond softmax
+//!
+//! Softmax attention keeps every key and value it has seen: its cache grows with the text.
+//! Drop the softmax and write the weight of key `j` for query `i` as `φ(q_i)·φ(k_j)` with a
+//! positive feature map `φ` (Katharopoulos et al., 2020, "Transformers are RNNs"), and the
+//! sum over the past factors: `Σ_j φ(q_i)·φ(k_j) v_j = φ(q_i) S_i` with
+//! `S_i = Σ_{j≤i} φ(k_j) v_jᵀ`, a `d × d` state that one token at a time updates. That is
+//! linear attention, and it can be computed in three forms that give the same numbers up to
+//! rounding: parallel, recurrent and chunked.
+//!
+//! A sum of outer products only adds; the delta rule (Schlag, Irie and Schmidhuber, 2021,
+//! "Linear Transformers Are Secretly Fast Weight Programmers") first reads what the state
+//! holds under a key and replaces it. Gated DeltaNet (Yang, Kautz and Hatamizadeh, 2024,
+//! "Gated Delta Networks") adds a decay, and is the recurrent layer of Qwen3-Next and
+//! Qwen3.5, three of every four layers.
+//!
+//! - [`feature_map`]: `φ(x) = elu(x) + 1`;
+//! - [`parallel`], [`recurrent`], [`chunked`]: causal linear attention in three forms;
+//! - [`delta`]: the delta rule's write;
+//! - [`gates`]: the pieces of Gated DeltaNet's inputs (unit-length rows, the gates);
+//! - [`gated_delta`]: Gated DeltaNet token by token;
+//! - [`chunked_delta`]: the same, a chunk at a time (the WY / UT form);
+//! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
+//!   the keys a small indexer picks (DeepSeek-AI, 2025,
+//!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention");
+//! - [`recall`]: associative recall, what a state of fixed size forgets;
+//! - [`memory`]: what the state keeps, against a KV cache.
+//!
+//! With `--features exercise`, four functions come from `exercises/` instead, where the
+//! learner writes them: `linear_recurrent`, `delta_write`, `ut_transform` and
+//! `numbers_kept`.
+
+pub mod chunked;
+pub mod chunked_delta;
+#[cfg_attr(feature = "exercise", path = "../exercises/delta.rs")]
+pub mod delta;
+pub mod feature_map;
+pub mod gated_delta;
+pub mod gates;
+pub mod memory;
+pub mod narrative;
+pub mod parallel;
+pub mod recall;
+#[cfg_attr(feature = "exercise", path = "../exercises/recurrent.rs")]
+pub mod recurrent;
+pub mod sparse;
+
+/// The exercises and their hints, shown by `cargo run -p ch18-linear-attention -- hint NAME`.
+pub const HINTS: &str = include_str!("../exercises/hints.md");

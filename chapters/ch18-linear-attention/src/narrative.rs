@@ -1,0 +1,259 @@
+//! The chapter's printed steps, in the order of the reference script
+//! `reference/ch18_linear_attention.py`.
+
+use course::narrative::python_bool;
+use course::{Narrative, Seed};
+use shared::{Result, Tensor, manual_seed, randn, zeros};
+
+use ch15_modern_layer::gate::sigmoid;
+
+use crate::chunked::linear_chunked;
+use crate::chunked_delta::gated_delta_chunked;
+use crate::delta::delta_write;
+use crate::feature_map::elu_plus_one;
+use crate::gated_delta::gated_delta_recurrent;
+use crate::gates::{exp, l2_normalize, log_sigmoid};
+use crate::memory::numbers_kept;
+use crate::parallel::{linear_parallel, softmax_attention};
+use crate::recall::{pairs_recalled, recall};
+use crate::recurrent::linear_recurrent;
+use crate::sparse::{index_scores, sparse_attention, top_k_kept};
+
+/// Tokens of the chapter's sequences.
+pub const T: usize = 64;
+/// Features of every query, key and value.
+pub const D: usize = 16;
+/// Tokens of one chunk in the chunked forms.
+pub const CHUNK: usize = 16;
+/// Tokens of the sparse-attention example (the first of the chapter's sequence).
+pub const T_SPARSE: usize = 16;
+/// The indexer's heads.
+pub const INDEX_HEADS: usize = 2;
+/// The indexer's features per head.
+pub const D_INDEX: usize = 8;
+/// Keys each query keeps.
+pub const TOP_K: usize = 4;
+/// How many key–value pairs the recall experiment writes, one row each.
+pub const RECALL_PAIRS: [usize; 6] = [4, 8, 16, 32, 64, 128];
+
+/// `x[:rows, :cols]`.
+fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
+    x.slice(0, ..rows).slice(1, ..cols)
+}
+
+/// `max |a − b|` as a 0-d tensor.
+fn max_gap(a: &Tensor, b: &Tensor) -> Tensor {
+    (a - b).abs().max()
+}
+
+/// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 18.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
+    let mut story = Narrative::new("Chapter 18: Beyond softmax");
+    manual_seed(seed.or(18));
+    let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
+    linear_attention(&mut story, seed, &q, &k, &v);
+    key_written_twice(&mut story);
+    gated_deltanet(&mut story);
+    sparse(&mut story, &q, &k, &v);
+    associative_recall(&mut story);
+    memory(&mut story);
+    Ok(story)
+}
+
+fn linear_attention(story: &mut Narrative, seed: Seed, q: &Tensor, k: &Tensor, v: &Tensor) {
+    let step = story.step(format!(
+        "Queries, keys and values (manual_seed({}))",
+        seed.or(18)
+    ));
+    step.print(format!("q, k, v: {T} tokens x {D} features each"));
+    step.print("q[:2, :6]:").print(corner(q, 2, 6));
+
+    let step = story.step("Causal softmax attention, the starting point");
+    step.print("softmax(q k^T / 4, causal) v, rows 0-2, first 6 features:")
+        .print(corner(&softmax_attention(q, k, v), 3, 6));
+
+    let step = story.step("The feature map phi(x) = elu(x) + 1");
+    step.print("q[0, :6]:").print(q.get(0).slice(0, ..6));
+    step.print("phi(q)[0, :6]:")
+        .print(elu_plus_one(q).get(0).slice(0, ..6));
+    let positive = |x: &Tensor| elu_plus_one(x).to_vec().iter().all(|&f| f > 0.0);
+    step.print(format!(
+        "every phi(q), phi(k) > 0: {}",
+        python_bool(positive(q) && positive(k))
+    ));
+
+    // ANCHOR: three_forms
+    let parallel = linear_parallel(q, k, v);
+    let recurrent = linear_recurrent(q, k, v);
+    let chunked = linear_chunked(q, k, v, CHUNK);
+    // ANCHOR_END: three_forms
+    let step = story.step("Linear attention in three forms");
+    step.print("parallel, rows 0-2, first 6 features:")
+        .print(corner(&parallel, 3, 6));
+    step.print("recurrent, rows 0-2, first 6 features:")
+        .print(corner(&recurrent, 3, 6));
+    step.print(format!(
+        "chunked (chunks of {CHUNK}), rows 0-2, first 6 features:"
+    ))
+    .print(corner(&chunked, 3, 6));
+    step.print("the last row, parallel and recurrent:")
+        .print(parallel.get(-1).slice(0, ..6))
+        .print(recurrent.get(-1).slice(0, ..6));
+
+    let step = story.step("The gaps between the forms");
+    for (name, a, b) in [
+        ("parallel vs recurrent", &parallel, &recurrent),
+        ("chunked vs recurrent", &chunked, &recurrent),
+        ("chunked vs parallel", &chunked, &parallel),
+    ] {
+        step.print(format!(
+            "{name}: equal {}, max |difference| {}",
+            python_bool(a == b),
+            max_gap(a, b)
+        ));
+    }
+    step.print(format!("max |output| {}", recurrent.abs().max()));
+}
+
+fn key_written_twice(story: &mut Narrative) {
+    let key = l2_normalize(&Tensor::from_vec(vec![1.0, 2.0, 0.0, 2.0], &[1, 4])).get(0);
+    let first = Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0], &[4]);
+    let second = Tensor::from_vec(vec![0.0, 0.0, 3.0, 0.0], &[4]);
+    // ANCHOR: written_twice
+    let (mut summed, mut replaced) = (zeros(&[4, 4]), zeros(&[4, 4]));
+    for value in [&first, &second] {
+        summed += value.outer(&key);
+        replaced = delta_write(&replaced, &key, value, 1.0);
+    }
+    // ANCHOR_END: written_twice
+    let step = story.step("A key written twice");
+    step.print(format!("key {key}"));
+    step.print(format!("written: {first}, then {second}"));
+    step.print(format!(
+        "linear attention reads back {}",
+        summed.matmul(&key)
+    ));
+    step.print(format!(
+        "the delta rule reads back   {}",
+        replaced.matmul(&key)
+    ));
+}
+
+fn gated_deltanet(story: &mut Narrative) {
+    // ANCHOR: gated_inputs
+    let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
+    let (q, k) = (l2_normalize(&q), l2_normalize(&k));
+    let beta = sigmoid(&randn(&[T]));
+    let log_alpha = log_sigmoid(&(randn(&[T]) + 3.0));
+    let alpha = exp(&log_alpha);
+    // ANCHOR_END: gated_inputs
+    let step = story.step("Gated DeltaNet's inputs (drawn next)");
+    step.print("|q_t| = |k_t| = 1, rows 0-2 of k, first 6 features:")
+        .print(corner(&k, 3, 6));
+    step.print("write strengths b_t = sigmoid(.), first 8:")
+        .print(beta.slice(0, ..8));
+    step.print("decays a_t = sigmoid(. + 3), first 8:")
+        .print(alpha.slice(0, ..8));
+
+    // ANCHOR: gated_forms
+    let recurrent = gated_delta_recurrent(&q, &k, &v, &alpha, &beta);
+    let chunked = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK);
+    // ANCHOR_END: gated_forms
+    let step = story.step("Gated DeltaNet, token by token and chunk by chunk");
+    step.print("recurrent, rows 0-2, first 6 features:")
+        .print(corner(&recurrent, 3, 6));
+    step.print(format!(
+        "chunked (chunks of {CHUNK}), rows 0-2, first 6 features:"
+    ))
+    .print(corner(&chunked, 3, 6));
+    step.print("the last row, recurrent and chunked:")
+        .print(recurrent.get(-1).slice(0, ..6))
+        .print(chunked.get(-1).slice(0, ..6));
+    step.print(format!(
+        "equal {}, max |difference| {}",
+        python_bool(chunked == recurrent),
+        max_gap(&chunked, &recurrent)
+    ));
+    step.print(format!("max |output| {}", recurrent.abs().max()));
+}
+
+fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) {
+    let first = |x: &Tensor| x.slice(0, ..T_SPARSE);
+    let (q, k, v) = (first(q), first(k), first(v));
+    // ANCHOR: indexer
+    let q_index = randn(&[T_SPARSE, INDEX_HEADS, D_INDEX]);
+    let k_index = randn(&[T_SPARSE, D_INDEX]);
+    let w_index = randn(&[T_SPARSE, INDEX_HEADS]);
+    let scores = index_scores(&q_index, &k_index, &w_index);
+    let kept = top_k_kept(&scores, TOP_K);
+    // ANCHOR_END: indexer
+    let step = story.step("DeepSeek's indexer picks the keys");
+    step.print(format!(
+        "the first {T_SPARSE} tokens; {INDEX_HEADS} index heads of {D_INDEX} features; top {TOP_K}"
+    ));
+    step.print(format!("index scores of query {}:", T_SPARSE - 1))
+        .print(scores.get(-1));
+    step.print(format!("keys kept (1) by queries 8-{}:", T_SPARSE - 1));
+    for t in 8..T_SPARSE {
+        let row = kept.get(t as i64).to_vec();
+        let marks: String = row.iter().map(|&x| if x { '1' } else { '.' }).collect();
+        step.print(format!("  {t:2}: {marks}"));
+    }
+
+    // ANCHOR: sparse
+    let sparse = sparse_attention(&q, &k, &v, &kept);
+    let dense = softmax_attention(&q, &k, &v);
+    // ANCHOR_END: sparse
+    let step = story.step("Softmax over the kept keys only");
+    step.print(format!(
+        "sparse, rows 12-{}, first 6 features:",
+        T_SPARSE - 1
+    ))
+    .print(sparse.slice(0, 12..).slice(1, ..6));
+    step.print(format!(
+        "dense (every visible key), rows 12-{}, first 6 features:",
+        T_SPARSE - 1
+    ))
+    .print(dense.slice(0, 12..).slice(1, ..6));
+    let rows = |x: &Tensor| x.slice(0, ..TOP_K);
+    step.print(format!(
+        "rows 0-{} (every visible key kept) equal dense: {}",
+        TOP_K - 1,
+        python_bool(rows(&sparse) == rows(&dense))
+    ));
+}
+
+fn associative_recall(story: &mut Narrative) {
+    let step = story.step(format!("Associative recall: n pairs, a {D} x {D} state"));
+    step.print(format!(
+        "keys of length 1 and random values in {D} features; a pair is recalled when its key"
+    ));
+    step.print("reads back a vector nearer to its own value than to any other");
+    step.print("      n   linear   delta   softmax   last 4 written: linear, delta");
+    for n in RECALL_PAIRS {
+        // ANCHOR: recall_pairs
+        let (keys, values) = (l2_normalize(&randn(&[n, D])), randn(&[n, D]));
+        let answers = recall(&keys, &values);
+        let every = answers.each_ref().map(|r| pairs_recalled(r, &values, 0..n));
+        let last = answers
+            .each_ref()
+            .map(|r| pairs_recalled(r, &values, n - 4..n));
+        // ANCHOR_END: recall_pairs
+        step.print(format!(
+            "  {n:5}  {:7}  {:6}  {:8}   {}/4, {}/4",
+            every[0], every[1], every[2], last[0], last[1]
+        ));
+    }
+}
+
+fn memory(story: &mut Narrative) {
+    let step = story.step("The state against a KV cache");
+    step.print("numbers kept per head, d_k = d_v = 128:");
+    for n in [1024, 32768, 262144] {
+        let kept = numbers_kept(n, 128, 128);
+        step.print(format!(
+            "  n = {n:6}: KV cache {:9}, state {}",
+            kept.kv_cache, kept.state
+        ));
+    }
+}
