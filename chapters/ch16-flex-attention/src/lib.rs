@@ -17,6 +17,8 @@
 //! - [`block_mask`]: every tile full, partial or empty, computed once from a mask_mod;
 //! - [`kernel`]: the tiled kernel, generic over the two functions, that visits only the
 //!   tiles the block mask keeps;
+//! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
+//!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
 //! - [`alibi`], [`chunked`], [`empty_tiles`]: the exercises.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
@@ -24,6 +26,7 @@
 
 #[cfg_attr(feature = "exercise", path = "../exercises/alibi.rs")]
 pub mod alibi;
+pub mod backward;
 pub mod block_mask;
 #[cfg_attr(feature = "exercise", path = "../exercises/chunked.rs")]
 pub mod chunked;
@@ -32,6 +35,7 @@ pub mod empty_tiles;
 pub mod formula;
 pub mod kernel;
 pub mod narrative;
+pub mod pytorch_order;
 pub mod recipes;
 
 /// The exercises and their hints, shown by `cargo run -p ch16-flex-attention -- hint NAME`.
