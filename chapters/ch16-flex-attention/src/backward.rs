@@ -34,7 +34,6 @@ use crate::recipes::{MaskMod, ScoreMod};
 pub trait ScoreModGrad: Fn(f32, f32, usize, usize, usize, usize) -> f32 {}
 impl<F: Fn(f32, f32, usize, usize, usize, usize) -> f32> ScoreModGrad for F {}
 
-// ANCHOR: score_mod_grads
 /// The backward of [`unchanged`](crate::recipes::unchanged) and of every score_mod that
 /// adds something not depending on the score, such as ALiBi's bias: the derivative is 1.
 ///
@@ -44,9 +43,11 @@ pub fn unchanged_grad(grad: f32, _score: f32, _b: usize, _h: usize, _q: usize, _
     grad
 }
 
+// ANCHOR: softcap_grad
 /// The backward of [`softcap`](crate::recipes::softcap), `cap · tanh(score / cap)`:
-/// `grad · (1 − tanh²(score / cap))`, through the forward's steps in reverse (times `cap`,
-/// the tanh's derivative in `f64` as the forward took the tanh there, divided by `cap`).
+/// `grad · (1 − tanh²(score / cap))`, through the forward's steps in reverse
+/// (times `cap`, the derivative of `tanh` in `f64` where the forward took
+/// `tanh`, divided by `cap`).
 ///
 /// # Shapes
 /// One gradient, one score and its indices; returns one gradient.
@@ -56,7 +57,7 @@ pub fn softcap_grad(cap: f32) -> impl ScoreModGrad + Copy {
         ((grad * cap) as f64 * (1.0 - tanh * tanh)) as f32 / cap
     }
 }
-// ANCHOR_END: score_mod_grads
+// ANCHOR_END: softcap_grad
 
 /// The gradients of `q`, `k` and `v`, in their shapes.
 #[derive(Debug, Clone)]
