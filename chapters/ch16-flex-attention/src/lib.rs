@@ -19,6 +19,8 @@
 //!   tiles the block mask keeps;
 //! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
 //!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
+//! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
+//!   backward with the score_mod's backward, skipping the empty tiles;
 //! - [`alibi`], [`chunked`], [`empty_tiles`]: the exercises.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
@@ -34,6 +36,7 @@ pub mod chunked;
 pub mod empty_tiles;
 pub mod formula;
 pub mod kernel;
+pub mod kernel_backward;
 pub mod narrative;
 pub mod pytorch_order;
 pub mod recipes;
