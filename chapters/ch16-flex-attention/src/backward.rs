@@ -17,6 +17,8 @@
 //! `1 − tanh²(s / cap)`, close to 0 for the scores the cap flattens. With grouped-query
 //! attention a key/value head was repeated for the query heads that read it, so its
 //! gradient is the sum of theirs.
+//!
+//! The softcap's backward is an exercise (module [`crate::softcap_grad`]).
 
 use ch10_backward::matmul::matmul_backward;
 use ch10_backward::pointwise::masked_fill_backward;
@@ -42,22 +44,6 @@ impl<F: Fn(f32, f32, usize, usize, usize, usize) -> f32> ScoreModGrad for F {}
 pub fn unchanged_grad(grad: f32, _score: f32, _b: usize, _h: usize, _q: usize, _kv: usize) -> f32 {
     grad
 }
-
-// ANCHOR: softcap_grad
-/// The backward of [`softcap`](crate::recipes::softcap), `cap · tanh(score / cap)`:
-/// `grad · (1 − tanh²(score / cap))`, through the forward's steps in reverse
-/// (times `cap`, the derivative of `tanh` in `f64` where the forward took
-/// `tanh`, divided by `cap`).
-///
-/// # Shapes
-/// One gradient, one score and its indices; returns one gradient.
-pub fn softcap_grad(cap: f32) -> impl ScoreModGrad + Copy {
-    move |grad, score, _b, _h, _q_idx, _kv_idx| {
-        let tanh = ((score / cap) as f64).tanh();
-        ((grad * cap) as f64 * (1.0 - tanh * tanh)) as f32 / cap
-    }
-}
-// ANCHOR_END: softcap_grad
 
 /// The gradients of `q`, `k` and `v`, in their shapes.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed, randn};
 
 use crate::alibi::{alibi, alibi_slopes};
-use crate::backward::{ScoreModGrad, softcap_grad, unchanged_grad};
+use crate::backward::{ScoreModGrad, unchanged_grad};
 use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::flex_attention;
 use crate::pytorch_order::flex_attention_backward_in_pytorch_order;
@@ -13,6 +13,7 @@ use crate::recipes::{
     MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
     softcap, unchanged,
 };
+use crate::softcap_grad::softcap_grad;
 
 /// Batches, query heads, key/value heads, tokens and features per head.
 pub const SIZES: [usize; 5] = [1, 4, 2, 16, 8];
