@@ -9,7 +9,8 @@
 //! interface: the user writes a `score_mod(score, b, h, q_idx, kv_idx)` and a
 //! `mask_mod(b, h, q_idx, kv_idx)`, and one kernel runs them all. Before running, the mask
 //! is summarised once per tile of queries and keys: a tile nobody sees is never loaded, a
-//! tile everybody sees needs no mask.
+//! tile everybody sees needs no mask. Training through a recipe needs one more thing, the
+//! derivative of its score_mod, and chapter 10's backward pass does the rest.
 //!
 //! - [`recipes`]: the mask_mods and score_mods, each a few lines;
 //! - [`formula`]: `softmax(mask(score_mod(q·kᵀ·scale)))·v` with tensor operations, the
