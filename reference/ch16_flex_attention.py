@@ -15,8 +15,15 @@ it, 4 query heads reading 2 key/value heads (enable_gqa=True), and prints for ea
 Before printing, it checks that eager flex_attention equals the formula written op by
 op, softmax(mask(score_mod((q @ k^T) * scale))) @ v, bit for bit (torch.equal) for every
 recipe. The softcap's tanh is taken in float64 and rounded once to float32, as in
-chapter 15, so its digits do not depend on the CPU routine that computes tanh. Gradients
-are off. Each step prints a `## ...` heading, its output and one empty line.
+chapter 15, so its digits do not depend on the CPU routine that computes tanh.
+
+Then the backward pass, for the recipes whose score_mod has a derivative (causal, sliding
+window, ALiBi, softcap): one upstream gradient grad_out drawn after v, and for each recipe
+two rows of the gradient of k and the bit-pattern sums of the gradients of q, k and v, by
+autograd. flex_attention has no backward on the CPU in PyTorch 2.13.0, so autograd runs
+through the formula op by op, which the forward section checked equals eager
+flex_attention bit for bit. Gradients are off elsewhere. Each step prints a `## ...`
+heading, its output and one empty line.
 """
 import argparse
 import math
@@ -172,4 +179,41 @@ for name, score_mod, mask_mod in RECIPES:
     print("out[0, 0, [4, 7]] (head 0, queries 4 and 7):")
     print(out[0, 0, [4, 7]])
     print(f"sum of the output's bit patterns: {bit_sum(out)}")
+    print()
+
+
+# ---- the backward pass through a score_mod ---------------------------------------------
+
+BACKWARD_RECIPES = [
+    ("causal", unchanged, causal),
+    (f"sliding window: |q - kv| < {WINDOW}", unchanged, sliding_window),
+    ("ALiBi, causal", alibi, causal),
+    (f"softcap {CAP:g}, causal", softcap, causal),
+]
+
+
+def gradients(attention, grad_out):
+    """The gradients of q, k, v for the upstream gradient grad_out, by autograd.
+
+    flex_attention has no backward on the CPU in PyTorch 2.13.0 ("FlexAttention does not
+    support backward on CPU"), so autograd runs through the formula, which the forward
+    section checked equals eager flex_attention bit for bit."""
+    with torch.enable_grad():
+        leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+        attention(*leaves).backward(grad_out)
+    return [t.grad for t in leaves]
+
+
+grad_out = torch.randn(B, H, L, D)
+print("## Backward: the gradient of the output")
+print(f"grad_out.shape: {grad_out.shape}")
+print("the gradient of the output, drawn after v, the same for every recipe")
+print()
+for name, score_mod, mask_mod in BACKWARD_RECIPES:
+    ours = gradients(lambda q, k, v: formula(q, k, v, score_mod, mask_mod), grad_out)
+    print(f"## Backward, {name}")
+    print("grad_k[0, 0, [4, 7]] (key/value head 0, keys 4 and 7):")
+    print(ours[1][0, 0, [4, 7]])
+    for label, grad in zip(["q", "k", "v"], ours):
+        print(f"sum of grad_{label}'s bit patterns: {bit_sum(grad)}")
     print()

@@ -32,7 +32,7 @@ pub struct Visits {
 }
 
 /// The elements of `t` in row-major order, borrowed when `t` holds them that way.
-fn elements(t: &Tensor) -> Cow<'_, [f32]> {
+pub(crate) fn elements(t: &Tensor) -> Cow<'_, [f32]> {
     match t.as_slice() {
         Some(slice) => Cow::Borrowed(slice),
         None => Cow::Owned(t.to_vec()),
@@ -60,7 +60,7 @@ impl Head<'_> {
     }
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -86,7 +86,7 @@ pub fn flex_kernel(
     let groups = check_shapes("flex_kernel", q, k, v)?;
     let [batch, heads, queries, d] = q.dims();
     let [_, kv_heads, keys, d_v] = v.dims();
-    check_block_mask(block_mask, batch, heads, queries, keys)?;
+    check_block_mask("flex_kernel", block_mask, [batch, heads, queries, keys])?;
     let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
     let (q, k, v) = (elements(&q), elements(&k), elements(&v));
     let scale = (1.0 / (d as f64).sqrt()) as f32;
@@ -161,13 +161,15 @@ pub fn flex_kernel(
 }
 // ANCHOR_END: flex_kernel
 
-/// Checks that `block_mask` covers `queries × keys` for `batch` batches and `heads` heads.
-fn check_block_mask(
+/// Checks for `op` that `block_mask` covers `queries × keys` for `batch` batches and
+/// `heads` heads.
+///
+/// # Shapes
+/// Sizes only.
+pub fn check_block_mask(
+    op: &'static str,
     block_mask: &BlockMask,
-    batch: usize,
-    heads: usize,
-    queries: usize,
-    keys: usize,
+    [batch, heads, queries, keys]: [usize; 4],
 ) -> Result<()> {
     let fits = block_mask.queries == queries
         && block_mask.keys == keys
@@ -177,7 +179,7 @@ fn check_block_mask(
         return Ok(());
     }
     Err(Error::Shape {
-        op: "flex_kernel",
+        op,
         detail: format!(
             "the block mask covers {} queries × {} keys for {} batches and {} heads, the \
              attention has {queries} queries × {keys} keys for {batch} batches and {heads} heads",

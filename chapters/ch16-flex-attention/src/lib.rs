@@ -9,7 +9,8 @@
 //! interface: the user writes a `score_mod(score, b, h, q_idx, kv_idx)` and a
 //! `mask_mod(b, h, q_idx, kv_idx)`, and one kernel runs them all. Before running, the mask
 //! is summarised once per tile of queries and keys: a tile nobody sees is never loaded, a
-//! tile everybody sees needs no mask.
+//! tile everybody sees needs no mask. Training through a recipe needs one more thing, the
+//! derivative of its score_mod, and chapter 10's backward pass does the rest.
 //!
 //! - [`recipes`]: the mask_mods and score_mods, each a few lines;
 //! - [`formula`]: `softmax(mask(score_mod(q·kᵀ·scale)))·v` with tensor operations, the
@@ -17,13 +18,18 @@
 //! - [`block_mask`]: every tile full, partial or empty, computed once from a mask_mod;
 //! - [`kernel`]: the tiled kernel, generic over the two functions, that visits only the
 //!   tiles the block mask keeps;
-//! - [`alibi`], [`chunked`], [`empty_tiles`]: the exercises.
+//! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
+//!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
+//! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
+//!   backward with the score_mod's backward, skipping the empty tiles;
+//! - [`alibi`], [`chunked`], [`empty_tiles`], [`softcap_grad`]: the exercises.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
 #[cfg_attr(feature = "exercise", path = "../exercises/alibi.rs")]
 pub mod alibi;
+pub mod backward;
 pub mod block_mask;
 #[cfg_attr(feature = "exercise", path = "../exercises/chunked.rs")]
 pub mod chunked;
@@ -31,8 +37,12 @@ pub mod chunked;
 pub mod empty_tiles;
 pub mod formula;
 pub mod kernel;
+pub mod kernel_backward;
 pub mod narrative;
+pub mod pytorch_order;
 pub mod recipes;
+#[cfg_attr(feature = "exercise", path = "../exercises/softcap_grad.rs")]
+pub mod softcap_grad;
 
 /// The exercises and their hints, shown by `cargo run -p ch16-flex-attention -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

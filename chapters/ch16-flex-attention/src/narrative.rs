@@ -5,12 +5,15 @@ use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed, randn};
 
 use crate::alibi::{alibi, alibi_slopes};
+use crate::backward::{ScoreModGrad, unchanged_grad};
 use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::flex_attention;
+use crate::pytorch_order::flex_attention_backward_in_pytorch_order;
 use crate::recipes::{
     MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
     softcap, unchanged,
 };
+use crate::softcap_grad::softcap_grad;
 
 /// Batches, query heads, key/value heads, tokens and features per head.
 pub const SIZES: [usize; 5] = [1, 4, 2, 16, 8];
@@ -66,6 +69,39 @@ fn recipe_step(
     Ok(())
 }
 
+/// One recipe's backward step: two rows of the gradient of `k` and the bit-pattern sums of
+/// the three gradients. The gradients are the formula's, with softmax's backward in
+/// PyTorch's order of additions ([`crate::pytorch_order`]), so every bit is autograd's.
+fn backward_step(
+    story: &mut Narrative,
+    name: &str,
+    [q, k, v, grad_out]: [&Tensor; 4],
+    score_mod: impl ScoreMod,
+    score_mod_grad: impl ScoreModGrad,
+    mask_mod: impl MaskMod,
+) -> Result<()> {
+    let grads = flex_attention_backward_in_pytorch_order(
+        q,
+        k,
+        v,
+        grad_out,
+        score_mod,
+        score_mod_grad,
+        mask_mod,
+    )?;
+    let step = story.step(format!("Backward, {name}"));
+    let rows = Tensor::from_vec(vec![4i64, 7], &[2]);
+    step.print("grad_k[0, 0, [4, 7]] (key/value head 0, keys 4 and 7):")
+        .print(grads.k.select(0, 0).select(0, 0).index_select(0, &rows));
+    for (label, grad) in [("q", &grads.q), ("k", &grads.k), ("v", &grads.v)] {
+        step.print(format!(
+            "sum of grad_{label}'s bit patterns: {}",
+            bit_sum(grad)
+        ));
+    }
+    Ok(())
+}
+
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 16.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 16: FlexAttention");
@@ -109,5 +145,45 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let name = format!("softcap {CAP}, causal");
     recipe_step(&mut story, &name, qkv, softcap(CAP), causal)?;
     // ANCHOR_END: recipes
+
+    let grad_out = randn(&[batch, heads, tokens, d]);
+    story
+        .step("Backward: the gradient of the output")
+        .print_shape("grad_out.shape", &grad_out)
+        .print("the gradient of the output, drawn after v, the same for every recipe");
+    let qkvg = [&q, &k, &v, &grad_out];
+    let slopes = alibi_slopes(heads);
+    // ANCHOR: backward_recipes
+    backward_step(
+        &mut story,
+        "causal",
+        qkvg,
+        unchanged,
+        unchanged_grad,
+        causal,
+    )?;
+    let name = format!("sliding window: |q - kv| < {WINDOW}");
+    let window = sliding_window(WINDOW);
+    backward_step(&mut story, &name, qkvg, unchanged, unchanged_grad, window)?;
+    // ALiBi adds a bias that does not depend on the score: its derivative is 1.
+    let name = "ALiBi, causal";
+    backward_step(
+        &mut story,
+        name,
+        qkvg,
+        alibi(slopes),
+        unchanged_grad,
+        causal,
+    )?;
+    let name = format!("softcap {CAP}, causal");
+    backward_step(
+        &mut story,
+        &name,
+        qkvg,
+        softcap(CAP),
+        softcap_grad(CAP),
+        causal,
+    )?;
+    // ANCHOR_END: backward_recipes
     Ok(story)
 }

@@ -14,7 +14,9 @@ use ch16_flex_attention::chunked::chunked_causal;
 use ch16_flex_attention::empty_tiles::predict_empty_tiles;
 use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::narrative::bit_sum;
-use ch16_flex_attention::recipes::causal;
+use ch16_flex_attention::pytorch_order::flex_attention_backward_in_pytorch_order;
+use ch16_flex_attention::recipes::{causal, softcap};
+use ch16_flex_attention::softcap_grad::softcap_grad;
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch16-flex-attention.txt");
 
@@ -101,4 +103,55 @@ fn exercise_empty_tiles_of_sixteen_tokens() {
     assert_eq!(predict_empty_tiles(16, 4, 8), 10);
     // One chunk over everything: the causal mask's 6 empty tiles.
     assert_eq!(predict_empty_tiles(16, 4, 16), 6);
+}
+
+#[test]
+fn exercise_softcap_grad_prints_what_pytorch_printed() {
+    // The chapter's inputs and gradient of the output, as the narrative draws them.
+    manual_seed(16);
+    let q = randn(&[1, 4, 16, 8]);
+    let k = randn(&[1, 2, 16, 8]);
+    let v = randn(&[1, 2, 16, 8]);
+    let grad_out = randn(&[1, 4, 16, 8]);
+    let (score_mod, grad) = (softcap(2.0), softcap_grad(2.0));
+    let grads =
+        flex_attention_backward_in_pytorch_order(&q, &k, &v, &grad_out, score_mod, grad, causal)
+            .unwrap();
+    let expected = step_text(PYTORCH, "Backward, softcap 2, causal").expect("the step");
+    for (label, grad) in [("q", &grads.q), ("k", &grads.k)] {
+        let line = format!("sum of grad_{label}'s bit patterns: {}", bit_sum(grad));
+        assert!(expected.contains(&line), "{line} is not in\n{expected}");
+    }
+}
+
+#[test]
+fn exercise_softcap_grad_passes_small_scores_and_stops_large_ones() {
+    let grad = softcap_grad(2.0);
+    assert_eq!(grad(1.0, 0.0, 0, 0, 0, 0), 1.0);
+    assert_eq!(grad(-3.0, 0.0, 0, 0, 0, 0), -3.0);
+    assert!(grad(1.0, 30.0, 0, 0, 0, 0).abs() < 1e-9);
+    assert!(grad(1.0, -30.0, 0, 0, 0, 0).abs() < 1e-9);
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+
+    /// Any cap, score and gradient: the gradient times the slope of `cap · tanh(s / cap)`,
+    /// measured by a central difference in f64.
+    #[test]
+    fn exercise_softcap_grad_is_the_slope_of_the_softcap(
+        cap in 0.5f32..50.0,
+        score in -20.0f32..20.0,
+        grad in -4.0f32..4.0,
+    ) {
+        let softcap = |s: f64| cap as f64 * (s / cap as f64).tanh();
+        let h = 1e-4;
+        let slope = (softcap(score as f64 + h) - softcap(score as f64 - h)) / (2.0 * h);
+        let ours = softcap_grad(cap)(grad, score, 0, 0, 0, 0) as f64;
+        let expected = grad as f64 * slope;
+        prop_assert!(
+            (ours - expected).abs() <= 1e-5 * (1.0 + expected.abs()),
+            "{} vs {}", ours, expected
+        );
+    }
 }
