@@ -19,6 +19,10 @@ sinks, SwiGLU; no biases) serving requests:
     head) proposes k tokens with its cached generation; the target recomputes the
     sequence with the proposals in one pass; the longest run it agrees with is kept,
     plus its own next token;
+  * multi-head latent attention: a latent and a RoPE key shared by the heads per token;
+    the naive path expands every latent to every head's key and value, the absorbed
+    path folds W_UK into the query and W_UV after the weights, over a cache of latents;
+    each path is printed, and how far apart they are;
   * the bytes per token of the caches of published models (MHA, GQA, MQA, MLA), from
     their config.json files.
 
@@ -64,6 +68,8 @@ PROMPT = [0, 7, 14, 21, 28, 3]
 N_NEW = 4
 N_SPECULATE = 12
 K = 3
+MLA_D, MLA_HEADS, NOPE, ROPE, V_DIM, LATENT = 32, 4, 8, 4, 8, 16
+MLA_TOKENS = 6
 
 
 # ---- chapter 15's model, every layer global -------------------------------------------
@@ -465,6 +471,93 @@ print("## Draft length against target passes")
 for k in range(1, 5):
     rate, per_pass = rates(speculate_greedy(draft, target, prompt, N_SPECULATE, k)[1])
     print(f"k = {k}: acceptance rate {rate:.2f}, {per_pass:.2f} tokens per target pass")
+print()
+
+
+# ---- multi-head latent attention ----------------------------------------------------------
+
+class MLA(nn.Module):
+    """DeepSeek-V3's reference layout without query compression: wq, wkv_a (latent and
+    RoPE key), kv_norm, wkv_b (per head W_UK rows then W_UV rows), wo."""
+
+    def __init__(self):
+        super().__init__()
+        self.wq = nn.Linear(MLA_D, MLA_HEADS * (NOPE + ROPE), bias=False)
+        self.wkv_a = nn.Linear(MLA_D, LATENT + ROPE, bias=False)
+        self.kv_norm = nn.RMSNorm(LATENT, eps=EPS)
+        self.wkv_b = nn.Linear(LATENT, MLA_HEADS * (NOPE + V_DIM), bias=False)
+        self.wo = nn.Linear(MLA_HEADS * V_DIM, MLA_D, bias=False)
+        self.scale = 1.0 / math.sqrt(NOPE + ROPE)
+
+    def queries(self, x, positions):
+        q = split_heads(self.wq(x), MLA_HEADS)
+        cos, sin = rope_tables(positions, ROPE)
+        return q[..., :NOPE], apply_rope(q[..., NOPE:], cos, sin)
+
+    def compress(self, x, positions):
+        kv = self.wkv_a(x)
+        cos, sin = rope_tables(positions, ROPE)
+        return self.kv_norm(kv[..., :LATENT]), apply_rope(kv[..., LATENT:], cos, sin)
+
+    def forward_naive(self, x):
+        t = x.shape[1]
+        q_nope, q_pe = self.queries(x, list(range(t)))
+        latent, rope_key = self.compress(x, list(range(t)))
+        kv = split_heads(self.wkv_b(latent), MLA_HEADS)
+        k_nope, v = kv[..., :NOPE], kv[..., NOPE:]
+        k_pe = rope_key.unsqueeze(1).expand(x.shape[0], MLA_HEADS, t, ROPE)
+        q = torch.cat([q_nope, q_pe], dim=-1)
+        k = torch.cat([k_nope, k_pe], dim=-1)
+        scores = q @ k.transpose(2, 3) * self.scale
+        future = torch.tensor([[j > i for j in range(t)] for i in range(t)])
+        scores = scores.masked_fill(future, -torch.inf)
+        return self.wo(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+    def step_absorbed(self, x_new, position, cache):
+        q_nope, q_pe = self.queries(x_new, [position])
+        latent, rope_key = self.compress(x_new, [position])
+        if cache:
+            latent = torch.cat([cache["latent"], latent], dim=1)
+            rope_key = torch.cat([cache["rope_key"], rope_key], dim=1)
+        cache["latent"], cache["rope_key"] = latent, rope_key
+        w = self.wkv_b.weight.view(MLA_HEADS, NOPE + V_DIM, LATENT)
+        w_uk, w_uv = w[:, :NOPE], w[:, NOPE:]
+        q_latent = q_nope @ w_uk
+        latent, rope_key = latent.unsqueeze(1), rope_key.unsqueeze(1)
+        scores = (q_latent @ latent.transpose(2, 3) + q_pe @ rope_key.transpose(2, 3)) * self.scale
+        mixed = torch.softmax(scores, dim=-1) @ latent
+        return self.wo(merge_heads(mixed @ w_uv.transpose(1, 2)))
+
+
+torch.manual_seed(seed_or(2026))
+mla = MLA()
+x = torch.randn(1, MLA_TOKENS, MLA_D)
+naive = mla.forward_naive(x)
+cache = {}
+absorbed = torch.cat([mla.step_absorbed(x[:, t:t + 1], t, cache) for t in range(MLA_TOKENS)], dim=1)
+print(f"## Multi-head latent attention (manual_seed({seed_or(2026)}))")
+print(f"d_model {MLA_D}, {MLA_HEADS} heads, query/key {NOPE} + RoPE {ROPE} per head, "
+      f"value {V_DIM} per head, latent {LATENT}")
+print(f"naive cache per token: {MLA_HEADS} heads x ({NOPE} + {ROPE}) key + {MLA_HEADS} heads x {V_DIM} value "
+      f"= {MLA_HEADS * (NOPE + ROPE + V_DIM)} values")
+print(f"latent cache per token: latent {LATENT} + RoPE key {ROPE} = {LATENT + ROPE} values")
+print(f"cached latent: {cache['latent'].shape}")
+print(f"cached RoPE key: {cache['rope_key'].shape}")
+print()
+
+print("## The naive path and the absorbed path")
+print("naive (every latent expanded), last token, first 6 features:")
+print(naive[:, -1, :6])
+print("absorbed (W_UK in the query, W_UV after the weights), last token, first 6 features:")
+print(absorbed[:, -1, :6])
+print(f"equal: {torch.equal(naive, absorbed)}")
+for name, out in [("naive", naive), ("absorbed", absorbed)]:
+    print(f"{name}, last token, the float32 bits of every feature:")
+    words = [f"{w & 0xffffffff:08x}" for w in out[0, -1].view(torch.int32).tolist()]
+    for i in range(0, len(words), 8):
+        print(" ".join(words[i:i + 8]))
+print("largest difference over all tokens:")
+print((naive - absorbed).abs().max())
 print()
 
 # Hugging Face config.json: num_hidden_layers, num_key_value_heads (Falcon: multi_query),

@@ -15,8 +15,8 @@
 //!   tokens in one pass ([`speculative`], [`accepted`]);
 //! - **multi-head latent attention's cache** (DeepSeek-AI, "DeepSeek-V2: A Strong,
 //!   Economical, and Efficient Mixture-of-Experts Language Model"): a small latent and
-//!   one shared RoPE key per token instead of a key and value per head ([`ledger`],
-//!   [`mla_bytes`]).
+//!   one shared RoPE key per token instead of a key and value per head, attended in
+//!   two orders ([`mla`], [`ledger`], [`mla_bytes`]).
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -26,6 +26,7 @@ pub mod accepted;
 #[cfg_attr(feature = "exercise", path = "../exercises/block_table.rs")]
 pub mod block_table;
 pub mod ledger;
+pub mod mla;
 #[cfg_attr(feature = "exercise", path = "../exercises/mla_bytes.rs")]
 pub mod mla_bytes;
 pub mod narrative;

@@ -9,6 +9,7 @@ use course::{Narrative, Seed};
 use shared::{Result, Tensor, cat, manual_seed};
 
 use crate::ledger::CARDS;
+use crate::mla::{Mla, MlaConfig};
 use crate::paged::BlockPool;
 use crate::paged_decode::{prefill_paged, step_paged};
 use crate::speculative::speculate_greedy;
@@ -50,6 +51,20 @@ pub const N_SPECULATE: usize = 12;
 /// Draft tokens per target pass.
 pub const K: usize = 3;
 
+/// The MLA layer: 4 heads, 8 + 4 query/key features per head, 8 value features, a latent
+/// of 16.
+pub const MLA: MlaConfig = MlaConfig {
+    d_model: 32,
+    n_heads: 4,
+    nope_dim: 8,
+    rope_dim: 4,
+    v_dim: 8,
+    latent_dim: 16,
+};
+
+/// Tokens the MLA layer reads.
+pub const MLA_TOKENS: usize = 6;
+
 /// Every layer global: the paged cache holds every token of every layer.
 pub fn recipe() -> Recipe {
     Recipe {
@@ -64,6 +79,9 @@ fn ids(tokens: &[i64]) -> Tensor<i64> {
 }
 
 /// Whether two tensors hold the same bits.
+///
+/// # Shapes
+/// Any two tensors.
 fn same_bits(a: &Tensor, b: &Tensor) -> bool {
     a.shape() == b.shape()
         && a.to_vec()
@@ -268,6 +286,69 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             spec.tokens_per_pass()
         ));
     }
+
+    // ANCHOR: mla
+    manual_seed(seed.or(2026));
+    let mla = Mla::new(MLA);
+    let x = shared::randn(&[1, MLA_TOKENS, MLA.d_model]);
+    let naive = mla.forward_naive(&x);
+    let mut cache = None;
+    let absorbed: Vec<Tensor> = (0..MLA_TOKENS)
+        .map(|t| mla.step_absorbed(&x.narrow(1, t, 1), t, &mut cache))
+        .collect();
+    let absorbed = cat(&absorbed, 1);
+    // ANCHOR_END: mla
+    let step = story.step(format!(
+        "Multi-head latent attention (manual_seed({}))",
+        seed.or(2026)
+    ));
+    step.print(format!(
+        "d_model {}, {} heads, query/key {} + RoPE {} per head, value {} per head, latent {}",
+        MLA.d_model, MLA.n_heads, MLA.nope_dim, MLA.rope_dim, MLA.v_dim, MLA.latent_dim
+    ));
+    step.print(format!(
+        "naive cache per token: {} heads x ({} + {}) key + {} heads x {} value = {} values",
+        MLA.n_heads,
+        MLA.nope_dim,
+        MLA.rope_dim,
+        MLA.n_heads,
+        MLA.v_dim,
+        MLA.n_heads * (MLA.nope_dim + MLA.rope_dim + MLA.v_dim)
+    ));
+    step.print(format!(
+        "latent cache per token: latent {} + RoPE key {} = {} values",
+        MLA.latent_dim,
+        MLA.rope_dim,
+        MLA.latent_dim + MLA.rope_dim
+    ));
+    let latent = cache.expect("six tokens cached");
+    step.print_shape("cached latent", &latent.latent);
+    step.print_shape("cached RoPE key", &latent.rope_key);
+    let step = story.step("The naive path and the absorbed path");
+    step.print("naive (every latent expanded), last token, first 6 features:");
+    step.print(naive.select(1, -1).slice(1, ..6));
+    step.print(
+        "absorbed (W_UK in the query, W_UV after the weights), last token, first 6 features:",
+    );
+    step.print(absorbed.select(1, -1).slice(1, ..6));
+    step.print(format!(
+        "equal: {}",
+        python_bool(same_bits(&naive, &absorbed))
+    ));
+    for (name, out) in [("naive", &naive), ("absorbed", &absorbed)] {
+        step.print(format!(
+            "{name}, last token, the float32 bits of every feature:"
+        ));
+        for line in out.select(1, -1).to_vec().chunks(8) {
+            let words: Vec<String> = line
+                .iter()
+                .map(|v| format!("{:08x}", v.to_bits()))
+                .collect();
+            step.print(words.join(" "));
+        }
+    }
+    step.print("largest difference over all tokens:");
+    step.print((&naive - &absorbed).abs().max());
 
     let step = story.step("Cache per token, bfloat16");
     step.print("MHA, GQA, MQA: keys and values, 2 x key/value heads x head width per layer");

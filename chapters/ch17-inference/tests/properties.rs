@@ -181,3 +181,29 @@ fn bad_input_is_an_error_naming_the_op() {
         .to_string();
     assert!(err.contains("cat"), "{err}");
 }
+
+proptest! {
+    #![proptest_config(quiet(16))]
+
+    /// The absorbed path computes the naive path's attention: the same numbers up to the
+    /// order of their additions, from a cache a fraction of the naive one's size.
+    #[test]
+    fn absorbed_mla_agrees_with_naive_mla(tokens in 1usize..8, seed in any::<u64>()) {
+        use ch17_inference::mla::Mla;
+        use ch17_inference::narrative::MLA;
+        manual_seed(seed);
+        let mla = Mla::new(MLA);
+        let x = randn(&[1, tokens, MLA.d_model]);
+        let naive = mla.forward_naive(&x);
+        let mut cache = None;
+        let steps: Vec<Tensor> = (0..tokens)
+            .map(|t| mla.step_absorbed(&x.narrow(1, t, 1), t, &mut cache))
+            .collect();
+        let absorbed = cat(&steps, 1);
+        let cache = cache.unwrap();
+        prop_assert_eq!(cache.latent.shape().to_vec(), vec![1, tokens, MLA.latent_dim]);
+        prop_assert_eq!(cache.rope_key.shape().to_vec(), vec![1, tokens, MLA.rope_dim]);
+        let gap = (&naive - &absorbed).abs().max().item();
+        prop_assert!(gap < 1e-5, "gap {gap}");
+    }
+}
