@@ -392,8 +392,8 @@ torch.manual_seed(seed_or(2026))
 draft = TinyModel()
 del draft.layers[DRAFT_LAYERS:]
 print(f"## Two models (manual_seed({seed_or(2026)}))")
-print(f"target: vocab {VOCAB}, d_model {D_MODEL}, {N_LAYERS} layers, {N_HEADS} query heads, "
-      f"{N_KV_HEADS} key/value heads, d_ff {D_FF}, all layers global")
+print(f"target: vocab {VOCAB}, d_model {D_MODEL}, {N_LAYERS} layers, all global")
+print(f"        {N_HEADS} query heads, {N_KV_HEADS} key/value heads, d_ff {D_FF}")
 print(f"draft: the target's embedding, its first {DRAFT_LAYERS} of {N_LAYERS} layers, final norm and head")
 print()
 
@@ -459,8 +459,10 @@ plain_ids, _ = generate_cached(target, prompt, N_SPECULATE)
 print(f"## Greedy speculative decoding, {K} draft tokens per target pass")
 for i, (drafted, choices, n) in enumerate(rounds):
     print(f"pass {i + 1}: draft {drafted}, target {choices}, kept {n} + 1")
-print(f"speculative: {spec_ids}")
-print(f"plain greedy: {plain_ids}")
+print("speculative:")
+print(spec_ids)
+print("plain greedy:")
+print(plain_ids)
 print(f"equal: {torch.equal(spec_ids, plain_ids)}")
 rate, per_pass = rates(rounds)
 print(f"acceptance rate {rate:.2f}, {per_pass:.2f} tokens per target pass "

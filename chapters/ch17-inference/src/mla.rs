@@ -51,7 +51,7 @@ pub struct Mla {
     pub config: MlaConfig,
     /// `[n_heads · (nope_dim + rope_dim), d_model]`: the queries.
     pub wq: Linear,
-    /// `[latent_dim + rope_dim, d_model]`: the latent (before its norm) and the RoPE key.
+    /// `[latent_dim + rope_dim, d_model]`: the raw latent and the RoPE key.
     pub wkv_a: Linear,
     /// The latent's RMSNorm.
     pub kv_norm: RMSNorm,
@@ -189,7 +189,7 @@ impl Mla {
             },
             None => new,
         };
-        // wkv_b's rows per head: W_UK [nope_dim, latent_dim], then W_UV [v_dim, latent_dim]
+        // wkv_b's rows per head: W_UK [nope_dim, latent_dim], W_UV [v_dim, latent_dim]
         let w = self
             .wkv_b
             .weight

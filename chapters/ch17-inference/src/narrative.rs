@@ -109,8 +109,12 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR_END: models
     let step = story.step(format!("Two models (manual_seed({}))", seed.or(2026)));
     step.print(format!(
-        "target: vocab {}, d_model {}, {} layers, {} query heads, {} key/value heads, d_ff {}, all layers global",
-        CONFIG.vocab_size, CONFIG.d_model, CONFIG.n_layers, CONFIG.n_heads, CONFIG.n_kv_heads, CONFIG.d_ff
+        "target: vocab {}, d_model {}, {} layers, all global",
+        CONFIG.vocab_size, CONFIG.d_model, CONFIG.n_layers
+    ));
+    step.print(format!(
+        "        {} query heads, {} key/value heads, d_ff {}",
+        CONFIG.n_heads, CONFIG.n_kv_heads, CONFIG.d_ff
     ));
     step.print(format!(
         "draft: the target's embedding, its first {DRAFT_LAYERS} of {} layers, final norm and head",
@@ -265,8 +269,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             round.accepted
         ));
     }
-    step.print(format!("speculative: {}", spec.ids));
-    step.print(format!("plain greedy: {}", plain.ids));
+    step.print("speculative:").print(&spec.ids);
+    step.print("plain greedy:").print(&plain.ids);
     step.print(format!(
         "equal: {}",
         python_bool(spec.ids.to_vec() == plain.ids.to_vec())

@@ -34,7 +34,7 @@ pub struct Block {
     pub tokens: Vec<i64>,
     /// Its prefix-cache key, once it is full.
     pub key: Option<u64>,
-    /// Per layer, per token: the key `[batch, n_kv_heads, 1, head_dim]` and the value.
+    /// Per layer, per token: a key and a value, `[batch, n_kv_heads, 1, head_dim]`.
     pub slots: Vec<Vec<(Tensor, Tensor)>>,
 }
 // ANCHOR_END: block

@@ -70,16 +70,17 @@ pub fn speculate_greedy(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
+    let row_by_row = Products::RowByRow; // products independent of the batch
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
     while ids.size(1) < prompt.size(1) + n_new {
         let len = ids.size(1);
         let k_now = k.min(prompt.size(1) + n_new - len - 1);
-        let mut candidate = ids.clone();
+        let mut candidate = ids.clone(); // the sequence and the draft's proposals
         if k_now > 0 {
-            candidate = generate_cached(draft, &ids, k_now, recipe, Products::RowByRow).ids;
+            candidate = generate_cached(draft, &ids, k_now, recipe, row_by_row).ids;
         }
-        let (logits, _) = target.forward(&candidate, recipe, Products::RowByRow);
+        let (logits, _) = target.forward(&candidate, recipe, row_by_row);
         // the target's choice after the sequence and after each drafted token
         let choices = logits.narrow(1, len - 1, k_now + 1).argmax_dim(-1, false);
         let drafted = candidate.narrow(1, len, k_now).to_vec();

@@ -12,16 +12,16 @@ pub enum Write {
     CopyOnWrite,
 }
 
-/// Decides how the token at `position` is written, given how many sequences share the
-/// sequence's last block (`last_block_refs`, `None` when it has no block yet).
+/// Decides how the token at position `t` is written, given how many sequences share the
+/// sequence's last block (`refs`, `None` when it has no block yet).
 ///
 /// # Shapes
 /// Scalars only.
 // ANCHOR: write_target
-pub fn write_target(position: usize, block_size: usize, last_block_refs: Option<usize>) -> Write {
-    match last_block_refs {
+pub fn write_target(t: usize, block_size: usize, refs: Option<usize>) -> Write {
+    match refs {
         None => Write::NewBlock,
-        Some(_) if position.is_multiple_of(block_size) => Write::NewBlock,
+        Some(_) if t.is_multiple_of(block_size) => Write::NewBlock,
         Some(refs) if refs > 1 => Write::CopyOnWrite,
         Some(_) => Write::InPlace,
     }
