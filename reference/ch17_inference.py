@@ -18,7 +18,11 @@ sinks, SwiGLU; no biases) serving requests:
   * greedy speculative decoding: a draft (the target's embedding, first layers and
     head) proposes k tokens with its cached generation; the target recomputes the
     sequence with the proposals in one pass; the longest run it agrees with is kept,
-    plus its own next token;
+    plus its own next token; speculative sampling: the draft draws its tokens from
+    softmax(logits) with multinomial, each is kept if torch.rand(1) falls below
+    p(x)/q(x), the first rejected one is replaced by a draw from max(0, p - q)
+    (multinomial normalises), and after k kept tokens the target's next token is drawn
+    from p;
   * multi-head latent attention: a latent and a RoPE key shared by the heads per token;
     the naive path expands every latent to every head's key and value, the absorbed
     path folds W_UK into the query and W_UV after the weights, over a cache of latents;
@@ -375,6 +379,42 @@ def speculate_greedy(draft, target, prompt, n_new, k):
     return ids, rounds
 
 
+def accept_or_replace(p, q, drafted):
+    """None if a uniform draw falls below p(x)/q(x), else a draw from max(0, p - q)."""
+    ratio = p[0, drafted] / q[0, drafted]
+    r = torch.rand(1)
+    if r[0] < ratio:
+        return None
+    return (p - q).clamp_min(0.0).multinomial(1).item()
+
+
+def speculate_sampled(draft, target, prompt, n_new, k):
+    ids, rounds = prompt, []
+    while ids.shape[1] < prompt.shape[1] + n_new:
+        length = ids.shape[1]
+        k_now = min(k, prompt.shape[1] + n_new - length - 1)
+        candidate, qs = ids, []
+        for _ in range(k_now):
+            logits, _ = draft(candidate)
+            q = torch.softmax(logits[:, -1], dim=-1)
+            candidate = torch.cat([candidate, q.multinomial(1)], dim=1)
+            qs.append(q)
+        logits, _ = target(candidate)
+        ps = torch.softmax(logits[:, length - 1:length + k_now], dim=-1)
+        drafted = candidate[0, length:length + k_now].tolist()
+        written, replaced = [], None
+        for i, q in enumerate(qs):
+            replaced = accept_or_replace(ps[:, i], q, drafted[i])
+            written.append(drafted[i] if replaced is None else replaced)
+            if replaced is not None:
+                break
+        if replaced is None:
+            written.append(ps[:, k_now].multinomial(1).item())
+        ids = torch.cat([ids, torch.tensor([written])], dim=1)
+        rounds.append((drafted, written, len(written) - 1))
+    return ids, rounds
+
+
 def rates(rounds):
     drafted = sum(len(d) for d, _, _ in rounds)
     kept = sum(n for _, _, n in rounds)
@@ -467,6 +507,17 @@ print(f"equal: {torch.equal(spec_ids, plain_ids)}")
 rate, per_pass = rates(rounds)
 print(f"acceptance rate {rate:.2f}, {per_pass:.2f} tokens per target pass "
       f"({len(rounds)} passes for {N_SPECULATE} tokens)")
+print()
+
+torch.manual_seed(seed_or(17))
+sampled_ids, rounds = speculate_sampled(draft, target, prompt, N_SPECULATE, K)
+print(f"## Speculative sampling, {K} draft tokens per target pass (manual_seed({seed_or(17)}))")
+for i, (drafted, written, n) in enumerate(rounds):
+    print(f"pass {i + 1}: draft {drafted}, kept {n}, wrote {written}")
+print("sampled:")
+print(sampled_ids)
+rate, per_pass = rates(rounds)
+print(f"acceptance rate {rate:.2f}, {per_pass:.2f} tokens per target pass")
 print()
 
 print("## Draft length against target passes")

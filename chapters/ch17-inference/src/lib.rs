@@ -12,7 +12,8 @@
 //! - **speculative decoding** (Leviathan et al., "Fast Inference from Transformers via
 //!   Speculative Decoding"; Chen et al., "Accelerating Large Language Model Decoding
 //!   with Speculative Sampling"): a small model drafts, the large one checks several
-//!   tokens in one pass ([`speculative`], [`accepted`]);
+//!   tokens in one pass, greedy or sampling ([`speculative`], [`accepted`],
+//!   [`speculative_sampling`]);
 //! - **multi-head latent attention's cache** (DeepSeek-AI, "DeepSeek-V2: A Strong,
 //!   Economical, and Efficient Mixture-of-Experts Language Model"): a small latent and
 //!   one shared RoPE key per token instead of a key and value per head, attended in
@@ -33,6 +34,7 @@ pub mod narrative;
 pub mod paged;
 pub mod paged_decode;
 pub mod speculative;
+pub mod speculative_sampling;
 #[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]
 pub mod write_target;
 

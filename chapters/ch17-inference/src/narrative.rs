@@ -13,6 +13,7 @@ use crate::mla::{Mla, MlaConfig};
 use crate::paged::BlockPool;
 use crate::paged_decode::{prefill_paged, step_paged};
 use crate::speculative::speculate_greedy;
+use crate::speculative_sampling::speculate_sampled;
 
 /// The target model: chapter 15's tiny model, 4 layers.
 pub const CONFIG: ModelConfig = ModelConfig {
@@ -280,6 +281,29 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         spec.acceptance_rate(),
         spec.tokens_per_pass(),
         spec.rounds.len()
+    ));
+    // ANCHOR: sampled
+    manual_seed(seed.or(17));
+    let sampled = speculate_sampled(&draft, &target, &prompt, N_SPECULATE, K, &recipe);
+    // ANCHOR_END: sampled
+    let step = story.step(format!(
+        "Speculative sampling, {K} draft tokens per target pass (manual_seed({}))",
+        seed.or(17)
+    ));
+    for (i, round) in sampled.rounds.iter().enumerate() {
+        step.print(format!(
+            "pass {}: draft {:?}, kept {}, wrote {:?}",
+            i + 1,
+            round.drafted,
+            round.accepted,
+            round.target
+        ));
+    }
+    step.print("sampled:").print(&sampled.ids);
+    step.print(format!(
+        "acceptance rate {:.2}, {:.2} tokens per target pass",
+        sampled.acceptance_rate(),
+        sampled.tokens_per_pass()
     ));
     let step = story.step("Draft length against target passes");
     for k in 1..=4 {

@@ -35,7 +35,9 @@ pub struct Speculation {
 pub struct Round {
     /// The draft's proposals.
     pub drafted: Vec<i64>,
-    /// The target's greedy choice after the sequence and each prefix of the draft.
+    /// Greedy: the target's choice after the sequence and each prefix of the draft.
+    /// Sampling: the tokens the pass wrote (the kept drafts, then a replacement or the
+    /// target's next token).
     pub target: Vec<i64>,
     /// How many proposals were kept.
     pub accepted: usize,

@@ -207,3 +207,37 @@ proptest! {
         prop_assert!(gap < 1e-5, "gap {gap}");
     }
 }
+
+/// Speculative sampling's rule leaves the target's distribution: a token drawn from the
+/// draft's `q`, kept or replaced, comes out as often as the target's `p` says.
+#[test]
+fn accept_or_replace_samples_the_targets_distribution() {
+    use ch17_inference::speculative_sampling::accept_or_replace;
+    manual_seed(5);
+    for (p, q) in [
+        ([0.1f32, 0.2, 0.3, 0.4], [0.4f32, 0.3, 0.2, 0.1]),
+        ([0.7, 0.1, 0.1, 0.1], [0.25, 0.25, 0.25, 0.25]),
+        ([0.0, 0.5, 0.5, 0.0], [0.5, 0.0, 0.0, 0.5]),
+    ] {
+        let (p, q) = (
+            Tensor::from_vec(p.to_vec(), &[1, 4]),
+            Tensor::from_vec(q.to_vec(), &[1, 4]),
+        );
+        let n = 20_000;
+        let mut counts = [0usize; 4];
+        for _ in 0..n {
+            let drafted = q.multinomial(1, false).item();
+            let out = accept_or_replace(&p, &q, drafted).unwrap_or(drafted);
+            counts[out as usize] += 1;
+        }
+        for (x, &count) in counts.iter().enumerate() {
+            let expected = p.to_vec()[x] as f64;
+            let seen = count as f64 / n as f64;
+            // five standard deviations of a frequency over 20 000 draws, at most 0.018
+            assert!(
+                (seen - expected).abs() < 0.018,
+                "token {x}: {seen} against p = {expected}"
+            );
+        }
+    }
+}
