@@ -16,9 +16,11 @@ sinks, SwiGLU; no biases) serving requests:
   * every product one row at a time (batch-invariant), so decoding through the blocks
     gives the logits of decoding alone with a contiguous cache, bit for bit;
   * greedy speculative decoding: a draft (the target's embedding, first layers and
-    head) proposes k tokens with its cached generation; the target recomputes the
-    sequence with the proposals in one pass; the longest run it agrees with is kept,
-    plus its own next token; speculative sampling: the draft draws its tokens from
+    head) proposes k tokens with its cached generation (batched products); the target,
+    whose cache holds every written token but the last, runs that token and the
+    proposals in one pass (one query row at a time) and gives its choice after each;
+    the longest run it agrees with is kept, plus its own next token, and the rejected
+    proposals are dropped from its cache; speculative sampling: the draft draws its tokens from
     softmax(logits) with multinomial, each is kept if torch.rand(1) falls below
     p(x)/q(x), the first rejected one is replaced by a draw from max(0, p - q)
     (multinomial normalises), and after k kept tokens the target's next token is drawn
@@ -150,11 +152,18 @@ class Attention(nn.Module):
         scores = q @ repeat_kv(k, N_HEADS // N_KV_HEADS).transpose(2, 3) * (1.0 / math.sqrt(HEAD_DIM))
         return softmax_with_sink(softcap(scores, CAP), self.sinks)
 
-    def forward(self, x):
-        """Row by row: every query against exactly the keys it sees."""
+    def weights_masked(self, q, k, hidden):
+        scores = q @ repeat_kv(k, N_HEADS // N_KV_HEADS).transpose(2, 3) * (1.0 / math.sqrt(HEAD_DIM))
+        return softmax_with_sink(softcap(scores, CAP).masked_fill(hidden, -torch.inf), self.sinks)
+
+    def forward(self, x, row_by_row=True):
+        """Row by row: every query against exactly the keys it sees; or batched, masked."""
         t = x.shape[1]
-        q, k, v = self.qkv(x, list(range(t)), row_by_row=True)
+        q, k, v = self.qkv(x, list(range(t)), row_by_row)
         v_rep = repeat_kv(v, N_HEADS // N_KV_HEADS)
+        if not row_by_row:
+            hidden = torch.tensor([[j > i for j in range(t)] for i in range(t)])
+            return self.out_proj(merge_heads(self.weights_masked(q, k, hidden) @ v_rep)), k, v
         context = torch.cat([self.weights(q[:, :, i:i + 1], k[:, :, :i + 1]) @ v_rep[:, :, :i + 1]
                              for i in range(t)], dim=2)
         return rows(self.out_proj, merge_heads(context)), k, v
@@ -187,10 +196,10 @@ class Layer(nn.Module):
         self.ffn_norm = nn.RMSNorm(D_MODEL, eps=EPS)
         self.ffn = SwiGLU()
 
-    def forward(self, x):
-        out, k, v = self.attn(self.attn_norm(x))
+    def forward(self, x, row_by_row=True):
+        out, k, v = self.attn(self.attn_norm(x), row_by_row)
         h = x + out
-        return h + self.ffn(self.ffn_norm(h), row_by_row=True), {"k": k, "v": v}
+        return h + self.ffn(self.ffn_norm(h), row_by_row), {"k": k, "v": v}
 
     def step(self, x_new, position, cache):
         h = x_new + self.attn.step(self.attn_norm(x_new), position, cache)
@@ -205,14 +214,16 @@ class TinyModel(nn.Module):
         self.final_norm = nn.RMSNorm(D_MODEL, eps=EPS)
         self.lm_head = nn.Linear(D_MODEL, VOCAB, bias=False)
 
-    def forward(self, ids):
-        """Row by row (batch-invariant): logits [b, t, vocab] and every layer's cache."""
+    def forward(self, ids, row_by_row=True):
+        """Logits [b, t, vocab] and every layer's cache; row by row (batch-invariant) or
+        with PyTorch's batched products."""
         x = self.tok_emb(ids)
         caches = []
         for layer in self.layers:
-            x, cache = layer(x)
+            x, cache = layer(x, row_by_row)
             caches.append(cache)
-        return rows(self.lm_head, self.final_norm(x)), caches
+        x = self.final_norm(x)
+        return (rows(self.lm_head, x) if row_by_row else self.lm_head(x)), caches
 
     def step(self, token, position, caches):
         x = self.tok_emb(token)
@@ -221,8 +232,8 @@ class TinyModel(nn.Module):
         return self.lm_head(self.final_norm(x))[:, -1]
 
 
-def generate_cached(model, prompt, n_new):
-    logits, caches = model(prompt)
+def generate_cached(model, prompt, n_new, row_by_row=True):
+    logits, caches = model(prompt, row_by_row)
     last = logits[:, -1]
     ids = torch.cat([prompt, last.argmax(dim=-1, keepdim=True)], dim=1)
     steps = [last]
@@ -357,6 +368,35 @@ def prefill_paged(model, pool, prompt):
 
 # ---- speculative decoding ---------------------------------------------------------------
 
+def empty_caches():
+    return [{"k": torch.zeros(1, N_KV_HEADS, 0, HEAD_DIM), "v": torch.zeros(1, N_KV_HEADS, 0, HEAD_DIM)}
+            for _ in range(N_LAYERS)]
+
+
+def target_pass(model, tokens, start, caches):
+    """The logits after each of `tokens` at positions start.., against the caches (which
+    hold the `start` tokens before them and receive theirs), one query row at a time."""
+    n = tokens.shape[1]
+    x = model.tok_emb(tokens)
+    for layer, cache in zip(model.layers, caches):
+        x_norm = layer.attn_norm(x)
+        q, k, v = layer.attn.qkv(x_norm, list(range(start, start + n)), row_by_row=True)
+        cache["k"] = torch.cat([cache["k"], k], dim=2)
+        cache["v"] = torch.cat([cache["v"], v], dim=2)
+        v_rep = repeat_kv(cache["v"], N_HEADS // N_KV_HEADS)
+        seen = lambda i: torch.arange(start + i + 1)
+        context = torch.cat([layer.attn.weights(q[:, :, i:i + 1], cache["k"][:, :, seen(i)]) @ v_rep[:, :, seen(i)]
+                             for i in range(n)], dim=2)
+        h = x + rows(layer.attn.out_proj, merge_heads(context))
+        x = h + layer.ffn(layer.ffn_norm(h), row_by_row=True)
+    return rows(model.lm_head, model.final_norm(x))
+
+
+def truncate(caches, length):
+    for cache in caches:
+        cache["k"], cache["v"] = cache["k"][:, :, :length], cache["v"][:, :, :length]
+
+
 def accepted(drafted, target):
     n = 0
     while n < len(drafted) and drafted[n] == target[n]:
@@ -364,17 +404,27 @@ def accepted(drafted, target):
     return n
 
 
+def prefilled(target, prompt):
+    """The target's caches holding every prompt token but the last."""
+    caches = empty_caches()
+    if prompt.shape[1] > 1:
+        target_pass(target, prompt[:, :-1], 0, caches)
+    return caches
+
+
 def speculate_greedy(draft, target, prompt, n_new, k):
     ids, rounds = prompt, []
+    caches = prefilled(target, prompt)
     while ids.shape[1] < prompt.shape[1] + n_new:
         length = ids.shape[1]
         k_now = min(k, prompt.shape[1] + n_new - length - 1)
-        candidate = generate_cached(draft, ids, k_now)[0] if k_now > 0 else ids
-        logits, _ = target(candidate)
-        choices = logits[:, length - 1:length + k_now].argmax(dim=-1)
-        drafted = candidate[0, length:length + k_now].tolist()
+        proposal = generate_cached(draft, ids, k_now, row_by_row=False)[0] if k_now > 0 else ids
+        tokens = proposal[:, length - 1:length + k_now]
+        choices = target_pass(target, tokens, length - 1, caches).argmax(dim=-1)
+        drafted = tokens[0, 1:].tolist()
         n = accepted(drafted, choices[0].tolist())
         ids = torch.cat([ids, choices[:, :n + 1]], dim=1)
+        truncate(caches, length + n)
         rounds.append((drafted, choices[0].tolist(), n))
     return ids, rounds
 
@@ -390,18 +440,19 @@ def accept_or_replace(p, q, drafted):
 
 def speculate_sampled(draft, target, prompt, n_new, k):
     ids, rounds = prompt, []
+    caches = prefilled(target, prompt)
     while ids.shape[1] < prompt.shape[1] + n_new:
         length = ids.shape[1]
         k_now = min(k, prompt.shape[1] + n_new - length - 1)
         candidate, qs = ids, []
         for _ in range(k_now):
-            logits, _ = draft(candidate)
+            logits, _ = draft(candidate, row_by_row=False)
             q = torch.softmax(logits[:, -1], dim=-1)
             candidate = torch.cat([candidate, q.multinomial(1)], dim=1)
             qs.append(q)
-        logits, _ = target(candidate)
-        ps = torch.softmax(logits[:, length - 1:length + k_now], dim=-1)
-        drafted = candidate[0, length:length + k_now].tolist()
+        tokens = candidate[:, length - 1:length + k_now]
+        ps = torch.softmax(target_pass(target, tokens, length - 1, caches), dim=-1)
+        drafted = tokens[0, 1:].tolist()
         written, replaced = [], None
         for i, q in enumerate(qs):
             replaced = accept_or_replace(ps[:, i], q, drafted[i])
@@ -411,6 +462,7 @@ def speculate_sampled(draft, target, prompt, n_new, k):
         if replaced is None:
             written.append(ps[:, k_now].multinomial(1).item())
         ids = torch.cat([ids, torch.tensor([written])], dim=1)
+        truncate(caches, length + len(written) - 1)
         rounds.append((drafted, written, len(written) - 1))
     return ids, rounds
 

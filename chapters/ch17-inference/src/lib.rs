@@ -13,7 +13,7 @@
 //!   Speculative Decoding"; Chen et al., "Accelerating Large Language Model Decoding
 //!   with Speculative Sampling"): a small model drafts, the large one checks several
 //!   tokens in one pass, greedy or sampling ([`speculative`], [`accepted`],
-//!   [`speculative_sampling`]);
+//!   [`speculative_sampling`], [`target_pass`]);
 //! - **multi-head latent attention's cache** (DeepSeek-AI, "DeepSeek-V2: A Strong,
 //!   Economical, and Efficient Mixture-of-Experts Language Model"): a small latent and
 //!   one shared RoPE key per token instead of a key and value per head, attended in
@@ -35,6 +35,7 @@ pub mod paged;
 pub mod paged_decode;
 pub mod speculative;
 pub mod speculative_sampling;
+pub mod target_pass;
 #[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]
 pub mod write_target;
 

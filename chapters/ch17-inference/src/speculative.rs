@@ -10,9 +10,9 @@
 //! the draft: a wrong draft only costs the tokens after it. Each pass yields between 1
 //! and `k + 1` tokens.
 //!
-//! Here the target's pass recomputes the whole sequence (chapter 15's model has a cached
-//! step for one token, not for several), with batch-invariant products, so its logits
-//! are those of the target decoding alone.
+//! The target keeps its KV cache between passes (the rejected proposals are dropped from
+//! it) and computes its products one query row at a time, so its logits are those of the
+//! target decoding alone. The draft has its own cache, rebuilt each round.
 
 use ch14_generation::Products;
 use ch15_modern_layer::model::generate_cached;
@@ -20,6 +20,7 @@ use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat};
 
 use crate::accepted::accepted;
+use crate::target_pass::{empty_caches, target_pass, truncate};
 
 /// A speculative generation and what each target pass kept.
 #[derive(Clone, Debug)]
@@ -72,22 +73,30 @@ pub fn speculate_greedy(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
-    let row_by_row = Products::RowByRow; // products independent of the batch
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
+    // the target's cache holds every written token but the last
+    let mut caches = empty_caches(target);
+    let start = prompt.size(1) - 1;
+    if start > 0 {
+        target_pass(target, &prompt.narrow(1, 0, start), 0, &mut caches, recipe);
+    }
     while ids.size(1) < prompt.size(1) + n_new {
         let len = ids.size(1);
         let k_now = k.min(prompt.size(1) + n_new - len - 1);
-        let mut candidate = ids.clone(); // the sequence and the draft's proposals
+        let mut proposal = ids.clone();
         if k_now > 0 {
-            candidate = generate_cached(draft, &ids, k_now, recipe, row_by_row).ids;
+            let drafts = generate_cached(draft, &ids, k_now, recipe, Products::Batched);
+            proposal = drafts.ids;
         }
-        let (logits, _) = target.forward(&candidate, recipe, row_by_row);
-        // the target's choice after the sequence and after each drafted token
-        let choices = logits.narrow(1, len - 1, k_now + 1).argmax_dim(-1, false);
-        let drafted = candidate.narrow(1, len, k_now).to_vec();
+        // the last written token and the k proposals, in one pass of the target
+        let tokens = proposal.narrow(1, len - 1, k_now + 1);
+        let logits = target_pass(target, &tokens, len - 1, &mut caches, recipe);
+        let choices = logits.argmax_dim(-1, false); // after each of them
+        let drafted = tokens.narrow(1, 1, k_now).to_vec();
         let n = accepted(&drafted, &choices.to_vec());
         ids = cat(&[&ids, &choices.narrow(1, 0, n + 1)], 1);
+        truncate(&mut caches, len + n); // drop the rejected proposals
         rounds.push(Round {
             drafted,
             target: choices.to_vec(),

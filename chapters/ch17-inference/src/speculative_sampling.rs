@@ -19,6 +19,7 @@ use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat, rand};
 
 use crate::speculative::{Round, Speculation};
+use crate::target_pass::{empty_caches, target_pass, truncate};
 
 /// Keeps the drafted token or draws its replacement: `None` when a uniform draw `r`
 /// falls below `p(x)/q(x)`, else `Some(y)` with `y` drawn from `max(0, p − q)`
@@ -52,22 +53,26 @@ pub fn speculate_sampled(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
-    let row_by_row = Products::RowByRow;
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
+    let mut caches = empty_caches(target);
+    let start = prompt.size(1) - 1;
+    if start > 0 {
+        target_pass(target, &prompt.narrow(1, 0, start), 0, &mut caches, recipe);
+    }
     while ids.size(1) < prompt.size(1) + n_new {
         let len = ids.size(1);
         let k_now = k.min(prompt.size(1) + n_new - len - 1);
         let mut candidate = ids.clone();
         let mut qs = Vec::new();
         for _ in 0..k_now {
-            let (logits, _) = draft.forward(&candidate, recipe, row_by_row);
+            let (logits, _) = draft.forward(&candidate, recipe, Products::Batched);
             let q = logits.select(1, -1).softmax(-1);
             candidate = cat(&[&candidate, &q.multinomial(1, false)], 1);
             qs.push(q);
         }
-        let (logits, _) = target.forward(&candidate, recipe, row_by_row);
-        let ps = logits.narrow(1, len - 1, k_now + 1).softmax(-1);
+        let tokens = candidate.narrow(1, len - 1, k_now + 1);
+        let ps = target_pass(target, &tokens, len - 1, &mut caches, recipe).softmax(-1);
         let drafted = candidate.narrow(1, len, k_now).to_vec();
         let mut written = Vec::new();
         let mut replaced = None;
@@ -89,6 +94,7 @@ pub fn speculate_sampled(
             ],
             1,
         );
+        truncate(&mut caches, len + written.len() - 1); // drop the rejected proposals
         rounds.push(Round {
             drafted,
             accepted: written.len() - 1,

@@ -241,3 +241,29 @@ fn accept_or_replace_samples_the_targets_distribution() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(quiet(6))]
+
+    /// A pass over several tokens against the cache gives, bit for bit, the logits of
+    /// the whole sequence computed one row at a time; a rejected tail dropped from the
+    /// cache leaves no trace.
+    #[test]
+    fn the_target_pass_equals_recomputing_the_sequence(
+        tokens in prop::collection::vec(0i64..32, 3..10),
+        split in 1usize..3,
+        junk in prop::collection::vec(0i64..32, 1..4),
+        seed in 0u64..1000,
+    ) {
+        use ch17_inference::target_pass::{empty_caches, target_pass, truncate};
+        let (target, _) = models(seed, 1);
+        let recipe = recipe();
+        let (whole, _) = target.forward(&ids(&tokens), &recipe, Products::RowByRow);
+        let mut caches = empty_caches(&target);
+        let first = target_pass(&target, &ids(&tokens[..split]), 0, &mut caches, &recipe);
+        target_pass(&target, &ids(&junk), split, &mut caches, &recipe);
+        truncate(&mut caches, split);
+        let rest = target_pass(&target, &ids(&tokens[split..]), split, &mut caches, &recipe);
+        prop_assert_eq!(bits(&cat(&[&first, &rest], 1)), bits(&whole));
+    }
+}
