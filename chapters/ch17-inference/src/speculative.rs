@@ -73,6 +73,7 @@ pub fn speculate_greedy(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
+    let batched = Products::Batched; // the draft's products: only its guesses count
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
     // the target's cache holds every written token but the last
@@ -86,7 +87,7 @@ pub fn speculate_greedy(
         let k_now = k.min(prompt.size(1) + n_new - len - 1);
         let mut proposal = ids.clone();
         if k_now > 0 {
-            let drafts = generate_cached(draft, &ids, k_now, recipe, Products::Batched);
+            let drafts = generate_cached(draft, &ids, k_now, recipe, batched);
             proposal = drafts.ids;
         }
         // the last written token and the k proposals, in one pass of the target
