@@ -122,6 +122,9 @@ impl ModelCard {
     }
 
     /// What a layer caches per token: `(2 x kv_heads x head_dim)` or `(latent + rope)`.
+    ///
+    /// # Shapes
+    /// Scalars.
     pub fn per_layer(&self) -> String {
         match self.cached {
             Cached::KeysValues { kv_heads, head_dim } => {

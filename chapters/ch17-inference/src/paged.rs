@@ -52,11 +52,17 @@ pub struct Sequence {
 
 impl Sequence {
     /// How many tokens the sequence holds.
+    ///
+    /// # Shapes
+    /// Counts only.
     pub fn len(&self) -> usize {
         self.tokens.len()
     }
 
     /// Whether it holds none.
+    ///
+    /// # Shapes
+    /// Counts only.
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty()
     }
@@ -84,6 +90,9 @@ pub struct BlockPool {
 }
 
 /// The prefix-cache key of a full block: its tokens and the key of the blocks before it.
+///
+/// # Shapes
+/// `tokens`: the block's `block_size` token ids.
 // ANCHOR: block_key
 pub fn block_key(prefix: Option<u64>, tokens: &[i64]) -> u64 {
     let mut hasher = DefaultHasher::new();
@@ -117,6 +126,9 @@ impl BlockPool {
     }
 
     /// Blocks some table points at.
+    ///
+    /// # Shapes
+    /// Counts only.
     pub fn used(&self) -> usize {
         self.blocks.len() - self.free.len()
     }
@@ -242,6 +254,9 @@ impl BlockPool {
 
     /// A second sequence reading the same blocks (one more reference to each), as when one
     /// prompt is answered several times.
+    ///
+    /// # Shapes
+    /// Tables only: no keys or values move.
     pub fn fork(&mut self, seq: &Sequence) -> Sequence {
         for &id in &seq.table {
             self.blocks[id].refs += 1;
@@ -251,6 +266,9 @@ impl BlockPool {
 
     /// Ends `seq`: one reference fewer to each of its blocks; a block no table reads goes
     /// back to the free list, keeping its contents for the prefix cache until reused.
+    ///
+    /// # Shapes
+    /// Tables only: no keys or values move.
     pub fn release(&mut self, seq: Sequence) {
         for &id in seq.table.iter().rev() {
             self.blocks[id].refs -= 1;

@@ -46,6 +46,9 @@ pub struct Round {
 
 impl Speculation {
     /// Proposals kept over proposals made.
+    ///
+    /// # Shapes
+    /// Counts only.
     pub fn acceptance_rate(&self) -> f64 {
         let drafted: usize = self.rounds.iter().map(|r| r.drafted.len()).sum();
         let kept: usize = self.rounds.iter().map(|r| r.accepted).sum();
@@ -53,6 +56,9 @@ impl Speculation {
     }
 
     /// New tokens per target pass.
+    ///
+    /// # Shapes
+    /// Counts only.
     pub fn tokens_per_pass(&self) -> f64 {
         let new: usize = self.rounds.iter().map(|r| r.accepted + 1).sum();
         new as f64 / self.rounds.len() as f64
