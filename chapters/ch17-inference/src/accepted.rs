@@ -1,0 +1,18 @@
+//! How many drafted tokens one verification pass keeps under greedy decoding.
+
+/// The length of the longest prefix of `drafted` that agrees with the target's own greedy
+/// choices: `target[i]` is the token the target picks after the prompt and `drafted[..i]`.
+/// The first disagreement ends it: every later draft token followed a token the target
+/// would not have written.
+///
+/// # Shapes
+/// `target` holds at least as many tokens as `drafted`.
+// ANCHOR: accepted
+pub fn accepted(drafted: &[i64], target: &[i64]) -> usize {
+    drafted
+        .iter()
+        .zip(target)
+        .take_while(|(d, t)| d == t)
+        .count()
+}
+// ANCHOR_END: accepted

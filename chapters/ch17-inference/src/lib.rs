@@ -1,0 +1,43 @@
+//! # Chapter 17: attention at inference time
+//!
+//! Chapter 14 cached the keys and values of one sequence in one growing tensor; chapter
+//! 15 decoded with a modern layer. A server answers many requests at once, and three
+//! ideas shape how it spends memory and passes of the model:
+//!
+//! - a **paged KV cache** (Kwon et al., "Efficient Memory Management for Large Language
+//!   Model Serving with PagedAttention"): fixed-size blocks from one pool and a block
+//!   table per sequence, blocks shared between requests with a common prefix, and copied
+//!   only when a shared block would change ([`paged`], [`block_table`],
+//!   [`write_target`], [`paged_decode`]);
+//! - **speculative decoding** (Leviathan et al., "Fast Inference from Transformers via
+//!   Speculative Decoding"; Chen et al., "Accelerating Large Language Model Decoding
+//!   with Speculative Sampling"): a small model drafts, the large one checks several
+//!   tokens in one pass, greedy or sampling ([`speculative`], [`accepted`],
+//!   [`speculative_sampling`], [`target_pass`]);
+//! - **multi-head latent attention's cache** (DeepSeek-AI, "DeepSeek-V2: A Strong,
+//!   Economical, and Efficient Mixture-of-Experts Language Model"): a small latent and
+//!   one shared RoPE key per token instead of a key and value per head, attended in
+//!   two orders ([`mla`], [`ledger`], [`mla_bytes`]).
+//!
+//! With `--features exercise`, the modules marked below come from `exercises/` instead,
+//! where the learner writes them.
+
+#[cfg_attr(feature = "exercise", path = "../exercises/accepted.rs")]
+pub mod accepted;
+#[cfg_attr(feature = "exercise", path = "../exercises/block_table.rs")]
+pub mod block_table;
+pub mod ledger;
+pub mod mla;
+#[cfg_attr(feature = "exercise", path = "../exercises/mla_bytes.rs")]
+pub mod mla_bytes;
+pub mod narrative;
+pub mod paged;
+pub mod paged_decode;
+pub mod speculative;
+pub mod speculative_sampling;
+pub mod target_pass;
+#[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]
+pub mod write_target;
+
+/// The exercises and their hints, shown by `cargo run -p ch17-inference -- hint NAME`.
+pub const HINTS: &str = include_str!("../exercises/hints.md");
