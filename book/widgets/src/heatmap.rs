@@ -24,8 +24,10 @@
 mod backward;
 mod block;
 mod flash;
+mod flex;
 mod generation;
 mod modern;
+mod sparse;
 mod training;
 
 use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS, your_journey};
@@ -86,6 +88,14 @@ pub struct Settings {
     pub softcap: Option<bool>,
     /// Chapter 15: QK-norm on every query and key head (on if left out).
     pub qk_norm: Option<bool>,
+    /// Chapter 16: the recipe, a mask_mod and a score_mod ("causal" if left out).
+    pub recipe: Option<String>,
+    /// Chapter 16: queries and keys per tile of the block mask (the chapter's 4 if left
+    /// out).
+    pub tile: Option<usize>,
+    /// Chapter 18: the keys DeepSeek's indexer keeps for each query (the chapter's 4 if
+    /// left out).
+    pub top_k: Option<usize>,
 }
 
 /// The weights to draw: one `[queries, keys]` matrix per head, rows labelled by the
@@ -102,6 +112,23 @@ pub struct Heatmap {
     /// What the weights are, for the chapters with a model of their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caption: Option<String>,
+    /// Each matrix's title where "head 0", "head 1", ... would not say what it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub titles: Option<Vec<String>>,
+    /// Chapter 16: the block mask over every matrix, for the page to outline its tiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<Tiles>,
+}
+
+/// A block mask as the page draws it over the weights: tiles of `size × size` queries and
+/// keys, `kinds[qt]` the tiles of query tile `qt`, one letter each: `F` full (every key
+/// visible), `P` partial (masked inside), `.` empty (skipped, every weight 0).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tiles {
+    /// Queries and keys per tile.
+    pub size: usize,
+    /// One line of `F`, `P` and `.` per query tile.
+    pub kinds: Vec<String>,
 }
 
 impl Heatmap {
@@ -118,6 +145,8 @@ impl Heatmap {
             keys,
             heads,
             caption: None,
+            titles: None,
+            tiles: None,
         }
     }
 
@@ -125,6 +154,22 @@ impl Heatmap {
     fn caption(self, caption: impl Into<String>) -> Heatmap {
         Heatmap {
             caption: Some(caption.into()),
+            ..self
+        }
+    }
+
+    /// The same heatmap with a title for each matrix.
+    fn titles(self, titles: Vec<String>) -> Heatmap {
+        Heatmap {
+            titles: Some(titles),
+            ..self
+        }
+    }
+
+    /// The same heatmap with a block mask drawn over it.
+    fn tiles(self, tiles: Tiles) -> Heatmap {
+        Heatmap {
+            tiles: Some(tiles),
             ..self
         }
     }
@@ -142,20 +187,22 @@ const ANY_HEADS: [usize; MAX_HEADS] = [1, 2, 3, 4];
 const HEADS: usize = 2;
 const HEAD_DIM: usize = 2;
 
-/// The seed of every chapter's runs unless the reader picks another.
+/// The seed of every chapter's runs up to chapter 15 unless the reader picks another.
 pub const DEFAULT_SEED: u64 = 123;
+
+/// The chapters with a heatmap, as the messages name them.
+const CHAPTERS: &str = "2 to 16 and 18";
 
 /// The attention weights of `settings.chapter` under `settings`.
 pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
     let chapter = settings.chapter;
-    if !(2..=15).contains(&chapter) {
-        return Err(format!(
-            "the widgets are on chapters 2 to 15, not {chapter}"
-        ));
-    }
     let seed = match &settings.seed {
         Some(text) => crate::request::parse_seed(text)?,
-        None => DEFAULT_SEED,
+        None => match chapter {
+            16 => flex::SEED,
+            18 => sparse::SEED,
+            _ => DEFAULT_SEED,
+        },
     };
     match chapter {
         9 => flash::weights(settings, seed),
@@ -164,7 +211,12 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         13 => block::weights(settings, seed),
         14 => generation::weights(settings, seed),
         15 => modern::weights(settings, seed),
-        _ => attention(settings, seed),
+        16 => flex::weights(settings, seed),
+        18 => sparse::weights(settings, seed),
+        2..=8 | 12 => attention(settings, seed),
+        _ => Err(format!(
+            "the widgets are on chapters {CHAPTERS}, not {chapter}"
+        )),
     }
 }
 
@@ -178,8 +230,10 @@ pub fn controls(chapter: u32) -> Result<Vec<Control>, String> {
         13 => Ok(block::controls()),
         14 => Ok(generation::controls()),
         15 => Ok(modern::controls()),
+        16 => Ok(flex::controls()),
+        18 => Ok(sparse::controls()),
         _ => Err(format!(
-            "the widgets are on chapters 2 to 15, not {chapter}"
+            "the widgets are on chapters {CHAPTERS}, not {chapter}"
         )),
     }
 }
@@ -396,6 +450,7 @@ mod tests {
                 Input::Range { value, .. } if value.fract() == 0.0 => json!(value as i64),
                 Input::Range { value, .. } => json!(value),
                 Input::Select { value, .. } => json!(value),
+                Input::Choice { value, .. } => json!(value),
                 Input::Checkbox { value } => json!(value),
                 Input::Words { value } => json!(value.split_whitespace().collect::<Vec<_>>()),
                 Input::Seed { value } => json!(value),
@@ -406,7 +461,7 @@ mod tests {
 
     #[test]
     fn the_controls_start_at_the_chapters_values() {
-        for chapter in 2..=15 {
+        for chapter in (2..=16).chain([18]) {
             let page = heatmap(&page_defaults(chapter)).unwrap();
             assert_eq!(
                 page,
@@ -414,7 +469,13 @@ mod tests {
                 "chapter {chapter}"
             );
         }
-        assert!(controls(1).unwrap_err().contains("chapters 2 to 15"));
+        for chapter in [1, 17, 19] {
+            assert!(
+                controls(chapter)
+                    .unwrap_err()
+                    .contains("chapters 2 to 16 and 18")
+            );
+        }
     }
 
     #[test]
@@ -486,7 +547,7 @@ mod tests {
     #[test]
     fn bad_settings_get_a_message() {
         let error = |s: Settings| heatmap(&s).unwrap_err();
-        assert!(error(settings(16)).contains("chapters 2 to 15"));
+        assert!(error(settings(17)).contains("chapters 2 to 16 and 18"));
         assert!(
             error(Settings {
                 words: Some(vec!["cat".into()]),
