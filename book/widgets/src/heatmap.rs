@@ -17,7 +17,11 @@
 //! - chapter 14 (`generation`): the tiny decoder's cache as it fills, one decoding step
 //!   at a time, with grouped-query heads and a sliding window;
 //! - chapter 15 (`modern`): the first layer of the 2026 model, with switches for its
-//!   sinks, window, softcap and QK-norm.
+//!   sinks, window, softcap and QK-norm;
+//! - chapter 16 (`flex`): FlexAttention's recipes, with the block mask (full, partial and
+//!   empty tiles) for the page to draw over the weights;
+//! - chapter 18 (`sparse`): softmax over the keys DeepSeek's indexer keeps, beside softmax
+//!   over every key.
 //!
 //! Which knobs each chapter offers, and where they start, is in [`crate::controls`].
 
@@ -45,7 +49,7 @@ use crate::controls::Control;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// The chapter, 2 to 15.
+    /// The chapter, 2 to 16 or 18.
     pub chapter: u32,
     /// The sentence: words of "Your journey starts with one step", in any order, 1 to 6 of
     /// them (the context). All six in order if left out.

@@ -19,8 +19,9 @@ use crate::heatmap::{Heatmap, Settings};
 enum Request {
     /// Run chapter `run` (1 to 16, 18 or 19), with `--seed seed` if given.
     Run { run: u32, seed: Option<String> },
-    /// Draw a chapter's attention weights under these settings.
-    Heatmap { heatmap: Settings },
+    /// Draw a chapter's attention weights under these settings (boxed: they are many
+    /// knobs, the other requests a number or two).
+    Heatmap { heatmap: Box<Settings> },
     /// The controls of chapter `controls`'s widget, for the page to draw.
     Controls { controls: u32 },
 }
