@@ -285,7 +285,7 @@ async function main() {
   const remote = [...new Set(requests.filter((u) => new URL(u).host !== base.host && !/^(data|blob|about):/.test(u)))];
   for (const u of remote) fail(`a request left the machine: ${u}`);
   for (const p of [...new Set(problems)]) fail(p);
-  console.log(`${pages.length} widgets, ${compared} heatmaps equal to the native code's; screenshots in ${outDir}`);
+  console.log(`${pages.length} pages, ${compared} heatmaps equal to the native code's; screenshots in ${outDir}`);
   clearTimeout(watchdog);
   await send("Browser.close").catch(() => {});
 }

@@ -174,7 +174,7 @@ if (typeof module === "object" && module.exports) {
     const saved = root.dataset.savedSeed;
     const seeds = saved === undefined
       ? ["; with a seed, what ", code(`${command} -- --seed S`), " prints."]
-      : [" from the saved training run of its seed, ", code(saved), ". Any other seed trains the model from the start, ",
+      : [", from the saved training run of its seed, ", code(saved), ". Any other seed trains the model from the start, ",
         "which takes a while: run ", code(`cargo run --release -p ${root.dataset.package} -- --seed S`), " on your machine for that."];
     root.append(
       el("h2", {}, "Run it here"),

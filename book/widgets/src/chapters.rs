@@ -54,11 +54,11 @@ pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
             use ch19_induction_heads::narrative::{SEED, STEPS};
             if let Some(seed) = seed.filter(|&s| s != SEED) {
                 return Err(format!(
-                    "With --seed {seed} the chapter trains its model from the start: {STEPS} \
-                     steps, too long a job for a page. Run it on your \
-                     machine:\n\n    cargo run --release -p ch19-induction-heads -- --seed \
-                     {seed}\n\nThe chapter's own seed, {SEED} (or no seed), reads the saved \
-                     training run and prints at once."
+                    "--seed {seed} trains the chapter's model from the start ({STEPS} steps):\n\
+                     too long a job for a page. Run it on your machine:\n\n    \
+                     cargo run --release -p ch19-induction-heads -- --seed {seed}\n\n\
+                     Without a seed, or with the chapter's own seed {SEED}, the panel reads\n\
+                     the saved training run and prints at once."
                 ));
             }
             ch19_induction_heads::narrative::narrative
