@@ -60,8 +60,8 @@ pub struct Settings {
     pub causal: Option<bool>,
     /// Dropout's probability on the weights (0 if left out).
     pub dropout: Option<f64>,
-    /// The seed of `manual_seed` before the weights are drawn (the chapter's, 123, if left
-    /// out).
+    /// The seed of `manual_seed` before the weights are drawn (the chapter's if left out:
+    /// 123, chapter 16's 16, chapter 18's 18).
     pub seed: Option<String>,
     /// Attention heads (from chapter 6 on; in chapter 10, 1 is chapter 5's
     /// `CausalAttention`; in chapter 14, the query heads).
@@ -80,7 +80,8 @@ pub struct Settings {
     pub decoded: Option<usize>,
     /// Chapters 14 and 15: each token sees itself and the `window - 1` tokens before it,
     /// and the cache keeps only that many; 0, no window (left out: none in chapter 14, the
-    /// local layers' 4 in chapter 15).
+    /// local layers' 4 in chapter 15). Chapter 16: the window of its windowed recipes (4 if
+    /// left out).
     pub window: Option<usize>,
     /// Chapter 14: the key/value heads the query heads share (the chapter's 2 if left out).
     pub kv_heads: Option<usize>,
