@@ -4,10 +4,12 @@
 //   node scripts/check-widgets-browser.mjs --base http://127.0.0.1:PORT/ --chromium /usr/bin/chromium \
 //        --numbers target/debug/widget-numbers --out book/build/screenshots
 //
-// On each chapter page (2 to 14): the module loads, each move of a control redraws the
+// On each chapter page (2 to 16, 18, and 19's run panel): the module loads, each move of a control redraws the
 // heatmap, and the weights the page holds (and the two decimals it prints in each cell)
 // are those `widget-numbers` (book/widgets, native) answers for the settings the page
-// sent. The "run this chapter" panel, run with a seed, prints what the native code prints.
+// sent, with the caption and the block mask (chapter 16) it draws. The "run this chapter"
+// panel, run with a seed, prints what the native code prints; chapter 19's runs with its
+// own seed (its saved run) and, with another, shows the message that gives the command.
 // Fails on a console error, a script error, a failed request or one that leaves the machine.
 // Screenshots of the widgets go to --out.
 //
@@ -35,7 +37,12 @@ const pages = [
   "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal", "ch06-multihead-wrapper",
   "ch07-multihead-split", "ch08-cross-attention", "ch09-flash-attention", "ch10-backward",
   "ch11-training", "ch12-positions", "ch13-block", "ch14-generation", "ch15-modern-layer",
+  "ch16-flex-attention", "ch18-linear-attention", "ch19-induction-heads",
 ];
+// The pages with a run panel and no heatmap.
+const runOnly = new Set(["ch19-induction-heads"]);
+// The seed the run panel is checked with: chapter 19 trains for any seed but its own 7.
+const runSeed = (chapter) => (chapter === 11 || chapter === 19 ? "7" : "2024");
 
 // The moves, one after the other, each a set of knob values; a knob the page does not
 // have (the module declares each chapter's, book/widgets/src/controls.rs), or a value its
@@ -67,6 +74,31 @@ function movesOf(chapter) {
       { prompt: "3 1 4 1 5", decoded: "11" },
       { prompt: "0 6 12 99" }, // not a token id: the page says so
       { prompt: "0 6 12", decoded: "5" },
+    );
+  }
+  if (chapter === 16) {
+    moves.push(
+      { recipe: "sliding window" },
+      { window: "2" },
+      { tile: "2" },
+      { recipe: "causal window", window: "6" },
+      { recipe: "document mask", tile: "8" },
+      { recipe: "prefix-LM", tile: "3" },
+      { recipe: "ALiBi", tile: "4" },
+      { recipe: "softcap" },
+      { recipe: "no mask", tile: "5" },
+      { recipe: "sliding window", window: "0" }, // no key for any query: the page says so
+      { window: "3", tile: "4" },
+      { recipe: "document mask", seed: "16" },
+    );
+  }
+  if (chapter === 18) {
+    moves.push(
+      { top_k: "1" },
+      { top_k: "8" },
+      { top_k: "16" },
+      { top_k: "0" }, // no key kept: the page says so
+      { top_k: "4", seed: "18" },
     );
   }
   if (chapter === 15) {
@@ -125,6 +157,9 @@ const move = (knobs) => `(() => {
     cells: [...root.querySelectorAll("table.widget-heatmap")].map((t) =>
       [...t.querySelectorAll("tr")].slice(1).map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))),
     message: root.querySelector(".widget-message").textContent,
+    caption: root.querySelector(".widget-caption").textContent,
+    tiles: [...root.querySelectorAll("table.widget-heatmap")].map((t) =>
+      [...t.querySelectorAll("tr")].slice(1).map((tr) => [...tr.querySelectorAll("td")].map((td) => td.dataset.tile ?? "").join(""))),
   };
 })()`;
 
@@ -135,6 +170,7 @@ const runPanel = (seed) => `(async () => {
   root.querySelector("button").click();
   const out = root.querySelector("pre");
   const deadline = Date.now() + 30000;
+  delete out.dataset.ok;
   while (out.dataset.ok === undefined) {
     if (Date.now() > deadline) return null;
     await new Promise((r) => setTimeout(r, 50));
@@ -197,10 +233,16 @@ async function main() {
       continue;
     }
     const seen = [];
-    for (const knobs of movesOf(chapter)) seen.push(await evaluate(move(knobs), sessionId));
-    const seed = chapter === 11 ? "7" : "2024";
+    if (!runOnly.has(page)) {
+      for (const knobs of movesOf(chapter)) seen.push(await evaluate(move(knobs), sessionId));
+    }
+    const seed = runSeed(chapter);
     const printed = await evaluate(runPanel(seed), sessionId);
-    const native = nativeAnswers([...seen.map((s) => ({ heatmap: s.settings })), { run: chapter, seed }]);
+    const runs = [{ run: chapter, seed }];
+    // Chapter 19 with another seed: the panel shows the message with the command.
+    const trains = chapter === 19 ? await evaluate(runPanel("8"), sessionId) : null;
+    if (chapter === 19) runs.push({ run: chapter, seed: "8" });
+    const native = nativeAnswers([...seen.map((s) => ({ heatmap: s.settings })), ...runs]);
     const errors = [];
     seen.forEach((s, i) => {
       const answer = native[i];
@@ -214,15 +256,27 @@ async function main() {
       if (s.weights !== JSON.stringify(heads)) errors.push(`move ${i} ${JSON.stringify(s.settings)}: weights differ from the native code's`);
       const cells = heads.map((head) => head.map((row) => row.map((w) => w.toFixed(2))));
       if (JSON.stringify(s.cells) !== JSON.stringify(cells)) errors.push(`move ${i}: printed cells differ from the native weights`);
+      const map = JSON.parse(answer.ok);
+      if (s.caption !== (map.caption ?? "")) errors.push(`move ${i}: the caption says ${JSON.stringify(s.caption)}, native ${JSON.stringify(map.caption)}`);
+      // The block mask: every cell marked with its tile's kind (none without one).
+      const kinds = heads.map((head) => head.map((row, r) => row.map((_, c) =>
+        map.tiles ? map.tiles.kinds[Math.floor(r / map.tiles.size)][Math.floor(c / map.tiles.size)] : "").join("")));
+      if (JSON.stringify(s.tiles) !== JSON.stringify(kinds)) errors.push(`move ${i}: the tiles drawn differ from the native block mask`);
       compared++;
     });
     const distinct = new Set(seen.map((s) => s.weights)).size;
-    if (distinct < 3) errors.push(`the controls changed the heatmap only ${distinct} times`);
-    if (printed !== native.at(-1).ok) errors.push(`the run panel (--seed ${seed}) prints other text than the native code`);
+    if (!runOnly.has(page) && distinct < 3) errors.push(`the controls changed the heatmap only ${distinct} times`);
+    const printedNative = native[seen.length];
+    if (printed !== printedNative.ok) errors.push(`the run panel (--seed ${seed}) prints other text than the native code`);
+    if (trains !== null) {
+      const message = native[seen.length + 1].error;
+      if (message === undefined || !message.includes("cargo run --release")) errors.push("chapter 19 with --seed 8: the native code gives no command to run");
+      if (trains !== message) errors.push(`the run panel (--seed 8) shows ${JSON.stringify(trains?.slice(0, 120))}, not the message that gives the command`);
+    }
     for (const e of errors) fail(`${page}: ${e}`);
     console.log(`${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.length} moves, ${distinct} distinct heatmaps, run panel ${printed?.length ?? 0} bytes`);
 
-    await evaluate(`(async () => { document.querySelector(".attention-widget").scrollIntoView(); window.scrollBy(0, -20);
+    await evaluate(`(async () => { document.querySelector(".attention-widget, .run-chapter").scrollIntoView(); window.scrollBy(0, -20);
        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); return true; })()`, sessionId);
     const { data } = await send("Page.captureScreenshot", { format: "png" }, sessionId);
     writeFileSync(join(outDir, `${page}-widget.png`), Buffer.from(data, "base64"));
@@ -231,7 +285,7 @@ async function main() {
   const remote = [...new Set(requests.filter((u) => new URL(u).host !== base.host && !/^(data|blob|about):/.test(u)))];
   for (const u of remote) fail(`a request left the machine: ${u}`);
   for (const p of [...new Set(problems)]) fail(p);
-  console.log(`${pages.length} widgets, ${compared} heatmaps equal to the native code's; screenshots in ${outDir}`);
+  console.log(`${pages.length} pages, ${compared} heatmaps equal to the native code's; screenshots in ${outDir}`);
   clearTimeout(watchdog);
   await send("Browser.close").catch(() => {});
 }

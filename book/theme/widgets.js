@@ -52,6 +52,11 @@ if (typeof module === "object" && module.exports) {
     } else if (c.input === "select") {
       input = el("select", {}, ...c.options.map((o) => el("option", { value: o }, String(o))));
       input.value = String(c.value);
+    } else if (c.input === "choice") {
+      // Named options: the request sends the name.
+      input = el("select", {}, ...c.options.map((o) => el("option", { value: o }, o)));
+      input.value = c.value;
+      read = () => input.value;
     } else if (c.input === "checkbox") {
       input = el("input", { type: "checkbox" });
       input.checked = c.value;
@@ -119,17 +124,38 @@ if (typeof module === "object" && module.exports) {
 
     function table(map, head, h) {
       const t = el("table", { class: "widget-heatmap" });
-      if (map.heads.length > 1) t.append(el("caption", {}, `head ${h}`));
+      if (map.titles) t.append(el("caption", {}, map.titles[h]));
+      else if (map.heads.length > 1) t.append(el("caption", {}, `head ${h}`));
       t.append(el("tr", {}, el("th", {}), ...map.keys.map((k) => el("th", { scope: "col" }, k))));
       head.forEach((row, i) => {
-        t.append(el("tr", {}, el("th", { scope: "row" }, map.queries[i]), ...row.map((w) => {
+        t.append(el("tr", {}, el("th", { scope: "row" }, map.queries[i]), ...row.map((w, j) => {
           const cell = el("td", { title: String(w) }, w.toFixed(2));
           cell.style.background = `rgba(37, 99, 235, ${Math.min(w, 1)})`;
           cell.style.color = w > 0.5 ? "white" : "inherit";
+          if (map.tiles) tile(cell, map.tiles, i, j, head.length, row.length);
           return cell;
         })));
       });
       return t;
+    }
+
+    // A block mask over the weights: each tile outlined, solid where it is full (no mask
+    // needed), dashed where it is partial (masked inside); an empty tile (skipped, every
+    // weight 0) is greyed.
+    function tile(cell, tiles, i, j, rows, columns) {
+      const size = tiles.size;
+      const kind = tiles.kinds[Math.floor(i / size)][Math.floor(j / size)];
+      cell.dataset.tile = kind;
+      if (kind === ".") {
+        cell.classList.add("widget-tile-empty");
+        cell.style.background = "";
+        return;
+      }
+      const line = `2px ${kind === "F" ? "solid" : "dashed"} var(--fg)`;
+      if (i % size === 0) cell.style.borderTop = line;
+      if (j % size === 0) cell.style.borderLeft = line;
+      if (i % size === size - 1 || i === rows - 1) cell.style.borderBottom = line;
+      if (j % size === size - 1 || j === columns - 1) cell.style.borderRight = line;
     }
 
     for (const c of controls) c.input.addEventListener("input", draw);
@@ -143,10 +169,17 @@ if (typeof module === "object" && module.exports) {
     const output = el("pre", { class: "widget-output" });
     const command = `cargo run -p ${root.dataset.package}`;
     const code = (text) => el("code", {}, text);
+    // A chapter that trains (data-saved-seed) runs here only from its saved run: any
+    // other seed would train for minutes, and the panel gives the command for that.
+    const saved = root.dataset.savedSeed;
+    const seeds = saved === undefined
+      ? ["; with a seed, what ", code(`${command} -- --seed S`), " prints."]
+      : [", from the saved training run of its seed, ", code(saved), ". Any other seed trains the model from the start, ",
+        "which takes a while: run ", code(`cargo run --release -p ${root.dataset.package} -- --seed S`), " on your machine for that."];
     root.append(
       el("h2", {}, "Run it here"),
       el("p", {}, "This panel runs the chapter in your browser and prints what ", code(command),
-        " prints, byte for byte; with a seed, what ", code(`${command} -- --seed S`), " prints."),
+        " prints, byte for byte", ...seeds),
       el("div", { class: "widget-knobs" }, el("label", { class: "widget-knob" }, "--seed ", seed), button),
       output,
     );

@@ -2,27 +2,35 @@
 
 use course::{Narrative, Seed};
 
-/// The chapters, 1 to 15: their package names, as `cargo run -p` takes them.
-pub const PACKAGES: [&str; 15] = [
-    "ch01-embeddings",
-    "ch02-dot-product",
-    "ch03-softmax",
-    "ch04-trainable",
-    "ch05-causal",
-    "ch06-multihead-wrapper",
-    "ch07-multihead-split",
-    "ch08-cross-attention",
-    "ch09-flash-attention",
-    "ch10-backward",
-    "ch11-training",
-    "ch12-positions",
-    "ch13-block",
-    "ch14-generation",
-    "ch15-modern-layer",
+/// The chapters the panels run, with their numbers and package names, as `cargo run -p`
+/// takes them.
+pub const PACKAGES: [(u32, &str); 18] = [
+    (1, "ch01-embeddings"),
+    (2, "ch02-dot-product"),
+    (3, "ch03-softmax"),
+    (4, "ch04-trainable"),
+    (5, "ch05-causal"),
+    (6, "ch06-multihead-wrapper"),
+    (7, "ch07-multihead-split"),
+    (8, "ch08-cross-attention"),
+    (9, "ch09-flash-attention"),
+    (10, "ch10-backward"),
+    (11, "ch11-training"),
+    (12, "ch12-positions"),
+    (13, "ch13-block"),
+    (14, "ch14-generation"),
+    (15, "ch15-modern-layer"),
+    (16, "ch16-flex-attention"),
+    (18, "ch18-linear-attention"),
+    (19, "ch19-induction-heads"),
 ];
 
-/// What `cargo run -p chNN-… [-- --seed S]` prints for chapter `chapter` (1 to 15):
-/// `seed` is `--seed`, `None` for the articles' seeds.
+/// What `cargo run -p chNN-… [-- --seed S]` prints for chapter `chapter`: `seed` is
+/// `--seed`, `None` for the articles' seeds.
+///
+/// Chapter 19 reads its saved training run for its own seed; any other seed trains the
+/// model for thousands of steps, which is for `cargo run --release`, not for a page: the
+/// answer is then a message saying so, with the command.
 pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
     let narrative: fn(Seed) -> shared::Result<Narrative> = match chapter {
         1 => ch01_embeddings::narrative::narrative,
@@ -40,9 +48,25 @@ pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
         13 => ch13_block::narrative::narrative,
         14 => ch14_generation::narrative::narrative,
         15 => ch15_modern_layer::narrative::narrative,
+        16 => ch16_flex_attention::narrative::narrative,
+        18 => ch18_linear_attention::narrative::narrative,
+        19 => {
+            use ch19_induction_heads::narrative::{SEED, STEPS};
+            if let Some(seed) = seed.filter(|&s| s != SEED) {
+                return Err(format!(
+                    "--seed {seed} trains the chapter's model from the start ({STEPS} steps):\n\
+                     too long a job for a page. Run it on your machine:\n\n    \
+                     cargo run --release -p ch19-induction-heads -- --seed {seed}\n\n\
+                     Without a seed, or with the chapter's own seed {SEED}, the panel reads\n\
+                     the saved training run and prints at once."
+                ));
+            }
+            ch19_induction_heads::narrative::narrative
+        }
         _ => {
             return Err(format!(
-                "there is no chapter {chapter}: the chapters are 1 to 15"
+                "there is no chapter {chapter} to run here: the chapters are 1 to 16, 18 \
+                 and 19"
             ));
         }
     };

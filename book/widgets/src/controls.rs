@@ -37,6 +37,11 @@ pub enum Input {
     },
     /// One of `options`: a number.
     Select { options: Vec<usize>, value: usize },
+    /// One of `options`, named: the name.
+    Choice {
+        options: Vec<&'static str>,
+        value: &'static str,
+    },
     /// On or off: `true` or `false`.
     Checkbox { value: bool },
     /// Words separated by spaces: a list of strings.
@@ -94,8 +99,24 @@ impl Control {
 
     /// The seed of `manual_seed`, the chapters' 123 at first.
     pub fn seed() -> Control {
-        let value = DEFAULT_SEED.to_string();
+        Control::seed_from(DEFAULT_SEED)
+    }
+
+    /// The seed of `manual_seed`, a chapter's own `value` at first.
+    pub fn seed_from(value: u64) -> Control {
+        let value = value.to_string();
         Control::new("seed", "seed", Input::Seed { value })
+    }
+
+    /// One of the named `options` for `knob`, starting at `value`.
+    pub fn choice(
+        knob: &'static str,
+        label: &'static str,
+        options: &[&'static str],
+        value: &'static str,
+    ) -> Control {
+        let options = options.to_vec();
+        Control::new(knob, label, Input::Choice { options, value })
     }
 
     /// A checkbox for `knob`.

@@ -17,15 +17,21 @@
 //! - chapter 14 (`generation`): the tiny decoder's cache as it fills, one decoding step
 //!   at a time, with grouped-query heads and a sliding window;
 //! - chapter 15 (`modern`): the first layer of the 2026 model, with switches for its
-//!   sinks, window, softcap and QK-norm.
+//!   sinks, window, softcap and QK-norm;
+//! - chapter 16 (`flex`): FlexAttention's recipes, with the block mask (full, partial and
+//!   empty tiles) for the page to draw over the weights;
+//! - chapter 18 (`sparse`): softmax over the keys DeepSeek's indexer keeps, beside softmax
+//!   over every key.
 //!
 //! Which knobs each chapter offers, and where they start, is in [`crate::controls`].
 
 mod backward;
 mod block;
 mod flash;
+mod flex;
 mod generation;
 mod modern;
+mod sparse;
 mod training;
 
 use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS, your_journey};
@@ -43,7 +49,7 @@ use crate::controls::Control;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// The chapter, 2 to 15.
+    /// The chapter, 2 to 16 or 18.
     pub chapter: u32,
     /// The sentence: words of "Your journey starts with one step", in any order, 1 to 6 of
     /// them (the context). All six in order if left out.
@@ -54,8 +60,8 @@ pub struct Settings {
     pub causal: Option<bool>,
     /// Dropout's probability on the weights (0 if left out).
     pub dropout: Option<f64>,
-    /// The seed of `manual_seed` before the weights are drawn (the chapter's, 123, if left
-    /// out).
+    /// The seed of `manual_seed` before the weights are drawn (the chapter's if left out:
+    /// 123, chapter 16's 16, chapter 18's 18).
     pub seed: Option<String>,
     /// Attention heads (from chapter 6 on; in chapter 10, 1 is chapter 5's
     /// `CausalAttention`; in chapter 14, the query heads).
@@ -74,7 +80,8 @@ pub struct Settings {
     pub decoded: Option<usize>,
     /// Chapters 14 and 15: each token sees itself and the `window - 1` tokens before it,
     /// and the cache keeps only that many; 0, no window (left out: none in chapter 14, the
-    /// local layers' 4 in chapter 15).
+    /// local layers' 4 in chapter 15). Chapter 16: the window of its windowed recipes (4 if
+    /// left out).
     pub window: Option<usize>,
     /// Chapter 14: the key/value heads the query heads share (the chapter's 2 if left out).
     pub kv_heads: Option<usize>,
@@ -86,6 +93,14 @@ pub struct Settings {
     pub softcap: Option<bool>,
     /// Chapter 15: QK-norm on every query and key head (on if left out).
     pub qk_norm: Option<bool>,
+    /// Chapter 16: the recipe, a mask_mod and a score_mod ("causal" if left out).
+    pub recipe: Option<String>,
+    /// Chapter 16: queries and keys per tile of the block mask (the chapter's 4 if left
+    /// out).
+    pub tile: Option<usize>,
+    /// Chapter 18: the keys DeepSeek's indexer keeps for each query (the chapter's 4 if
+    /// left out).
+    pub top_k: Option<usize>,
 }
 
 /// The weights to draw: one `[queries, keys]` matrix per head, rows labelled by the
@@ -102,6 +117,23 @@ pub struct Heatmap {
     /// What the weights are, for the chapters with a model of their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caption: Option<String>,
+    /// Each matrix's title where "head 0", "head 1", ... would not say what it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub titles: Option<Vec<String>>,
+    /// Chapter 16: the block mask over every matrix, for the page to outline its tiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<Tiles>,
+}
+
+/// A block mask as the page draws it over the weights: tiles of `size × size` queries and
+/// keys, `kinds[qt]` the tiles of query tile `qt`, one letter each: `F` full (every key
+/// visible), `P` partial (masked inside), `.` empty (skipped, every weight 0).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tiles {
+    /// Queries and keys per tile.
+    pub size: usize,
+    /// One line of `F`, `P` and `.` per query tile.
+    pub kinds: Vec<String>,
 }
 
 impl Heatmap {
@@ -118,6 +150,8 @@ impl Heatmap {
             keys,
             heads,
             caption: None,
+            titles: None,
+            tiles: None,
         }
     }
 
@@ -125,6 +159,22 @@ impl Heatmap {
     fn caption(self, caption: impl Into<String>) -> Heatmap {
         Heatmap {
             caption: Some(caption.into()),
+            ..self
+        }
+    }
+
+    /// The same heatmap with a title for each matrix.
+    fn titles(self, titles: Vec<String>) -> Heatmap {
+        Heatmap {
+            titles: Some(titles),
+            ..self
+        }
+    }
+
+    /// The same heatmap with a block mask drawn over it.
+    fn tiles(self, tiles: Tiles) -> Heatmap {
+        Heatmap {
+            tiles: Some(tiles),
             ..self
         }
     }
@@ -142,20 +192,22 @@ const ANY_HEADS: [usize; MAX_HEADS] = [1, 2, 3, 4];
 const HEADS: usize = 2;
 const HEAD_DIM: usize = 2;
 
-/// The seed of every chapter's runs unless the reader picks another.
+/// The seed of every chapter's runs up to chapter 15 unless the reader picks another.
 pub const DEFAULT_SEED: u64 = 123;
+
+/// The chapters with a heatmap, as the messages name them.
+const CHAPTERS: &str = "2 to 16 and 18";
 
 /// The attention weights of `settings.chapter` under `settings`.
 pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
     let chapter = settings.chapter;
-    if !(2..=15).contains(&chapter) {
-        return Err(format!(
-            "the widgets are on chapters 2 to 15, not {chapter}"
-        ));
-    }
     let seed = match &settings.seed {
         Some(text) => crate::request::parse_seed(text)?,
-        None => DEFAULT_SEED,
+        None => match chapter {
+            16 => flex::SEED,
+            18 => sparse::SEED,
+            _ => DEFAULT_SEED,
+        },
     };
     match chapter {
         9 => flash::weights(settings, seed),
@@ -164,7 +216,12 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         13 => block::weights(settings, seed),
         14 => generation::weights(settings, seed),
         15 => modern::weights(settings, seed),
-        _ => attention(settings, seed),
+        16 => flex::weights(settings, seed),
+        18 => sparse::weights(settings, seed),
+        2..=8 | 12 => attention(settings, seed),
+        _ => Err(format!(
+            "the widgets are on chapters {CHAPTERS}, not {chapter}"
+        )),
     }
 }
 
@@ -178,8 +235,10 @@ pub fn controls(chapter: u32) -> Result<Vec<Control>, String> {
         13 => Ok(block::controls()),
         14 => Ok(generation::controls()),
         15 => Ok(modern::controls()),
+        16 => Ok(flex::controls()),
+        18 => Ok(sparse::controls()),
         _ => Err(format!(
-            "the widgets are on chapters 2 to 15, not {chapter}"
+            "the widgets are on chapters {CHAPTERS}, not {chapter}"
         )),
     }
 }
@@ -396,6 +455,7 @@ mod tests {
                 Input::Range { value, .. } if value.fract() == 0.0 => json!(value as i64),
                 Input::Range { value, .. } => json!(value),
                 Input::Select { value, .. } => json!(value),
+                Input::Choice { value, .. } => json!(value),
                 Input::Checkbox { value } => json!(value),
                 Input::Words { value } => json!(value.split_whitespace().collect::<Vec<_>>()),
                 Input::Seed { value } => json!(value),
@@ -406,7 +466,7 @@ mod tests {
 
     #[test]
     fn the_controls_start_at_the_chapters_values() {
-        for chapter in 2..=15 {
+        for chapter in (2..=16).chain([18]) {
             let page = heatmap(&page_defaults(chapter)).unwrap();
             assert_eq!(
                 page,
@@ -414,7 +474,13 @@ mod tests {
                 "chapter {chapter}"
             );
         }
-        assert!(controls(1).unwrap_err().contains("chapters 2 to 15"));
+        for chapter in [1, 17, 19] {
+            assert!(
+                controls(chapter)
+                    .unwrap_err()
+                    .contains("chapters 2 to 16 and 18")
+            );
+        }
     }
 
     #[test]
@@ -486,7 +552,7 @@ mod tests {
     #[test]
     fn bad_settings_get_a_message() {
         let error = |s: Settings| heatmap(&s).unwrap_err();
-        assert!(error(settings(16)).contains("chapters 2 to 15"));
+        assert!(error(settings(17)).contains("chapters 2 to 16 and 18"));
         assert!(
             error(Settings {
                 words: Some(vec!["cat".into()]),

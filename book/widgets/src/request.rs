@@ -17,10 +17,11 @@ use crate::heatmap::{Heatmap, Settings};
 #[derive(Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
 enum Request {
-    /// Run chapter `run` (1 to 15), with `--seed seed` if given.
+    /// Run chapter `run` (1 to 16, 18 or 19), with `--seed seed` if given.
     Run { run: u32, seed: Option<String> },
-    /// Draw a chapter's attention weights under these settings.
-    Heatmap { heatmap: Settings },
+    /// Draw a chapter's attention weights under these settings (boxed: they are many
+    /// knobs, the other requests a number or two).
+    Heatmap { heatmap: Box<Settings> },
     /// The controls of chapter `controls`'s widget, for the page to draw.
     Controls { controls: u32 },
 }
@@ -69,12 +70,28 @@ mod tests {
                 .unwrap()
                 .to_string()
         );
-        assert!(answer(r#"{"run": 16}"#).unwrap_err().contains("1 to 15"));
+        assert!(
+            answer(r#"{"run": 17}"#)
+                .unwrap_err()
+                .contains("1 to 16, 18 and 19")
+        );
         assert!(
             answer(r#"{"run": 5, "seed": "-1"}"#)
                 .unwrap_err()
                 .contains("whole number")
         );
+    }
+
+    #[test]
+    fn chapter_19_runs_its_saved_run_and_sends_other_seeds_to_cargo() {
+        let saved = answer(r#"{"run": 19}"#).unwrap();
+        assert_eq!(answer(r#"{"run": 19, "seed": "7"}"#).unwrap(), saved);
+        let text = ch19_induction_heads::narrative::narrative(course::Seed::ARTICLES)
+            .unwrap()
+            .to_string();
+        assert_eq!(saved, text);
+        let other = answer(r#"{"run": 19, "seed": "8"}"#).unwrap_err();
+        assert!(other.contains("cargo run --release -p ch19-induction-heads -- --seed 8"));
     }
 
     #[test]
