@@ -29,7 +29,7 @@ const packages = [
   "ch01-embeddings", "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal",
   "ch06-multihead-wrapper", "ch07-multihead-split", "ch08-cross-attention",
   "ch09-flash-attention", "ch10-backward", "ch11-training", "ch12-positions", "ch13-block",
-  "ch14-generation", "ch15-modern-layer", "ch16-flex-attention", "ch18-linear-attention",
+  "ch14-generation", "ch15-modern-layer", "ch16-flex-attention", "ch17-inference", "ch18-linear-attention",
   "ch19-induction-heads",
 ];
 // The seeds each chapter is run with: chapter 19 only from its saved run (its seed, 7).

@@ -37,10 +37,10 @@ const pages = [
   "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal", "ch06-multihead-wrapper",
   "ch07-multihead-split", "ch08-cross-attention", "ch09-flash-attention", "ch10-backward",
   "ch11-training", "ch12-positions", "ch13-block", "ch14-generation", "ch15-modern-layer",
-  "ch16-flex-attention", "ch18-linear-attention", "ch19-induction-heads",
+  "ch16-flex-attention", "ch17-inference", "ch18-linear-attention", "ch19-induction-heads",
 ];
 // The pages with a run panel and no heatmap.
-const runOnly = new Set(["ch19-induction-heads"]);
+const runOnly = new Set(["ch17-inference", "ch19-induction-heads"]);
 // The seed the run panel is checked with: chapter 19 trains for any seed but its own 7.
 const runSeed = (chapter) => (chapter === 11 || chapter === 19 ? "7" : "2024");
 

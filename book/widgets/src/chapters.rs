@@ -4,7 +4,7 @@ use course::{Narrative, Seed};
 
 /// The chapters the panels run, with their numbers and package names, as `cargo run -p`
 /// takes them.
-pub const PACKAGES: [(u32, &str); 18] = [
+pub const PACKAGES: [(u32, &str); 19] = [
     (1, "ch01-embeddings"),
     (2, "ch02-dot-product"),
     (3, "ch03-softmax"),
@@ -21,6 +21,7 @@ pub const PACKAGES: [(u32, &str); 18] = [
     (14, "ch14-generation"),
     (15, "ch15-modern-layer"),
     (16, "ch16-flex-attention"),
+    (17, "ch17-inference"),
     (18, "ch18-linear-attention"),
     (19, "ch19-induction-heads"),
 ];
@@ -49,6 +50,7 @@ pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
         14 => ch14_generation::narrative::narrative,
         15 => ch15_modern_layer::narrative::narrative,
         16 => ch16_flex_attention::narrative::narrative,
+        17 => ch17_inference::narrative::narrative,
         18 => ch18_linear_attention::narrative::narrative,
         19 => {
             use ch19_induction_heads::narrative::{SEED, STEPS};
@@ -65,8 +67,7 @@ pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
         }
         _ => {
             return Err(format!(
-                "there is no chapter {chapter} to run here: the chapters are 1 to 16, 18 \
-                 and 19"
+                "there is no chapter {chapter} to run here: the chapters are 1 to 19"
             ));
         }
     };
