@@ -402,7 +402,8 @@ out = x
 for layer in layers:
     out = layer(out)
 print("## A hybrid stack: three Gated DeltaNet layers, one softmax layer")
-print(f"layers: {', '.join(PATTERN)}; pre-norm, residual; {T} tokens x {D} features")
+print(f"layers: {', '.join(PATTERN)}")
+print(f"each pre-norm and residual; {T} tokens x {D} features")
 print("output, rows 0-2, first 6 features:")
 print(out[:3, :6])
 print("the last row, first 6 features:")

@@ -91,9 +91,11 @@ impl HybridLayer {
         );
         let mixed = match &self.gates {
             Some((w_beta, w_alpha)) => {
-                let beta = sigmoid(&w_beta.forward(&h).squeeze_dim(-1));
-                let alpha = exp(&log_sigmoid(&(w_alpha.forward(&h).squeeze_dim(-1) + 3.0)));
-                gated_delta_recurrent(&l2_normalize(&q), &l2_normalize(&k), &v, &alpha, &beta)
+                let gate = |w: &Linear| w.forward(&h).squeeze_dim(-1);
+                let beta = sigmoid(&gate(w_beta));
+                let alpha = exp(&log_sigmoid(&(gate(w_alpha) + 3.0)));
+                let (q, k) = (l2_normalize(&q), l2_normalize(&k));
+                gated_delta_recurrent(&q, &k, &v, &alpha, &beta)
             }
             None => softmax_attention(&q, &k, &v),
         };

@@ -276,9 +276,9 @@ fn hybrid(story: &mut Narrative) {
             Mixer::Softmax => "softmax",
         })
         .collect();
+    step.print(format!("layers: {}", names.join(", ")));
     step.print(format!(
-        "layers: {}; pre-norm, residual; {T} tokens x {D} features",
-        names.join(", ")
+        "each pre-norm and residual; {T} tokens x {D} features"
     ));
     step.print("output, rows 0-2, first 6 features:")
         .print(corner(&out, 3, 6));
