@@ -20,7 +20,11 @@ One head, no batch, float32, random queries, keys and values (manual_seed(18)):
   * associative recall with fixed weights: n random key-value pairs written into a
     16 x 16 state (summed, or by the delta rule) or kept for softmax attention, every key
     read back: the state forgets as n grows past 16, softmax attention recalls;
-  * the memory of the state against a KV cache.
+  * the memory of the state against a KV cache;
+  * a hybrid stack, as Qwen3-Next and Kimi Linear stack their layers: three Gated
+    DeltaNet layers then one causal softmax layer, each x + out_proj(mixer(RMSNorm(x)))
+    (one head, 16 features, 64 tokens, the gates projected from the token, weights drawn
+    as nn.Linear's), its output and the numbers each layer keeps per sequence.
 
 elu, sigmoid, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
 (as chapter 15's gate), so their digits do not depend on the CPU routine. Gradients are
@@ -29,6 +33,7 @@ off. Each step prints a `## ...` heading, its output and one empty line.
 import argparse
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
 torch.set_grad_enabled(False)
@@ -352,4 +357,60 @@ print("## The state against a KV cache")
 print("numbers kept per head, d_k = d_v = 128:")
 for n in (1024, 32768, 262144):
     print(f"  n = {n:6d}: KV cache {2 * n * 128:9d}, state {128 * 128}")
+print()
+
+# ---- a hybrid stack: three Gated DeltaNet layers, one softmax layer -----------------
+
+EPS = 1e-6  # chapter 15's RMSNorm epsilon
+PATTERN = ("gated delta", "gated delta", "gated delta", "softmax")
+
+
+class HybridLayer(nn.Module):
+    """x + out_proj(mixer(RMSNorm(x))), the mixer Gated DeltaNet or causal softmax attention."""
+
+    def __init__(self, mixer, d_model):
+        super().__init__()
+        self.mixer = mixer
+        self.norm = nn.RMSNorm(d_model, eps=EPS)
+        self.W_query = nn.Linear(d_model, d_model, bias=False)
+        self.W_key = nn.Linear(d_model, d_model, bias=False)
+        self.W_value = nn.Linear(d_model, d_model, bias=False)
+        self.out_proj = nn.Linear(d_model, d_model, bias=False)
+        if mixer == "gated delta":
+            self.W_beta = nn.Linear(d_model, 1, bias=False)
+            self.W_alpha = nn.Linear(d_model, 1, bias=False)
+
+    def forward(self, x):
+        h = self.norm(x)
+        q, k, v = self.W_query(h), self.W_key(h), self.W_value(h)
+        if self.mixer == "gated delta":
+            beta = sigmoid(self.W_beta(h).squeeze(-1))
+            alpha = exp(log_sigmoid(self.W_alpha(h).squeeze(-1) + 3))
+            mixed = gated_delta_recurrent(l2_normalize(q), l2_normalize(k), v, alpha, beta)
+        else:
+            mixed = softmax_attention(q, k, v)
+        return x + self.out_proj(mixed)
+
+    def numbers_kept(self, tokens):
+        d = self.W_query.out_features
+        return d * d if self.mixer == "gated delta" else tokens * (d + d)
+
+
+layers = [HybridLayer(mixer, D) for mixer in PATTERN]
+x = torch.randn(T, D)
+out = x
+for layer in layers:
+    out = layer(out)
+print("## A hybrid stack: three Gated DeltaNet layers, one softmax layer")
+print(f"layers: {', '.join(PATTERN)}")
+print(f"each pre-norm and residual; {T} tokens x {D} features")
+print("output, rows 0-2, first 6 features:")
+print(out[:3, :6])
+print("the last row, first 6 features:")
+print(out[-1, :6])
+print(f"max |output| {out.abs().max()!s}")
+print(f"numbers kept per sequence, d_k = d_v = {D}:")
+for n in (64, 1024, 32768):
+    kept = [layer.numbers_kept(n) for layer in layers]
+    print(f"  n = {n:5d}: layers {kept}, stack {sum(kept)}")
 print()

@@ -24,7 +24,9 @@
 //!   the keys a small indexer picks (DeepSeek-AI, 2025,
 //!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention");
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
-//! - [`memory`]: what the state keeps, against a KV cache.
+//! - [`memory`]: what the state keeps, against a KV cache;
+//! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
+//!   Kimi Linear stack them.
 //!
 //! With `--features exercise`, four functions come from `exercises/` instead, where the
 //! learner writes them: `linear_recurrent`, `delta_write`, `ut_transform` and
@@ -37,6 +39,7 @@ pub mod delta;
 pub mod feature_map;
 pub mod gated_delta;
 pub mod gates;
+pub mod hybrid;
 pub mod memory;
 pub mod narrative;
 pub mod parallel;

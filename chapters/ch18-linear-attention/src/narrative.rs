@@ -13,6 +13,7 @@ use crate::delta::delta_write;
 use crate::feature_map::elu_plus_one;
 use crate::gated_delta::gated_delta_recurrent;
 use crate::gates::{exp, l2_normalize, log_sigmoid};
+use crate::hybrid::{Mixer, hybrid_forward, hybrid_stack};
 use crate::memory::numbers_kept;
 use crate::parallel::{linear_parallel, softmax_attention};
 use crate::recall::{pairs_recalled, recall};
@@ -33,6 +34,8 @@ pub const INDEX_HEADS: usize = 2;
 pub const D_INDEX: usize = 8;
 /// Keys each query keeps.
 pub const TOP_K: usize = 4;
+/// Sequence lengths at which the hybrid stack's memory is counted.
+pub const HYBRID_LENGTHS: [usize; 3] = [64, 1024, 32768];
 /// How many key–value pairs the recall experiment writes, one row each.
 pub const RECALL_PAIRS: [usize; 6] = [4, 8, 16, 32, 64, 128];
 
@@ -57,6 +60,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     sparse(&mut story, &q, &k, &v);
     associative_recall(&mut story);
     memory(&mut story);
+    hybrid(&mut story);
     Ok(story)
 }
 
@@ -254,6 +258,40 @@ fn memory(story: &mut Narrative) {
         step.print(format!(
             "  n = {n:6}: KV cache {:9}, state {}",
             kept.kv_cache, kept.state
+        ));
+    }
+}
+
+fn hybrid(story: &mut Narrative) {
+    // ANCHOR: hybrid
+    let layers = hybrid_stack(D);
+    let x = randn(&[T, D]);
+    let out = hybrid_forward(&layers, &x);
+    // ANCHOR_END: hybrid
+    let step = story.step("A hybrid stack: three Gated DeltaNet layers, one softmax layer");
+    let names: Vec<&str> = layers
+        .iter()
+        .map(|layer| match layer.mixer {
+            Mixer::GatedDelta => "gated delta",
+            Mixer::Softmax => "softmax",
+        })
+        .collect();
+    step.print(format!("layers: {}", names.join(", ")));
+    step.print(format!(
+        "each pre-norm and residual; {T} tokens x {D} features"
+    ));
+    step.print("output, rows 0-2, first 6 features:")
+        .print(corner(&out, 3, 6));
+    step.print("the last row, first 6 features:")
+        .print(out.get(-1).slice(0, ..6));
+    step.print(format!("max |output| {}", out.abs().max()));
+    step.print(format!("numbers kept per sequence, d_k = d_v = {D}:"));
+    for n in HYBRID_LENGTHS {
+        let kept: Vec<usize> = layers.iter().map(|layer| layer.numbers_kept(n)).collect();
+        step.print(format!(
+            "  n = {n:5}: layers {:?}, stack {}",
+            kept,
+            kept.iter().sum::<usize>()
         ));
     }
 }
