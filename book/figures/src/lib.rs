@@ -593,14 +593,16 @@ mod tests {
                 if panel.title.starts_with("|dS|") {
                     continue; // chapter 10's gradient sizes, beside its weights
                 }
+                // Chapter 19 shows the last 2k keys of 32: a row keeps at most all its weight.
+                let cropped = figure.name.starts_with("ch19");
                 for row in panel.values.chunks(panel.cols.len()) {
                     let sum: f32 = row.iter().sum();
-                    assert!(
-                        (sum - 1.0).abs() < 1e-5,
-                        "{} {}: {sum}",
-                        figure.name,
-                        panel.title
-                    );
+                    let fits = if cropped {
+                        sum > 0.0 && sum < 1.0 + 1e-5
+                    } else {
+                        (sum - 1.0).abs() < 1e-5
+                    };
+                    assert!(fits, "{} {}: {sum}", figure.name, panel.title);
                 }
             }
         }
