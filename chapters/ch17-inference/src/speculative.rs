@@ -20,7 +20,7 @@ use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat};
 
 use crate::accepted::accepted;
-use crate::target_pass::{empty_caches, target_pass, truncate};
+use crate::target_pass::{prefilled_caches, target_pass, truncate};
 
 /// A speculative generation and what each target pass kept.
 #[derive(Clone, Debug)]
@@ -83,11 +83,7 @@ pub fn speculate_greedy(
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
     // the target's cache holds every written token but the last
-    let mut caches = empty_caches(target);
-    let start = prompt.size(1) - 1;
-    if start > 0 {
-        target_pass(target, &prompt.narrow(1, 0, start), 0, &mut caches, recipe);
-    }
+    let mut caches = prefilled_caches(target, prompt, recipe);
     while ids.size(1) < prompt.size(1) + n_new {
         let len = ids.size(1);
         let k_now = k.min(prompt.size(1) + n_new - len - 1);

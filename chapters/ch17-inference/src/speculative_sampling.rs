@@ -19,7 +19,7 @@ use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat, rand};
 
 use crate::speculative::{Round, Speculation};
-use crate::target_pass::{empty_caches, target_pass, truncate};
+use crate::target_pass::{prefilled_caches, target_pass, truncate};
 
 /// Keeps the drafted token or draws its replacement: `None` when a uniform draw `r`
 /// falls below `p(x)/q(x)`, else `Some(y)` with `y` drawn from `max(0, p − q)`
@@ -55,11 +55,7 @@ pub fn speculate_sampled(
 ) -> Speculation {
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
-    let mut caches = empty_caches(target);
-    let start = prompt.size(1) - 1;
-    if start > 0 {
-        target_pass(target, &prompt.narrow(1, 0, start), 0, &mut caches, recipe);
-    }
+    let mut caches = prefilled_caches(target, prompt, recipe);
     while ids.size(1) < prompt.size(1) + n_new {
         let len = ids.size(1);
         let k_now = k.min(prompt.size(1) + n_new - len - 1);

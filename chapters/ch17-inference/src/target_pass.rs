@@ -29,6 +29,20 @@ pub fn empty_caches(model: &TinyModel) -> Vec<KvCache> {
         .collect()
 }
 
+/// The target's caches before speculation starts: every token of `prompt` but the last,
+/// which the first pass reads together with the first proposals.
+///
+/// # Shapes
+/// `prompt`: `[1, n]`; the caches hold `n - 1` tokens.
+pub fn prefilled_caches(model: &TinyModel, prompt: &Tensor<i64>, recipe: &Recipe) -> Vec<KvCache> {
+    let mut caches = empty_caches(model);
+    let start = prompt.size(1) - 1;
+    if start > 0 {
+        target_pass(model, &prompt.narrow(1, 0, start), 0, &mut caches, recipe);
+    }
+    caches
+}
+
 /// The logits after each of `tokens`, at positions `start..`, the caches holding the
 /// `start` tokens before them; their keys and values are appended to the caches. Every
 /// layer must be global (its cache holds every token).
