@@ -21,6 +21,9 @@ static HOOK: Once = Once::new();
 
 /// The configuration for `#![proptest_config(quiet(cases))]`: `cases` random inputs, no
 /// failure files, and only proptest's final report printed when a check fails.
+///
+/// `PROPTEST_CASES=N` in the environment runs `N` inputs instead, to search harder for a
+/// counterexample than the test suite's default has time for.
 pub fn quiet(cases: u32) -> Config {
     HOOK.call_once(|| {
         let print = std::panic::take_hook();
@@ -43,6 +46,11 @@ pub fn quiet(cases: u32) -> Config {
     QUIET.with(|quiet| quiet.set(true));
     Config {
         failure_persistence: None,
-        ..Config::with_cases(cases)
+        ..Config::with_cases(cases_from_env().unwrap_or(cases))
     }
+}
+
+/// `PROPTEST_CASES`, when it is set to a number.
+fn cases_from_env() -> Option<u32> {
+    std::env::var("PROPTEST_CASES").ok()?.parse().ok()
 }
