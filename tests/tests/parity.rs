@@ -54,7 +54,7 @@ fn new_ops_fixtures_match_pytorch() {
 
 #[test]
 fn edge_fixtures_match_pytorch() {
-    check("edge_fixtures.json", 466);
+    check("edge_fixtures.json", 499);
 }
 
 /// Which zero `maximum`/`minimum` return on ties (vectors against single elements), `cat`
