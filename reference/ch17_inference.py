@@ -42,6 +42,7 @@ Gradients are off. Each step prints a `## ...` heading, its output and one empty
 import argparse
 import json
 import math
+import platform
 
 import torch
 import torch.nn as nn
@@ -546,6 +547,15 @@ def bits(t):
     return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).flatten().tolist()]
 
 
+def cpu_name():
+    """The processor's model name, as Linux reports it (or the platform's word for it)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
+
+
 if ARGS.fixture:
     cases = []
     for seed in FIXTURE_SEEDS:
@@ -564,9 +574,10 @@ if ARGS.fixture:
         })
     with open(ARGS.fixture, "w") as f:
         json.dump({
-            "made_by": "/work/main/.venv/bin/python reference/ch17_inference.py --fixture "
+            "made_by": "python reference/ch17_inference.py --fixture "
                        "chapters/ch17-inference/tests/fixtures/mla_bits.json, "
-                       f"PyTorch {torch.__version__} on an Intel CPU with AVX-512",
+                       f"PyTorch {torch.__version__} on {cpu_name()} "
+                       f"(PyTorch's CPU capability: {torch.backends.cpu.get_cpu_capability()})",
             "torch": torch.__version__,
             "shapes": {"naive": [1, MLA_TOKENS, MLA_D], "absorbed": [1, MLA_TOKENS, MLA_D],
                        "latent": [1, MLA_TOKENS, LATENT], "rope_key": [1, MLA_TOKENS, ROPE]},

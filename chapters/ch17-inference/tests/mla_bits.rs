@@ -38,6 +38,12 @@ fn each_mla_path_matches_pytorch_bits() {
             .is_some_and(|s| s.contains("--fixture")),
         "the fixture says how it was made"
     );
+    assert!(
+        fixture["torch"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("2.13.0")),
+        "made by PyTorch 2.13.0"
+    );
     let cases = fixture["cases"].as_array().expect("cases");
     assert!(cases.len() >= 3, "a few seeds");
     let mut paths_differ = 0;
