@@ -21,12 +21,17 @@ One head, no batch, float32, random queries, keys and values (manual_seed(18)):
     16 x 16 state (summed, or by the delta rule) or kept for softmax attention, every key
     read back: the state forgets as n grows past 16, softmax attention recalls;
   * the memory of the state against a KV cache;
+  * a Gated DeltaNet layer as Qwen3-Next builds it: q, k and v each through a causal
+    depthwise convolution of 4 taps and SiLU (q and k then L2-normalised), the gates
+    projected from the layer's input, and the recurrence's output RMS-normalised and
+    multiplied by SiLU(W_g h); token by token (the convolution keeping its last 3 inputs)
+    and in chunks of 16, and the gap between them;
   * a hybrid stack, as Qwen3-Next and Kimi Linear stack their layers: three Gated
-    DeltaNet layers then one causal softmax layer, each x + out_proj(mixer(RMSNorm(x)))
-    (one head, 16 features, 64 tokens, the gates projected from the token, weights drawn
-    as nn.Linear's), its output and the numbers each layer keeps per sequence.
+    DeltaNet layers (the layer above) then one causal softmax layer, each
+    x + out_proj(mixer(RMSNorm(x))) (one head, 16 features, 64 tokens, weights drawn as
+    nn.Linear's and nn.Conv1d's), its output and the numbers each layer keeps per sequence.
 
-elu, sigmoid, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
+elu, sigmoid, SiLU, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
 (as chapter 15's gate), so their digits do not depend on the CPU routine. Gradients are
 off. Each step prints a `## ...` heading, its output and one empty line.
 """
@@ -75,6 +80,10 @@ def log_sigmoid(x):
 
 def exp(x):
     return torch.exp(x.double()).float()
+
+
+def silu(x):
+    return F.silu(x.double()).float()
 
 
 def l2_normalize(x):
@@ -359,9 +368,95 @@ for n in (1024, 32768, 262144):
     print(f"  n = {n:6d}: KV cache {2 * n * 128:9d}, state {128 * 128}")
 print()
 
-# ---- a hybrid stack: three Gated DeltaNet layers, one softmax layer -----------------
+# ---- a Gated DeltaNet layer: short convolution, norm and output gate ---------------
 
 EPS = 1e-6  # chapter 15's RMSNorm epsilon
+KERNEL = 4
+
+
+def short_conv(x, w):
+    """y_t = sum_i w[:, i] * x_{t-3+i}, zeros before the first token. Written as shifted
+    products added in tap order, the Rust listing's order, rather than F.conv1d, whose
+    order of additions is its own."""
+    t = x.shape[0]
+    padded = torch.cat([torch.zeros(KERNEL - 1, x.shape[1]), x])
+    y = padded[0:t] * w[:, 0]
+    for i in range(1, KERNEL):
+        y = y + padded[i:i + t] * w[:, i]
+    return y
+
+
+def short_conv_decode(x, w):
+    """The same token by token: the last 3 inputs of every channel kept between tokens."""
+    last_three = torch.zeros(KERNEL - 1, x.shape[1])
+    out = []
+    for t in range(x.shape[0]):
+        window = torch.cat([last_three, x[t:t + 1]])
+        y = window[0] * w[:, 0]
+        for i in range(1, KERNEL):
+            y = y + window[i] * w[:, i]
+        out.append(y)
+        last_three = window[1:]
+    return torch.stack(out)
+
+
+class GatedDeltaNet(nn.Module):
+    """What a Gated DeltaNet layer adds to its projections of q, k and v."""
+
+    def __init__(self, d_model):
+        super().__init__()
+        self.W_beta = nn.Linear(d_model, 1, bias=False)
+        self.W_alpha = nn.Linear(d_model, 1, bias=False)
+        self.conv_query = nn.Conv1d(d_model, d_model, KERNEL, groups=d_model, bias=False)
+        self.conv_key = nn.Conv1d(d_model, d_model, KERNEL, groups=d_model, bias=False)
+        self.conv_value = nn.Conv1d(d_model, d_model, KERNEL, groups=d_model, bias=False)
+        self.W_gate = nn.Linear(d_model, d_model, bias=False)
+        self.out_norm = nn.RMSNorm(d_model, eps=EPS)
+
+    def gates(self, h):
+        """b_t = sigmoid(w_b . h_t), log a_t = log sigmoid(w_a . h_t + 3); each dot product a
+        row sum of h * w, the formula as written."""
+        beta = sigmoid((h * self.W_beta.weight[0]).sum(-1))
+        return beta, log_sigmoid((h * self.W_alpha.weight[0]).sum(-1) + 3)
+
+    def forward(self, h, q, k, v, chunk=None):
+        """Token by token (chunk None), or a chunk at a time."""
+        conv = short_conv_decode if chunk is None else short_conv
+        q = l2_normalize(silu(conv(q, self.conv_query.weight[:, 0])))
+        k = l2_normalize(silu(conv(k, self.conv_key.weight[:, 0])))
+        v = silu(conv(v, self.conv_value.weight[:, 0]))
+        beta, log_alpha = self.gates(h)
+        if chunk is None:
+            o = gated_delta_recurrent(q, k, v, exp(log_alpha), beta)
+        else:
+            o = gated_delta_chunked(q, k, v, log_alpha, beta, chunk)
+        return self.out_norm(o) * silu(self.W_gate(h))
+
+
+h = torch.randn(T, D)
+w_query, w_key, w_value = (nn.Linear(D, D, bias=False) for _ in range(3))
+layer = GatedDeltaNet(D)
+lq, lk, lv = w_query(h), w_key(h), w_value(h)
+token_by_token = layer(h, lq, lk, lv)
+layer_chunked = layer(h, lq, lk, lv, chunk=CHUNK)
+conv_weight = layer.conv_query.weight[:, 0].detach()
+print("## A Gated DeltaNet layer: convolution, norm and gate")
+print("conv weights of q, channels 0-2 (taps t-3, t-2, t-1, t):")
+print(conv_weight[:3, :4])
+whole = torch.equal(short_conv(lq, conv_weight), short_conv_decode(lq, conv_weight))
+print(f"conv(q) all at once equals token by token: {whole}")
+print("token by token, rows 0-2, first 6 features:")
+print(token_by_token[:3, :6])
+print(f"the last row, token by token and chunked (chunks of {CHUNK}):")
+print(token_by_token[-1, :6])
+print(layer_chunked[-1, :6])
+diff = (layer_chunked - token_by_token).abs().max()
+print(f"equal {torch.equal(layer_chunked, token_by_token)}, max |difference| {diff!s}")
+print(f"max |output| {token_by_token.abs().max()!s}")
+print()
+
+# ---- a hybrid stack: three Gated DeltaNet layers, one softmax layer -----------------
+
 PATTERN = ("gated delta", "gated delta", "gated delta", "softmax")
 
 
@@ -376,24 +471,21 @@ class HybridLayer(nn.Module):
         self.W_key = nn.Linear(d_model, d_model, bias=False)
         self.W_value = nn.Linear(d_model, d_model, bias=False)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
-        if mixer == "gated delta":
-            self.W_beta = nn.Linear(d_model, 1, bias=False)
-            self.W_alpha = nn.Linear(d_model, 1, bias=False)
+        self.delta = GatedDeltaNet(d_model) if mixer == "gated delta" else None
 
     def forward(self, x):
         h = self.norm(x)
         q, k, v = self.W_query(h), self.W_key(h), self.W_value(h)
-        if self.mixer == "gated delta":
-            beta = sigmoid(self.W_beta(h).squeeze(-1))
-            alpha = exp(log_sigmoid(self.W_alpha(h).squeeze(-1) + 3))
-            mixed = gated_delta_recurrent(l2_normalize(q), l2_normalize(k), v, alpha, beta)
+        if self.delta is not None:
+            mixed = self.delta(h, q, k, v)
         else:
             mixed = softmax_attention(q, k, v)
         return x + self.out_proj(mixed)
 
     def numbers_kept(self, tokens):
         d = self.W_query.out_features
-        return d * d if self.mixer == "gated delta" else tokens * (d + d)
+        # a delta layer: its state and the last 3 inputs of its 3 convolutions
+        return d * d + (KERNEL - 1) * 3 * d if self.mixer == "gated delta" else tokens * (d + d)
 
 
 layers = [HybridLayer(mixer, D) for mixer in PATTERN]

@@ -3,6 +3,7 @@
 
 use course::narrative::python_bool;
 use course::{Narrative, Seed};
+use shared::nn::Linear;
 use shared::{Result, Tensor, manual_seed, randn, zeros};
 
 use ch15_modern_layer::gate::sigmoid;
@@ -12,6 +13,7 @@ use crate::chunked_delta::gated_delta_chunked;
 use crate::delta::delta_write;
 use crate::feature_map::elu_plus_one;
 use crate::gated_delta::gated_delta_recurrent;
+use crate::gated_layer::GatedDeltaNet;
 use crate::gates::{exp, l2_normalize, log_sigmoid};
 use crate::hybrid::{Mixer, hybrid_forward, hybrid_stack};
 use crate::memory::numbers_kept;
@@ -60,6 +62,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     sparse(&mut story, &q, &k, &v);
     associative_recall(&mut story);
     memory(&mut story);
+    gated_layer(&mut story);
     hybrid(&mut story);
     Ok(story)
 }
@@ -260,6 +263,39 @@ fn memory(story: &mut Narrative) {
             kept.kv_cache, kept.state
         ));
     }
+}
+
+fn gated_layer(story: &mut Narrative) {
+    // ANCHOR: gated_layer
+    let h = randn(&[T, D]);
+    let project = || Linear::new(D, D, false);
+    let (w_query, w_key, w_value) = (project(), project(), project());
+    let layer = GatedDeltaNet::new(D);
+    let (q, k, v) = (w_query.forward(&h), w_key.forward(&h), w_value.forward(&h));
+    let token_by_token = layer.forward(&h, &q, &k, &v);
+    let chunked = layer.forward_chunked(&h, &q, &k, &v, CHUNK);
+    // ANCHOR_END: gated_layer
+    let step = story.step("A Gated DeltaNet layer: convolution, norm and gate");
+    step.print("conv weights of q, channels 0-2 (taps t-3, t-2, t-1, t):")
+        .print(corner(&layer.conv_query.weight, 3, 4));
+    let whole = layer.conv_query.forward(&q);
+    step.print(format!(
+        "conv(q) all at once equals token by token: {}",
+        python_bool(whole == layer.conv_query.decode(&q))
+    ));
+    step.print("token by token, rows 0-2, first 6 features:")
+        .print(corner(&token_by_token, 3, 6));
+    step.print(format!(
+        "the last row, token by token and chunked (chunks of {CHUNK}):"
+    ))
+    .print(token_by_token.get(-1).slice(0, ..6))
+    .print(chunked.get(-1).slice(0, ..6));
+    step.print(format!(
+        "equal {}, max |difference| {}",
+        python_bool(chunked == token_by_token),
+        max_gap(&chunked, &token_by_token)
+    ));
+    step.print(format!("max |output| {}", token_by_token.abs().max()));
 }
 
 fn hybrid(story: &mut Narrative) {
