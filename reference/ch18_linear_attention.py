@@ -17,6 +17,10 @@ One head, no batch, float32, random queries, keys and values (manual_seed(18)):
   * DeepSeek Sparse Attention (DeepSeek-V3.2): a small indexer scores every visible key,
     I[t, s] = sum_h w[t, h] relu(q_I[t, h] . k_I[s]), each query keeps its top 4 and
     softmax attention runs over those only (float32, one sequence, random index weights);
+    then the kept keys in tiles of 4 x 4, as create_block_mask records a mask_mod that
+    keeps them (chapter 16's block mask): how many tiles a tiled kernel reads, for the top 4
+    keys per query and for block selection (the index scores pooled by their maximum per
+    tile, the top 2 tiles of keys per tile of queries, as NSA and MoBA select blocks);
   * associative recall with fixed weights: n random key-value pairs written into a
     16 x 16 state (summed, or by the delta rule) or kept for softmax attention, every key
     read back: the state forgets as n grows past 16, softmax attention recalls;
@@ -40,6 +44,7 @@ import argparse
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.nn.attention.flex_attention import create_block_mask
 
 torch.set_grad_enabled(False)
 
@@ -208,6 +213,54 @@ def sparse_attention(q, k, v, kept):
     return torch.softmax((q @ k.T).masked_fill(~kept, -torch.inf) / D**0.5, dim=-1) @ v
 
 
+TILE, TOP_TILES = 4, 2
+
+
+def tile_scores(scores, tile):
+    """The best visible index score in each tile of queries x tile of keys."""
+    t = scores.shape[0]
+    hidden = torch.triu(torch.ones(t, t), diagonal=1).bool()
+    n = t // tile
+    return scores.masked_fill(hidden, -torch.inf).view(n, tile, n, tile).amax(dim=(1, 3))
+
+
+def top_k_tiles_kept(scores, tile, top_tiles):
+    """Each tile of queries keeps its top_tiles tiles of keys; a query reads their visible keys."""
+    t = scores.shape[0]
+    pooled = tile_scores(scores, tile)
+    n = pooled.shape[0]
+    top = pooled.topk(min(top_tiles, n), dim=-1).indices
+    chosen = torch.zeros(n, n, dtype=torch.bool).scatter_(-1, top, True)
+    hidden = torch.triu(torch.ones(t, t), diagonal=1).bool()
+    return chosen.repeat_interleave(tile, 0).repeat_interleave(tile, 1) & ~hidden
+
+
+def block_mask_of(kept):
+    """create_block_mask of a mask_mod that keeps the kept keys."""
+    t = kept.shape[0]
+    return create_block_mask(lambda b, h, q_idx, kv_idx: kept[q_idx, kv_idx], None, None, t, t,
+                             device="cpu", BLOCK_SIZE=TILE)
+
+
+def tile_grid(block_mask, n):
+    """Head 0's tiles as create_block_mask records them: F full, P partial, . empty."""
+    rows = []
+    for r in range(n):
+        row = ["."] * n
+        for i in block_mask.kv_indices[0, 0, r, :block_mask.kv_num_blocks[0, 0, r]].tolist():
+            row[i] = "P"
+        for i in block_mask.full_kv_indices[0, 0, r, :block_mask.full_kv_num_blocks[0, 0, r]].tolist():
+            row[i] = "F"
+        rows.append(row)
+    return rows
+
+
+def tiles_read(kept):
+    """The tiles a tiled kernel reads: every tile the block mask does not mark empty."""
+    grid = tile_grid(block_mask_of(kept), kept.shape[0] // TILE)
+    return grid, sum(x != "." for row in grid for x in row)
+
+
 # ---- associative recall: what a state of fixed size forgets ------------------------
 
 RECALL_PAIRS = (4, 8, 16, 32, 64, 128)
@@ -347,6 +400,22 @@ print(sparse[12:, :6])
 print(f"dense (every visible key), rows 12-{T_SPARSE - 1}, first 6 features:")
 print(dense[12:, :6])
 print(f"rows 0-{TOP_K - 1} (every visible key kept) equal dense: {torch.equal(sparse[:TOP_K], dense[:TOP_K])}")
+print()
+
+tiles = (T_SPARSE // TILE) ** 2
+causal_kept = torch.tril(torch.ones(T_SPARSE, T_SPARSE)).bool()
+print("## The kept keys in tiles: chapter 16's kernel")
+print(f"tiles of {TILE} x {TILE}; the causal mask alone leaves {tiles_read(causal_kept)[1]} of {tiles} to read")
+print(f"top {TOP_K} keys per query: the kernel reads {tiles_read(kept)[1]} tiles")
+block_kept = top_k_tiles_kept(scores, TILE, TOP_TILES)
+grid, read = tiles_read(block_kept)
+by_blocks = sparse_attention(sq, sk, sv, block_kept)
+print(f"top {TOP_TILES} tiles of keys per tile of queries (F: full, P: partial, .: empty):")
+for row in grid:
+    print("  " + " ".join(row))
+print(f"the kernel reads {read} tiles of {tiles}")
+print(f"softmax over their keys, rows 12-{T_SPARSE - 1}, first 6 features:")
+print(by_blocks[12:, :6])
 print()
 
 print(f"## Associative recall: n pairs, a {D} x {D} state")
