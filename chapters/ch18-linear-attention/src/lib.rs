@@ -24,7 +24,8 @@
 //!   builds it: a short convolution before, an RMSNorm and an output gate after;
 //! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
 //!   the keys a small indexer picks (DeepSeek-AI, 2025,
-//!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention");
+//!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention"),
+//!   and the kept keys run by chapter 16's tiled kernel, which reads only their tiles;
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
 //! - [`memory`]: what the state keeps, against a KV cache;
 //! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
