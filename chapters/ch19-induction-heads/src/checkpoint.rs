@@ -171,7 +171,10 @@ impl Checkpoint {
 
     /// Copies the trained parameters into `model`.
     pub fn load_into(&self, model: &mut AttentionOnly) {
-        let trained = self.snapshots.last().expect("a checkpoint holds its parameters");
+        let trained = self
+            .snapshots
+            .last()
+            .expect("a checkpoint holds its parameters");
         load(trained, model);
     }
 

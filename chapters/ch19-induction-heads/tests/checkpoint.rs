@@ -56,8 +56,7 @@ fn training_from_the_seed_reproduces_the_first_logged_steps() {
     let mut model = AttentionOnly::new();
     let eval = Repeats::Variable.draw(EVAL);
     let _shown = Repeats::Variable.draw(1);
-    let (losses, log, snapshots) =
-        logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
+    let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
     let bits = |xs: &[f32]| xs.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
     assert_eq!(bits(&losses), bits(&run.losses[..LOG_EVERY as usize]));
     assert_eq!(log[0], run.log[0]);

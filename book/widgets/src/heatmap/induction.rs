@@ -56,8 +56,7 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
     let mut model = AttentionOnly::new();
     let eval = Repeats::Variable.draw(EVAL);
     let example = Repeats::Variable.draw(1);
-    run.load_step(step, &mut model)
-        .map_err(|e| e.to_string())?;
+    run.load_step(step, &mut model).map_err(|e| e.to_string())?;
     let sequence = match settings.input.as_deref().unwrap_or(EXAMPLE) {
         EXAMPLE => example,
         DRAWN => {
@@ -84,7 +83,9 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
         .collect();
     let weights = cat(&layers, 0).slice(1, first..).slice(2, first..);
     let ids = sequence.ids.to_vec();
-    let labels: Vec<String> = (first..TOKENS).map(|p| format!("{p}: {}", ids[p])).collect();
+    let labels: Vec<String> = (first..TOKENS)
+        .map(|p| format!("{p}: {}", ids[p]))
+        .collect();
     let titles = (0..LAYERS)
         .flat_map(|layer| (0..HEADS).map(move |h| format!("layer {layer} head {h}")))
         .collect();
