@@ -4,7 +4,7 @@
 //   node scripts/check-widgets-browser.mjs --base http://127.0.0.1:PORT/ --chromium /usr/bin/chromium \
 //        --numbers target/debug/widget-numbers --out book/build/screenshots
 //
-// On each chapter page (2 to 16, 18, and 19's run panel): the module loads, each move of a control redraws the
+// On each chapter page (2 to 16, 18 and 19; 17's run panel): the module loads, each move of a control redraws the
 // heatmap, and the weights the page holds (and the two decimals it prints in each cell)
 // are those `widget-numbers` (book/widgets, native) answers for the settings the page
 // sent, with the caption and the block mask (chapter 16) it draws. The "run this chapter"
@@ -42,7 +42,7 @@ const pages = [
   "ch16-flex-attention", "ch17-inference", "ch18-linear-attention", "ch19-induction-heads",
 ];
 // The pages with a run panel and no heatmap.
-const runOnly = new Set(["ch17-inference", "ch19-induction-heads"]);
+const runOnly = new Set(["ch17-inference"]);
 // The seed the run panel is checked with: chapter 19 trains for any seed but its own 7.
 const runSeed = (chapter) => (chapter === 11 || chapter === 19 ? "7" : "2024");
 
@@ -51,6 +51,15 @@ const runSeed = (chapter) => (chapter === 11 || chapter === 19 ? "7" : "2024");
 // list does not offer, is skipped.
 function movesOf(chapter) {
   if (chapter === 11) return [{}, { step: "0" }, { step: "10" }, { seed: "7" }, { step: "60" }];
+  // Chapter 19: the step slider through the plateau and the drop, on the chapter's example
+  // and on drawn sequences; each step's maps and caption against the native code's.
+  if (chapter === 19) {
+    return [
+      {}, { step: "0" }, { step: "1000" }, { step: "1600" }, { step: "1800" }, { step: "2000" },
+      { step: "2200" }, { input: "drawn from the seed" }, { seed: "2024" }, { step: "1700" },
+      { seed: "18446744073709551615", step: "3000" }, { input: "the chapter's example", step: "2500" },
+    ];
+  }
   const moves = [
     {},
     { temperature: "0.5" },

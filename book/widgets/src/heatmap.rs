@@ -21,7 +21,9 @@
 //! - chapter 16 (`flex`): FlexAttention's recipes, with the block mask (full, partial and
 //!   empty tiles) for the page to draw over the weights;
 //! - chapter 18 (`sparse`): softmax over the keys DeepSeek's indexer keeps, beside softmax
-//!   over every key.
+//!   over every key;
+//! - chapter 19 (`induction`): the four heads of the two-layer model at any saved step of
+//!   its training run, as the previous-token and induction heads form.
 //!
 //! Which knobs each chapter offers, and where they start, is in [`crate::controls`].
 
@@ -30,6 +32,7 @@ mod block;
 mod flash;
 mod flex;
 mod generation;
+mod induction;
 mod modern;
 mod sparse;
 mod training;
@@ -49,7 +52,7 @@ use crate::controls::Control;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// The chapter, 2 to 16 or 18.
+    /// The chapter, 2 to 16, 18 or 19.
     pub chapter: u32,
     /// The sentence: words of "Your journey starts with one step", in any order, 1 to 6 of
     /// them (the context). All six in order if left out.
@@ -85,7 +88,8 @@ pub struct Settings {
     pub window: Option<usize>,
     /// Chapter 14: the key/value heads the query heads share (the chapter's 2 if left out).
     pub kv_heads: Option<usize>,
-    /// Chapter 11: training steps before the weights are shown (0 to 60).
+    /// Chapter 11: training steps before the weights are shown (0 to 60). Chapter 19: the
+    /// saved step of the training run (0 to 3000 by 100).
     pub step: Option<u32>,
     /// Chapter 15: each head's learned sink logit in the softmax (on if left out).
     pub sinks: Option<bool>,
@@ -101,6 +105,9 @@ pub struct Settings {
     /// Chapter 18: the keys DeepSeek's indexer keeps for each query (the chapter's 4 if
     /// left out).
     pub top_k: Option<usize>,
+    /// Chapter 19: the sequence, the chapter's example or one drawn from the seed (the
+    /// example if left out).
+    pub input: Option<String>,
 }
 
 /// The weights to draw: one `[queries, keys]` matrix per head, rows labelled by the
@@ -196,7 +203,7 @@ const HEAD_DIM: usize = 2;
 pub const DEFAULT_SEED: u64 = 123;
 
 /// The chapters with a heatmap, as the messages name them.
-const CHAPTERS: &str = "2 to 16 and 18";
+const CHAPTERS: &str = "2 to 16, 18 and 19";
 
 /// The attention weights of `settings.chapter` under `settings`.
 pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
@@ -206,6 +213,7 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         None => match chapter {
             16 => flex::SEED,
             18 => sparse::SEED,
+            19 => ch19_induction_heads::narrative::SEED,
             _ => DEFAULT_SEED,
         },
     };
@@ -218,6 +226,7 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         15 => modern::weights(settings, seed),
         16 => flex::weights(settings, seed),
         18 => sparse::weights(settings, seed),
+        19 => induction::weights(settings, seed),
         2..=8 | 12 => attention(settings, seed),
         _ => Err(format!(
             "the widgets are on chapters {CHAPTERS}, not {chapter}"
@@ -237,6 +246,7 @@ pub fn controls(chapter: u32) -> Result<Vec<Control>, String> {
         15 => Ok(modern::controls()),
         16 => Ok(flex::controls()),
         18 => Ok(sparse::controls()),
+        19 => Ok(induction::controls()),
         _ => Err(format!(
             "the widgets are on chapters {CHAPTERS}, not {chapter}"
         )),
@@ -466,7 +476,7 @@ mod tests {
 
     #[test]
     fn the_controls_start_at_the_chapters_values() {
-        for chapter in (2..=16).chain([18]) {
+        for chapter in (2..=16).chain([18, 19]) {
             let page = heatmap(&page_defaults(chapter)).unwrap();
             assert_eq!(
                 page,
@@ -474,11 +484,11 @@ mod tests {
                 "chapter {chapter}"
             );
         }
-        for chapter in [1, 17, 19] {
+        for chapter in [1, 17, 20] {
             assert!(
                 controls(chapter)
                     .unwrap_err()
-                    .contains("chapters 2 to 16 and 18")
+                    .contains("chapters 2 to 16, 18 and 19")
             );
         }
     }
@@ -552,7 +562,7 @@ mod tests {
     #[test]
     fn bad_settings_get_a_message() {
         let error = |s: Settings| heatmap(&s).unwrap_err();
-        assert!(error(settings(17)).contains("chapters 2 to 16 and 18"));
+        assert!(error(settings(17)).contains("chapters 2 to 16, 18 and 19"));
         assert!(
             error(Settings {
                 words: Some(vec!["cat".into()]),

@@ -2,20 +2,22 @@
 //! not have to train first.
 //!
 //! Training takes a while; reading its result takes nothing. The checkpoint holds the
-//! seed, every step's training loss, the logged scores of both runs and the trained
-//! parameters of the run with repeats of varying length. The chapter's own training writes
-//! it, byte for byte the same on every run:
+//! seed, every step's training loss, the logged scores of both runs and the parameters of
+//! the run with repeats of varying length before training and at every logged step (the
+//! last are the trained ones), so that the book can redraw the heads at any of them. The
+//! chapter's own training writes it, byte for byte the same on every run:
 //!
 //! ```text
 //! cargo run --release -p ch19-induction-heads -- --write-checkpoint \
 //!     chapters/ch19-induction-heads/data/trained.ckpt
 //! ```
 //!
-//! The layout, all numbers little-endian: the line `ch19-induction-heads checkpoint 1\n`;
+//! The layout, all numbers little-endian: the line `ch19-induction-heads checkpoint 2\n`;
 //! the seed (u64); the number of steps of each run (two u32); every step's loss of the
 //! varying run (f32); the logged entries of the varying run, then of the fixed run (per
 //! entry the loss as f32, then the repeated-token loss, the two previous-token scores and
-//! the two induction scores as f64); the parameters in `named_parameters` order (f32).
+//! the two induction scores as f64); then, for step 0 and every logged step of the varying
+//! run, the parameters in `named_parameters` order (f32).
 
 use shared::{Error, Result, Tensor};
 
@@ -23,7 +25,19 @@ use crate::model::AttentionOnly;
 use crate::scores::Scores;
 
 /// The first line of every checkpoint.
-pub const MAGIC: &[u8] = b"ch19-induction-heads checkpoint 1\n";
+pub const MAGIC: &[u8] = b"ch19-induction-heads checkpoint 2\n";
+
+/// A model's parameters in `named_parameters` order, each flattened.
+pub type Parameters = Vec<Vec<f32>>;
+
+/// `model`'s parameters, copied out in `named_parameters` order.
+pub fn parameters_of(model: &AttentionOnly) -> Parameters {
+    model
+        .named_parameters()
+        .iter()
+        .map(|(_, p)| p.to_vec())
+        .collect()
+}
 
 /// One logged step: the training loss of that step and the scores on the evaluation batch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,8 +63,9 @@ pub struct Checkpoint {
     pub fixed_steps: u32,
     /// The logged steps of the fixed-offset run.
     pub fixed_log: Vec<LogEntry>,
-    /// The trained parameters of the varying run, in `named_parameters` order, flattened.
-    pub parameters: Vec<Vec<f32>>,
+    /// The parameters of the varying run before training, then after every logged step:
+    /// `snapshots[i]` after step `i · log_every`; the last are the trained parameters.
+    pub snapshots: Vec<Parameters>,
 }
 
 impl Checkpoint {
@@ -71,7 +86,7 @@ impl Checkpoint {
                 out.extend(x.to_le_bytes());
             }
         }
-        for values in &self.parameters {
+        for values in self.snapshots.iter().flatten() {
             for x in values {
                 out.extend(x.to_le_bytes());
             }
@@ -117,15 +132,23 @@ impl Checkpoint {
         };
         let log = read_log(steps)?;
         let fixed_log = read_log(fixed_steps)?;
-        let parameters = model
+        let sizes: Vec<usize> = model
             .named_parameters()
             .iter()
-            .map(|(_, p)| {
-                (0..p.numel())
-                    .map(|_| Ok(f32::from_le_bytes(reader.take()?)))
-                    .collect::<Result<Vec<f32>>>()
+            .map(|(_, p)| p.numel())
+            .collect();
+        let snapshots = (0..=steps / log_every)
+            .map(|_| {
+                sizes
+                    .iter()
+                    .map(|&n| {
+                        (0..n)
+                            .map(|_| Ok(f32::from_le_bytes(reader.take()?)))
+                            .collect::<Result<Vec<f32>>>()
+                    })
+                    .collect::<Result<Parameters>>()
             })
-            .collect::<Result<Vec<Vec<f32>>>>()?;
+            .collect::<Result<Vec<Parameters>>>()?;
         if !reader.bytes.is_empty() {
             return Err(bad(format!("{} bytes left over", reader.bytes.len())));
         }
@@ -135,15 +158,50 @@ impl Checkpoint {
             log,
             fixed_steps,
             fixed_log,
-            parameters,
+            snapshots,
         })
+    }
+
+    /// The steps whose parameters the checkpoint holds: 0, then every logged step.
+    pub fn saved_steps(&self) -> Vec<u32> {
+        std::iter::once(0)
+            .chain(self.log.iter().map(|entry| entry.step))
+            .collect()
     }
 
     /// Copies the trained parameters into `model`.
     pub fn load_into(&self, model: &mut AttentionOnly) {
-        for (param, values) in model.parameters_mut().into_iter().zip(&self.parameters) {
-            *param = Tensor::from_vec(values.clone(), param.sizes());
-        }
+        let trained = self
+            .snapshots
+            .last()
+            .expect("a checkpoint holds its parameters");
+        load(trained, model);
+    }
+
+    /// Copies the parameters after `step` into `model`; `step` must be one of
+    /// [`Checkpoint::saved_steps`].
+    pub fn load_step(&self, step: u32, model: &mut AttentionOnly) -> Result<()> {
+        let steps = self.saved_steps();
+        let i = steps
+            .iter()
+            .position(|&s| s == step)
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "Checkpoint::load_step",
+                detail: format!(
+                    "no parameters saved after step {step}: the saved steps are 0 to {} by {}",
+                    steps.last().unwrap_or(&0),
+                    steps.get(1).unwrap_or(&0)
+                ),
+            })?;
+        load(&self.snapshots[i], model);
+        Ok(())
+    }
+}
+
+/// Copies `parameters` into `model`.
+fn load(parameters: &Parameters, model: &mut AttentionOnly) {
+    for (param, values) in model.parameters_mut().into_iter().zip(parameters) {
+        *param = Tensor::from_vec(values.clone(), param.sizes());
     }
 }
 

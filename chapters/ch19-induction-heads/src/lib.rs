@@ -14,7 +14,8 @@
 //! - [`train`]: the backward pass through the residual stream, and training;
 //! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
-//! - [`checkpoint`]: the trained run, saved and read back;
+//! - [`checkpoint`]: the trained run, with the parameters at every logged step, saved and
+//!   read back;
 //! - [`circuits`]: where the heads look, what zeroing one does, what they read and write;
 //! - [`heads`]: naming the circuit's heads (the exercises).
 //!

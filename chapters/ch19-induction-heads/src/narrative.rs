@@ -4,7 +4,7 @@
 use course::{Narrative, Seed, Step};
 use shared::{Error, Result, manual_seed};
 
-use crate::checkpoint::{Checkpoint, LogEntry};
+use crate::checkpoint::{Checkpoint, LogEntry, Parameters, parameters_of};
 
 use crate::circuits::{copies, looks_one_back, strongest_keys};
 use crate::data::{Batch, Repeats, TOKENS, VOCAB};
@@ -39,21 +39,24 @@ fn log_line(entry: &LogEntry) -> String {
 }
 
 /// Trains `steps` steps of `repeats`, logging the scores on `eval` every [`LOG_EVERY`]
-/// steps. Returns every step's loss and the log.
+/// steps. Returns every step's loss, the log, and the parameters before training and at
+/// every logged step.
 pub fn logged_training(
     model: &mut AttentionOnly,
     repeats: Repeats,
     steps: u32,
     eval: &Batch,
-) -> (Vec<f32>, Vec<LogEntry>) {
+) -> (Vec<f32>, Vec<LogEntry>, Vec<Parameters>) {
     let mut log = Vec::new();
+    let mut snapshots = vec![parameters_of(model)];
     let losses = train(model, repeats, steps, |step, loss, model| {
         if step % LOG_EVERY == 0 {
             let scores = scores(model, eval, None);
             log.push(LogEntry { step, loss, scores });
+            snapshots.push(parameters_of(model));
         }
     });
-    (losses, log)
+    (losses, log, snapshots)
 }
 
 /// The chapter's own command-line options.
@@ -78,22 +81,18 @@ pub fn train_runs(seed: u64) -> Checkpoint {
     let mut model = AttentionOnly::new();
     let eval = Repeats::Variable.draw(EVAL);
     let _shown = Repeats::Variable.draw(1);
-    let (losses, log) = logged_training(&mut model, Repeats::Variable, STEPS, &eval);
+    let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, STEPS, &eval);
     manual_seed(seed.wrapping_add(1));
     let mut fixed = AttentionOnly::new();
     let fixed_eval = Repeats::Fixed.draw(EVAL);
-    let (_, fixed_log) = logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
+    let (_, fixed_log, _) = logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
     Checkpoint {
         seed,
         losses,
         log,
         fixed_steps: FIXED_STEPS,
         fixed_log,
-        parameters: model
-            .named_parameters()
-            .iter()
-            .map(|(_, p)| p.to_vec())
-            .collect(),
+        snapshots,
     }
 }
 

@@ -1,7 +1,7 @@
 //! The saved run: it reads back to the same bytes, and training from its seed reproduces
-//! its first steps bit for bit.
+//! its first steps bit for bit, the parameters saved along the way included.
 
-use ch19_induction_heads::checkpoint::Checkpoint;
+use ch19_induction_heads::checkpoint::{Checkpoint, parameters_of};
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::narrative::{
@@ -19,7 +19,24 @@ fn the_saved_run_reads_back_to_the_same_bytes() {
     assert_eq!(run.losses.len(), STEPS as usize);
     assert_eq!(run.log.len(), (STEPS / LOG_EVERY) as usize);
     assert_eq!(run.fixed_log.len(), (FIXED_STEPS / LOG_EVERY) as usize);
+    assert_eq!(run.snapshots.len(), (STEPS / LOG_EVERY) as usize + 1);
     assert_eq!(run.to_bytes(), SAVED_RUN);
+}
+
+#[test]
+fn the_saved_steps_load_and_other_steps_are_an_error() {
+    let run = saved();
+    let steps = run.saved_steps();
+    assert_eq!(steps.len(), run.snapshots.len());
+    assert_eq!(steps[..3], [0, LOG_EVERY, 2 * LOG_EVERY]);
+    assert_eq!(steps.last(), Some(&STEPS));
+    let mut model = AttentionOnly::new();
+    run.load_step(2 * LOG_EVERY, &mut model).unwrap();
+    assert_eq!(parameters_of(&model), run.snapshots[2]);
+    run.load_into(&mut model);
+    assert_eq!(&parameters_of(&model), run.snapshots.last().unwrap());
+    let error = run.load_step(150, &mut model).unwrap_err().to_string();
+    assert!(error.contains("step 150"), "{error}");
 }
 
 #[test]
@@ -39,8 +56,14 @@ fn training_from_the_seed_reproduces_the_first_logged_steps() {
     let mut model = AttentionOnly::new();
     let eval = Repeats::Variable.draw(EVAL);
     let _shown = Repeats::Variable.draw(1);
-    let (losses, log) = logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
+    let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
     let bits = |xs: &[f32]| xs.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
     assert_eq!(bits(&losses), bits(&run.losses[..LOG_EVERY as usize]));
     assert_eq!(log[0], run.log[0]);
+    // The parameters before training and after the first logged step, bit for bit.
+    let all_bits = |p: &[Vec<f32>]| p.iter().map(|v| bits(v)).collect::<Vec<_>>();
+    assert_eq!(snapshots.len(), 2);
+    for (trained, saved) in snapshots.iter().zip(&run.snapshots) {
+        assert_eq!(all_bits(trained), all_bits(saved));
+    }
 }
