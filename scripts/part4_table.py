@@ -289,10 +289,11 @@ def main():
         length = doc_n // docs
         return f" ({t / (HEADS * docs * length * (length + 1) / 2):.2f} ns/pair)"
     body += table(results, "flex_documents", column_name="documents", extra=per_square)
-    for group in ("flex_causal", "flex_vs_torch", "flex_threads", "linear"):
+    for group in ("flex_causal", "flex_vs_torch", "flex_threads"):
         body += table(results, group)
+    body += table(results, "linear", column_name="T")
     body += memory_lines(columns(results, "linear"))
-    body += table(results, "dsa")
+    body += table(results, "dsa", column_name="T")
     body += ch19_lines(run)
     text = "\n".join(head + body)
     if args.md:
@@ -308,7 +309,8 @@ def main():
                  for v, label in VARIANTS["linear"]]
         svg_loglog(f"Causal attention, one head of {HEAD_DIM}, one thread: median time",
                    [line for line in lines if line[1]], args.svg_linear)
-    print("\n".join(line for line in text.splitlines() if "ANCHOR" not in line))
+    shown = "\n".join(line for line in text.splitlines() if "ANCHOR" not in line)
+    print(shown.replace("\n\n\n", "\n\n"))
 
     def n_range(points):
         return f"n={points[0][0]}..{points[-1][0]}" if points else "n=–"
