@@ -61,7 +61,10 @@ fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
         || default.to_vec(),
         |s| {
             s.split_whitespace()
-                .map(|n| n.parse().unwrap_or_else(|_| panic!("{name}: whole numbers")))
+                .map(|n| {
+                    n.parse()
+                        .unwrap_or_else(|_| panic!("{name}: whole numbers"))
+                })
                 .collect()
         },
     )
@@ -102,8 +105,15 @@ fn bench_kernel(
     group.bench_function(BenchmarkId::new(name, id), |b| {
         threads.install(|| {
             b.iter(|| {
-                black_box(flex_kernel(q, k, v, &block_mask, unchanged, mask_mod.clone()))
-                    .expect("flex_kernel")
+                black_box(flex_kernel(
+                    q,
+                    k,
+                    v,
+                    &block_mask,
+                    unchanged,
+                    mask_mod.clone(),
+                ))
+                .expect("flex_kernel")
             })
         })
     });
@@ -119,7 +129,13 @@ fn flex_window(c: &mut Criterion) {
         let visible = n * WINDOW - WINDOW * (WINDOW - 1) / 2;
         group.throughput(Throughput::Elements((HEADS * visible.min(n * n)) as u64));
         let qkv = (&q, &k, &v);
-        bench_kernel(&mut group, ("ch16_flex", n), qkv, causal_window(WINDOW), &one);
+        bench_kernel(
+            &mut group,
+            ("ch16_flex", n),
+            qkv,
+            causal_window(WINDOW),
+            &one,
+        );
     }
     group.finish();
 }
@@ -133,7 +149,13 @@ fn flex_documents(c: &mut Criterion) {
     for documents in [1, 2, 4, 8, 16] {
         let lengths = vec![n / documents; documents];
         let mask = document_mask(&lengths);
-        bench_kernel(&mut group, ("ch16_flex", documents), (&q, &k, &v), mask, &one);
+        bench_kernel(
+            &mut group,
+            ("ch16_flex", documents),
+            (&q, &k, &v),
+            mask,
+            &one,
+        );
     }
     group.finish();
 }
@@ -161,9 +183,7 @@ fn flex_vs_torch(c: &mut Criterion) {
         let window = causal_window(WINDOW);
         bench_kernel(&mut group, ("ch16_flex", n), (&q, &k, &v), window, &one);
         group.bench_function(BenchmarkId::new("ch16_formula", n), |b| {
-            one.install(|| {
-                b.iter(|| black_box(flex_attention(&q, &k, &v, unchanged, window)))
-            })
+            one.install(|| b.iter(|| black_box(flex_attention(&q, &k, &v, unchanged, window))))
         });
         #[cfg(feature = "tch")]
         torch::window(&mut group, n, (&q, &k, &v), WINDOW);

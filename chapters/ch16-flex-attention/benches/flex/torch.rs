@@ -31,7 +31,12 @@ fn visible(n: usize, window: usize) -> tch::Tensor {
 ///
 /// # Shapes
 /// `q`, `k`, `v`: `[.., n, d]`, `visible`: `[n, n]` bool. Returns `[.., n, d]`.
-fn sdpa_mask(q: &tch::Tensor, k: &tch::Tensor, v: &tch::Tensor, visible: &tch::Tensor) -> tch::Tensor {
+fn sdpa_mask(
+    q: &tch::Tensor,
+    k: &tch::Tensor,
+    v: &tch::Tensor,
+    visible: &tch::Tensor,
+) -> tch::Tensor {
     tch::Tensor::scaled_dot_product_attention(q, k, v, Some(visible), 0.0, false, None, false)
 }
 

@@ -49,7 +49,10 @@ fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
         || default.to_vec(),
         |s| {
             s.split_whitespace()
-                .map(|n| n.parse().unwrap_or_else(|_| panic!("{name}: whole numbers")))
+                .map(|n| {
+                    n.parse()
+                        .unwrap_or_else(|_| panic!("{name}: whole numbers"))
+                })
                 .collect()
         },
     )
