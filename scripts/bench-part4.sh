@@ -18,7 +18,7 @@
 #   flex window / torch formula time ratio: n=1024 X.XX, ...
 #   flex 2-thread speed-up: n=4096 X.XX (the kernel has no threads of its own)
 #   linear/softmax crossover: n≈N
-#   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY, n=16384 Z.ZZ
+#   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
 #   ch19 training run ours/pytorch: X.XX
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's run (each side on the threads it sets itself).
@@ -113,7 +113,7 @@ PY
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
-python3 - "$out/meta.json" "$load_before" "$load_after" "$libtorch_version" "${CH16_DOC_N:-8192}" <<'PY'
+python3 - "$out/meta.json" "$load_before" "$load_after" "$libtorch_version" "${CH16_DOC_N:-4096}" <<'PY'
 import datetime, json, subprocess, sys
 path, before, after, torch, doc_n = sys.argv[1:6]
 def run(*cmd):

@@ -6,7 +6,7 @@
 //!   block mask keeps about `n · 3 / 128` tiles, so the time should grow as `n · w`, not
 //!   `n²`;
 //! - `flex_documents`: the kernel with the document mask at one length
-//!   (`CH16_DOC_N`, default 8192) cut into 1, 2, 4, 8, 16 equal documents (the id is the
+//!   (`CH16_DOC_N`, default 4096) cut into 1, 2, 4, 8, 16 equal documents (the id is the
 //!   number of documents): the work is `Σ Lᵢ²/2`;
 //! - `flex_causal`: the kernel with the plain causal mask against chapter 9's flash
 //!   kernel, causal: what the generality costs;
@@ -144,7 +144,7 @@ fn flex_documents(c: &mut Criterion) {
     let one = pool(1);
     let mut group = c.benchmark_group("flex_documents");
     configure(&mut group);
-    let n = env_list("CH16_DOC_N", &[8192])[0];
+    let n = env_list("CH16_DOC_N", &[4096])[0];
     let (q, k, v) = qkv(n);
     for documents in [1, 2, 4, 8, 16] {
         let lengths = vec![n / documents; documents];
