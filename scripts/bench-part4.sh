@@ -23,7 +23,7 @@
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's run (each side on the threads it sets itself).
 #
-#   bash scripts/bench-part4.sh                      # everything (about 40 minutes)
+#   bash scripts/bench-part4.sh                      # everything (about half an hour once built)
 #   PART4_GROUPS="flex_window linear" bash scripts/bench-part4.sh --out DIR   # some groups, no ch19
 #   PART4_BENCH_SECONDS=0.2 CH16_BENCH_NS="1024 2048" CH16_CAUSAL_NS=512 CH16_TORCH_NS=512 \
 #     CH16_DOC_N=1024 CH18_BENCH_NS="256 512" CH18_DSA_NS=1024 CH19_STEPS=20 CH19_ROUNDS=1 \

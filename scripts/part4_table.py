@@ -188,7 +188,7 @@ def ch19_lines(run):
     return ["<!-- ANCHOR: ch19 -->",
             f"**Chapter 19's training run, ours and the reference script's, timed in turns** "
             f"(whole processes: `{run['ours_command']}` and `{run['torch_command']}`; "
-            f"{run['rounds']} rounds, each running both in one order or the reverse; medians over the "
+            f"{run['rounds']} round(s), each running both in one order or the reverse; medians over the "
             f"rounds; PyTorch on the threads the script sets, ours on the threads it uses by default)", "",
             "| rounds | ours | PyTorch | ratio (median of the rounds') |", "|---:|---:|---:|---:|",
             f"| {run['rounds']} | {run['ours_s']:.1f} s | {run['torch_s']:.1f} s | {run['ratio']:.2f} |",
