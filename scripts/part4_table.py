@@ -103,7 +103,7 @@ def table(results, group, column_name="n", extra=None):
     ns = columns(results, group)
     present = [(v, label) for v, label in VARIANTS[group] if any((group, v, n) in results for n in ns)]
     if not present:
-        return []
+        return not_measured(group)
     lines = [f"<!-- ANCHOR: {group} -->", f"**{TITLES[group]}** (median time)", "",
              "| variant | " + " | ".join(f"{column_name} = {n}" for n in ns) + " |",
              "|---|" + "---:|" * len(ns)]
@@ -117,6 +117,11 @@ def table(results, group, column_name="n", extra=None):
             cells.append(cell)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines + ["", f"<!-- ANCHOR_END: {group} -->", ""]
+
+
+def not_measured(anchor):
+    """An anchor that a page can include although this run left its table out."""
+    return [f"<!-- ANCHOR: {anchor} -->", "(not measured in this run)", f"<!-- ANCHOR_END: {anchor} -->", ""]
 
 
 def window_pairs(n):
@@ -161,7 +166,7 @@ def crossover(results):
 def memory_lines(ns):
     """What each form holds besides its inputs and output, computed (not measured)."""
     if not ns:
-        return []
+        return not_measured("memory")
     d = HEAD_DIM
     rows = [
         (f"linear attention's state S and z (d × d + d), recurrent and chunked", lambda n: (d * d + d) * 4),
@@ -184,7 +189,7 @@ def memory_lines(ns):
 
 def ch19_lines(run):
     if not run:
-        return []
+        return not_measured("ch19")
     return ["<!-- ANCHOR: ch19 -->",
             f"**Chapter 19's training run, ours and the reference script's, timed in turns** "
             f"(whole processes: `{run['ours_command']}` and `{run['torch_command']}`; "
