@@ -33,10 +33,16 @@ sinks, SwiGLU; no biases) serving requests:
   * the bytes per token of the caches of published models (MHA, GQA, MQA, MLA), from
     their config.json files.
 
+`--fixture PATH` writes the float32 bits of both MLA paths (outputs, latent and RoPE-key
+caches) for a few seeds as JSON, and prints nothing else: the chapter's test `mla_bits`
+compares each of our paths with PyTorch's bit for bit.
+
 Gradients are off. Each step prints a `## ...` heading, its output and one empty line.
 """
 import argparse
+import json
 import math
+import platform
 
 import torch
 import torch.nn as nn
@@ -56,7 +62,11 @@ def seed_value(text):
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--seed", type=seed_value, metavar="S",
                     help="use S for every manual_seed call instead of the chapter's seed")
-SEED = parser.parse_args().seed
+parser.add_argument("--fixture", metavar="PATH",
+                    help="write the bits of both MLA paths' outputs and caches for a few seeds "
+                         "to PATH as JSON")
+ARGS = parser.parse_args()
+SEED = ARGS.seed
 
 
 def seed_or(default_seed):
@@ -77,6 +87,7 @@ N_SPECULATE = 12
 K = 3
 MLA_D, MLA_HEADS, NOPE, ROPE, V_DIM, LATENT = 32, 4, 8, 4, 8, 16
 MLA_TOKENS = 6
+FIXTURE_SEEDS = [2026, 3, 7]
 
 
 # ---- chapter 15's model, every layer global -------------------------------------------
@@ -474,6 +485,108 @@ def rates(rounds):
     return kept / drafted, sum(n + 1 for _, _, n in rounds) / len(rounds)
 
 
+# ---- multi-head latent attention ----------------------------------------------------------
+
+class MLA(nn.Module):
+    """DeepSeek-V3's reference layout without query compression: wq, wkv_a (latent and
+    RoPE key), kv_norm, wkv_b (per head W_UK rows then W_UV rows), wo."""
+
+    def __init__(self):
+        super().__init__()
+        self.wq = nn.Linear(MLA_D, MLA_HEADS * (NOPE + ROPE), bias=False)
+        self.wkv_a = nn.Linear(MLA_D, LATENT + ROPE, bias=False)
+        self.kv_norm = nn.RMSNorm(LATENT, eps=EPS)
+        self.wkv_b = nn.Linear(LATENT, MLA_HEADS * (NOPE + V_DIM), bias=False)
+        self.wo = nn.Linear(MLA_HEADS * V_DIM, MLA_D, bias=False)
+        self.scale = 1.0 / math.sqrt(NOPE + ROPE)
+
+    def queries(self, x, positions):
+        q = split_heads(self.wq(x), MLA_HEADS)
+        cos, sin = rope_tables(positions, ROPE)
+        return q[..., :NOPE], apply_rope(q[..., NOPE:], cos, sin)
+
+    def compress(self, x, positions):
+        kv = self.wkv_a(x)
+        cos, sin = rope_tables(positions, ROPE)
+        return self.kv_norm(kv[..., :LATENT]), apply_rope(kv[..., LATENT:], cos, sin)
+
+    def forward_naive(self, x):
+        t = x.shape[1]
+        q_nope, q_pe = self.queries(x, list(range(t)))
+        latent, rope_key = self.compress(x, list(range(t)))
+        kv = split_heads(self.wkv_b(latent), MLA_HEADS)
+        k_nope, v = kv[..., :NOPE], kv[..., NOPE:]
+        k_pe = rope_key.unsqueeze(1).expand(x.shape[0], MLA_HEADS, t, ROPE)
+        q = torch.cat([q_nope, q_pe], dim=-1)
+        k = torch.cat([k_nope, k_pe], dim=-1)
+        scores = q @ k.transpose(2, 3) * self.scale
+        future = torch.tensor([[j > i for j in range(t)] for i in range(t)])
+        scores = scores.masked_fill(future, -torch.inf)
+        return self.wo(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+    def step_absorbed(self, x_new, position, cache):
+        q_nope, q_pe = self.queries(x_new, [position])
+        latent, rope_key = self.compress(x_new, [position])
+        if cache:
+            latent = torch.cat([cache["latent"], latent], dim=1)
+            rope_key = torch.cat([cache["rope_key"], rope_key], dim=1)
+        cache["latent"], cache["rope_key"] = latent, rope_key
+        w = self.wkv_b.weight.view(MLA_HEADS, NOPE + V_DIM, LATENT)
+        w_uk, w_uv = w[:, :NOPE], w[:, NOPE:]
+        q_latent = q_nope @ w_uk
+        latent, rope_key = latent.unsqueeze(1), rope_key.unsqueeze(1)
+        scores = (q_latent @ latent.transpose(2, 3) + q_pe @ rope_key.transpose(2, 3)) * self.scale
+        mixed = torch.softmax(scores, dim=-1) @ latent
+        return self.wo(merge_heads(mixed @ w_uv.transpose(1, 2)))
+
+
+# ---- the fixture of bits -----------------------------------------------------------------
+
+def bits(t):
+    """The float32 bit patterns of t in row-major order, as unsigned 32-bit ints."""
+    return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).flatten().tolist()]
+
+
+def cpu_name():
+    """The processor's model name, as Linux reports it (or the platform's word for it)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
+
+
+if ARGS.fixture:
+    cases = []
+    for seed in FIXTURE_SEEDS:
+        torch.manual_seed(seed)
+        mla = MLA()
+        x = torch.randn(1, MLA_TOKENS, MLA_D)
+        cache = {}
+        absorbed = torch.cat([mla.step_absorbed(x[:, t:t + 1], t, cache)
+                              for t in range(MLA_TOKENS)], dim=1)
+        cases.append({
+            "seed": seed,
+            "naive": bits(mla.forward_naive(x)),
+            "absorbed": bits(absorbed),
+            "latent": bits(cache["latent"]),
+            "rope_key": bits(cache["rope_key"]),
+        })
+    with open(ARGS.fixture, "w") as f:
+        json.dump({
+            "made_by": "python reference/ch17_inference.py --fixture "
+                       "chapters/ch17-inference/tests/fixtures/mla_bits.json, "
+                       f"PyTorch {torch.__version__} on {cpu_name()} "
+                       f"(PyTorch's CPU capability: {torch.backends.cpu.get_cpu_capability()})",
+            "torch": torch.__version__,
+            "shapes": {"naive": [1, MLA_TOKENS, MLA_D], "absorbed": [1, MLA_TOKENS, MLA_D],
+                       "latent": [1, MLA_TOKENS, LATENT], "rope_key": [1, MLA_TOKENS, ROPE]},
+            "cases": cases,
+        }, f)
+        f.write("\n")
+    raise SystemExit(0)
+
+
 # ---- the story ----------------------------------------------------------------------------
 
 print("# Chapter 17: Attention at inference time")
@@ -578,61 +691,6 @@ for k in range(1, 5):
     rate, per_pass = rates(speculate_greedy(draft, target, prompt, N_SPECULATE, k)[1])
     print(f"k = {k}: acceptance rate {rate:.2f}, {per_pass:.2f} tokens per target pass")
 print()
-
-
-# ---- multi-head latent attention ----------------------------------------------------------
-
-class MLA(nn.Module):
-    """DeepSeek-V3's reference layout without query compression: wq, wkv_a (latent and
-    RoPE key), kv_norm, wkv_b (per head W_UK rows then W_UV rows), wo."""
-
-    def __init__(self):
-        super().__init__()
-        self.wq = nn.Linear(MLA_D, MLA_HEADS * (NOPE + ROPE), bias=False)
-        self.wkv_a = nn.Linear(MLA_D, LATENT + ROPE, bias=False)
-        self.kv_norm = nn.RMSNorm(LATENT, eps=EPS)
-        self.wkv_b = nn.Linear(LATENT, MLA_HEADS * (NOPE + V_DIM), bias=False)
-        self.wo = nn.Linear(MLA_HEADS * V_DIM, MLA_D, bias=False)
-        self.scale = 1.0 / math.sqrt(NOPE + ROPE)
-
-    def queries(self, x, positions):
-        q = split_heads(self.wq(x), MLA_HEADS)
-        cos, sin = rope_tables(positions, ROPE)
-        return q[..., :NOPE], apply_rope(q[..., NOPE:], cos, sin)
-
-    def compress(self, x, positions):
-        kv = self.wkv_a(x)
-        cos, sin = rope_tables(positions, ROPE)
-        return self.kv_norm(kv[..., :LATENT]), apply_rope(kv[..., LATENT:], cos, sin)
-
-    def forward_naive(self, x):
-        t = x.shape[1]
-        q_nope, q_pe = self.queries(x, list(range(t)))
-        latent, rope_key = self.compress(x, list(range(t)))
-        kv = split_heads(self.wkv_b(latent), MLA_HEADS)
-        k_nope, v = kv[..., :NOPE], kv[..., NOPE:]
-        k_pe = rope_key.unsqueeze(1).expand(x.shape[0], MLA_HEADS, t, ROPE)
-        q = torch.cat([q_nope, q_pe], dim=-1)
-        k = torch.cat([k_nope, k_pe], dim=-1)
-        scores = q @ k.transpose(2, 3) * self.scale
-        future = torch.tensor([[j > i for j in range(t)] for i in range(t)])
-        scores = scores.masked_fill(future, -torch.inf)
-        return self.wo(merge_heads(torch.softmax(scores, dim=-1) @ v))
-
-    def step_absorbed(self, x_new, position, cache):
-        q_nope, q_pe = self.queries(x_new, [position])
-        latent, rope_key = self.compress(x_new, [position])
-        if cache:
-            latent = torch.cat([cache["latent"], latent], dim=1)
-            rope_key = torch.cat([cache["rope_key"], rope_key], dim=1)
-        cache["latent"], cache["rope_key"] = latent, rope_key
-        w = self.wkv_b.weight.view(MLA_HEADS, NOPE + V_DIM, LATENT)
-        w_uk, w_uv = w[:, :NOPE], w[:, NOPE:]
-        q_latent = q_nope @ w_uk
-        latent, rope_key = latent.unsqueeze(1), rope_key.unsqueeze(1)
-        scores = (q_latent @ latent.transpose(2, 3) + q_pe @ rope_key.transpose(2, 3)) * self.scale
-        mixed = torch.softmax(scores, dim=-1) @ latent
-        return self.wo(merge_heads(mixed @ w_uv.transpose(1, 2)))
 
 
 torch.manual_seed(seed_or(2026))

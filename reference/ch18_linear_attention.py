@@ -17,16 +17,25 @@ One head, no batch, float32, random queries, keys and values (manual_seed(18)):
   * DeepSeek Sparse Attention (DeepSeek-V3.2): a small indexer scores every visible key,
     I[t, s] = sum_h w[t, h] relu(q_I[t, h] . k_I[s]), each query keeps its top 4 and
     softmax attention runs over those only (float32, one sequence, random index weights);
+    then the kept keys in tiles of 4 x 4, as create_block_mask records a mask_mod that
+    keeps them (chapter 16's block mask): how many tiles a tiled kernel reads, for the top 4
+    keys per query and for block selection (the index scores pooled by their maximum per
+    tile, the top 2 tiles of keys per tile of queries, as NSA and MoBA select blocks);
   * associative recall with fixed weights: n random key-value pairs written into a
     16 x 16 state (summed, or by the delta rule) or kept for softmax attention, every key
     read back: the state forgets as n grows past 16, softmax attention recalls;
   * the memory of the state against a KV cache;
+  * a Gated DeltaNet layer as Qwen3-Next builds it: q, k and v each through a causal
+    depthwise convolution of 4 taps and SiLU (q and k then L2-normalised), the gates
+    projected from the layer's input, and the recurrence's output RMS-normalised and
+    multiplied by SiLU(W_g h); token by token (the convolution keeping its last 3 inputs)
+    and in chunks of 16, and the gap between them;
   * a hybrid stack, as Qwen3-Next and Kimi Linear stack their layers: three Gated
-    DeltaNet layers then one causal softmax layer, each x + out_proj(mixer(RMSNorm(x)))
-    (one head, 16 features, 64 tokens, the gates projected from the token, weights drawn
-    as nn.Linear's), its output and the numbers each layer keeps per sequence.
+    DeltaNet layers (the layer above) then one causal softmax layer, each
+    x + out_proj(mixer(RMSNorm(x))) (one head, 16 features, 64 tokens, weights drawn as
+    nn.Linear's and nn.Conv1d's), its output and the numbers each layer keeps per sequence.
 
-elu, sigmoid, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
+elu, sigmoid, SiLU, log-sigmoid, exp and the square root of the L2 norm are computed in float64 and rounded once to float32
 (as chapter 15's gate), so their digits do not depend on the CPU routine. Gradients are
 off. Each step prints a `## ...` heading, its output and one empty line.
 """
@@ -35,6 +44,7 @@ import argparse
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.nn.attention.flex_attention import create_block_mask
 
 torch.set_grad_enabled(False)
 
@@ -75,6 +85,10 @@ def log_sigmoid(x):
 
 def exp(x):
     return torch.exp(x.double()).float()
+
+
+def silu(x):
+    return F.silu(x.double()).float()
 
 
 def l2_normalize(x):
@@ -197,6 +211,54 @@ def top_k_kept(scores, top_k):
 def sparse_attention(q, k, v, kept):
     """Softmax attention over the kept keys only."""
     return torch.softmax((q @ k.T).masked_fill(~kept, -torch.inf) / D**0.5, dim=-1) @ v
+
+
+TILE, TOP_TILES = 4, 2
+
+
+def tile_scores(scores, tile):
+    """The best visible index score in each tile of queries x tile of keys."""
+    t = scores.shape[0]
+    hidden = torch.triu(torch.ones(t, t), diagonal=1).bool()
+    n = t // tile
+    return scores.masked_fill(hidden, -torch.inf).view(n, tile, n, tile).amax(dim=(1, 3))
+
+
+def top_k_tiles_kept(scores, tile, top_tiles):
+    """Each tile of queries keeps its top_tiles tiles of keys; a query reads their visible keys."""
+    t = scores.shape[0]
+    pooled = tile_scores(scores, tile)
+    n = pooled.shape[0]
+    top = pooled.topk(min(top_tiles, n), dim=-1).indices
+    chosen = torch.zeros(n, n, dtype=torch.bool).scatter_(-1, top, True)
+    hidden = torch.triu(torch.ones(t, t), diagonal=1).bool()
+    return chosen.repeat_interleave(tile, 0).repeat_interleave(tile, 1) & ~hidden
+
+
+def block_mask_of(kept):
+    """create_block_mask of a mask_mod that keeps the kept keys."""
+    t = kept.shape[0]
+    return create_block_mask(lambda b, h, q_idx, kv_idx: kept[q_idx, kv_idx], None, None, t, t,
+                             device="cpu", BLOCK_SIZE=TILE)
+
+
+def tile_grid(block_mask, n):
+    """Head 0's tiles as create_block_mask records them: F full, P partial, . empty."""
+    rows = []
+    for r in range(n):
+        row = ["."] * n
+        for i in block_mask.kv_indices[0, 0, r, :block_mask.kv_num_blocks[0, 0, r]].tolist():
+            row[i] = "P"
+        for i in block_mask.full_kv_indices[0, 0, r, :block_mask.full_kv_num_blocks[0, 0, r]].tolist():
+            row[i] = "F"
+        rows.append(row)
+    return rows
+
+
+def tiles_read(kept):
+    """The tiles a tiled kernel reads: every tile the block mask does not mark empty."""
+    grid = tile_grid(block_mask_of(kept), kept.shape[0] // TILE)
+    return grid, sum(x != "." for row in grid for x in row)
 
 
 # ---- associative recall: what a state of fixed size forgets ------------------------
@@ -340,6 +402,22 @@ print(dense[12:, :6])
 print(f"rows 0-{TOP_K - 1} (every visible key kept) equal dense: {torch.equal(sparse[:TOP_K], dense[:TOP_K])}")
 print()
 
+tiles = (T_SPARSE // TILE) ** 2
+causal_kept = torch.tril(torch.ones(T_SPARSE, T_SPARSE)).bool()
+print("## The kept keys in tiles: chapter 16's kernel")
+print(f"tiles of {TILE} x {TILE}; the causal mask alone leaves {tiles_read(causal_kept)[1]} of {tiles} to read")
+print(f"top {TOP_K} keys per query: the kernel reads {tiles_read(kept)[1]} tiles")
+block_kept = top_k_tiles_kept(scores, TILE, TOP_TILES)
+grid, read = tiles_read(block_kept)
+by_blocks = sparse_attention(sq, sk, sv, block_kept)
+print(f"top {TOP_TILES} tiles of keys per tile of queries (F: full, P: partial, .: empty):")
+for row in grid:
+    print("  " + " ".join(row))
+print(f"the kernel reads {read} tiles of {tiles}")
+print(f"softmax over their keys, rows 12-{T_SPARSE - 1}, first 6 features:")
+print(by_blocks[12:, :6])
+print()
+
 print(f"## Associative recall: n pairs, a {D} x {D} state")
 print(f"keys of length 1 and random values in {D} features; a pair is recalled when its key")
 print("reads back a vector nearer to its own value than to any other")
@@ -359,9 +437,97 @@ for n in (1024, 32768, 262144):
     print(f"  n = {n:6d}: KV cache {2 * n * 128:9d}, state {128 * 128}")
 print()
 
-# ---- a hybrid stack: three Gated DeltaNet layers, one softmax layer -----------------
+# ---- a Gated DeltaNet layer: short convolution, norm and output gate ---------------
 
 EPS = 1e-6  # chapter 15's RMSNorm epsilon
+KERNEL = 4
+
+
+def short_conv(x, w):
+    """y_t = sum_i w[:, i] * x_{t-3+i}, zeros before the first token. Written as shifted
+    products added in tap order, the Rust listing's order, rather than F.conv1d: F.conv1d
+    adds the taps in another order and does not give these bits (checked on 64 x 16
+    inputs)."""
+    t = x.shape[0]
+    padded = torch.cat([torch.zeros(KERNEL - 1, x.shape[1]), x])
+    y = padded[0:t] * w[:, 0]
+    for i in range(1, KERNEL):
+        y = y + padded[i:i + t] * w[:, i]
+    return y
+
+
+def short_conv_decode(x, w):
+    """The same token by token: the last 3 inputs of every channel kept between tokens."""
+    last_three = torch.zeros(KERNEL - 1, x.shape[1])
+    out = []
+    for t in range(x.shape[0]):
+        window = torch.cat([last_three, x[t:t + 1]])
+        y = window[0] * w[:, 0]
+        for i in range(1, KERNEL):
+            y = y + window[i] * w[:, i]
+        out.append(y)
+        last_three = window[1:]
+    return torch.stack(out)
+
+
+class GatedDeltaNet(nn.Module):
+    """What a Gated DeltaNet layer adds to its projections of q, k and v."""
+
+    def __init__(self, d_model):
+        super().__init__()
+        self.W_beta = nn.Linear(d_model, 1, bias=False)
+        self.W_alpha = nn.Linear(d_model, 1, bias=False)
+        self.conv_query = nn.Conv1d(d_model, d_model, KERNEL, groups=d_model, bias=False)
+        self.conv_key = nn.Conv1d(d_model, d_model, KERNEL, groups=d_model, bias=False)
+        self.conv_value = nn.Conv1d(d_model, d_model, KERNEL, groups=d_model, bias=False)
+        self.W_gate = nn.Linear(d_model, d_model, bias=False)
+        self.out_norm = nn.RMSNorm(d_model, eps=EPS)
+
+    def gates(self, h):
+        """b_t = sigmoid(w_b . h_t), log a_t = log sigmoid(w_a . h_t + 3); each dot product a
+        row sum of h * w, the formula as written (nn.Linear with one output adds in another
+        order)."""
+        beta = sigmoid((h * self.W_beta.weight[0]).sum(-1))
+        return beta, log_sigmoid((h * self.W_alpha.weight[0]).sum(-1) + 3)
+
+    def forward(self, h, q, k, v, chunk=None):
+        """Token by token (chunk None), or a chunk at a time."""
+        conv = short_conv_decode if chunk is None else short_conv
+        q = l2_normalize(silu(conv(q, self.conv_query.weight[:, 0])))
+        k = l2_normalize(silu(conv(k, self.conv_key.weight[:, 0])))
+        v = silu(conv(v, self.conv_value.weight[:, 0]))
+        beta, log_alpha = self.gates(h)
+        if chunk is None:
+            o = gated_delta_recurrent(q, k, v, exp(log_alpha), beta)
+        else:
+            o = gated_delta_chunked(q, k, v, log_alpha, beta, chunk)
+        return self.out_norm(o) * silu(self.W_gate(h))
+
+
+h = torch.randn(T, D)
+w_query, w_key, w_value = (nn.Linear(D, D, bias=False) for _ in range(3))
+layer = GatedDeltaNet(D)
+lq, lk, lv = w_query(h), w_key(h), w_value(h)
+token_by_token = layer(h, lq, lk, lv)
+layer_chunked = layer(h, lq, lk, lv, chunk=CHUNK)
+conv_weight = layer.conv_query.weight[:, 0].detach()
+print("## A Gated DeltaNet layer: convolution, norm and gate")
+print("conv weights of q, channels 0-2 (taps t-3, t-2, t-1, t):")
+print(conv_weight[:3, :4])
+whole = torch.equal(short_conv(lq, conv_weight), short_conv_decode(lq, conv_weight))
+print(f"conv(q) all at once equals token by token: {whole}")
+print("token by token, rows 0-2, first 6 features:")
+print(token_by_token[:3, :6])
+print(f"the last row, token by token and chunked (chunks of {CHUNK}):")
+print(token_by_token[-1, :6])
+print(layer_chunked[-1, :6])
+diff = (layer_chunked - token_by_token).abs().max()
+print(f"equal {torch.equal(layer_chunked, token_by_token)}, max |difference| {diff!s}")
+print(f"max |output| {token_by_token.abs().max()!s}")
+print()
+
+# ---- a hybrid stack: three Gated DeltaNet layers, one softmax layer -----------------
+
 PATTERN = ("gated delta", "gated delta", "gated delta", "softmax")
 
 
@@ -376,24 +542,21 @@ class HybridLayer(nn.Module):
         self.W_key = nn.Linear(d_model, d_model, bias=False)
         self.W_value = nn.Linear(d_model, d_model, bias=False)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
-        if mixer == "gated delta":
-            self.W_beta = nn.Linear(d_model, 1, bias=False)
-            self.W_alpha = nn.Linear(d_model, 1, bias=False)
+        self.delta = GatedDeltaNet(d_model) if mixer == "gated delta" else None
 
     def forward(self, x):
         h = self.norm(x)
         q, k, v = self.W_query(h), self.W_key(h), self.W_value(h)
-        if self.mixer == "gated delta":
-            beta = sigmoid(self.W_beta(h).squeeze(-1))
-            alpha = exp(log_sigmoid(self.W_alpha(h).squeeze(-1) + 3))
-            mixed = gated_delta_recurrent(l2_normalize(q), l2_normalize(k), v, alpha, beta)
+        if self.delta is not None:
+            mixed = self.delta(h, q, k, v)
         else:
             mixed = softmax_attention(q, k, v)
         return x + self.out_proj(mixed)
 
     def numbers_kept(self, tokens):
         d = self.W_query.out_features
-        return d * d if self.mixer == "gated delta" else tokens * (d + d)
+        # a delta layer: its state and the last 3 inputs of its 3 convolutions
+        return d * d + (KERNEL - 1) * 3 * d if self.mixer == "gated delta" else tokens * (d + d)
 
 
 layers = [HybridLayer(mixer, D) for mixer in PATTERN]

@@ -122,7 +122,7 @@ const inspect = `(async () => {
     rustBlocks: main.querySelectorAll("pre code.language-rust").length,
     outputBlocks: main.querySelectorAll("pre code.language-text").length,
     details: main.querySelectorAll("details").length,
-    widgetsDrawn: main.querySelectorAll(".attention-widget:not(:empty), .run-chapter:not(:empty)").length,
+    widgetsDrawn: main.querySelectorAll(".attention-widget:not(:empty), .block-widget:not(:empty), .run-chapter:not(:empty)").length,
     // Code blocks wider than the column: the reader would have to scroll sideways, and
     // a printed page would clip them. One entry per block: its widest line, in characters.
     overflowing: [...main.querySelectorAll("pre")]

@@ -10,6 +10,8 @@
 // sent, with the caption and the block mask (chapter 16) it draws. The "run this chapter"
 // panel, run with a seed, prints what the native code prints; chapter 19's runs with its
 // own seed (its saved run) and, with another, shows the message that gives the command.
+// Chapter 17's block pool: its buttons pressed and its block size changed, the blocks, tables and
+// caption it draws against the native code's pool for the same steps.
 // Fails on a console error, a script error, a failed request or one that leaves the machine.
 // Screenshots of the widgets go to --out.
 //
@@ -178,6 +180,61 @@ const runPanel = (seed) => `(async () => {
   return out.textContent;
 })()`;
 
+// Chapter 17's block pool: one move (a button pressed, or the block size changed), then
+// what the widget holds and draws.
+const poolMoves = [
+  {}, { click: "request" }, { click: "token" }, { click: "fork" }, { click: "token" },
+  { click: "request" }, { click: "request" }, { click: "request" },
+  { click: "request" }, // every request has arrived: the button does nothing
+  { block_size: "1" }, { click: "token" }, { click: "token" },
+  { click: "token" }, // no free block left: the page says so and takes the step back
+  { block_size: "8" }, { click: "reset" }, { block_size: "3" }, { click: "request" },
+];
+const poolMove = (m) => `(() => {
+  const root = document.querySelector(".block-widget");
+  const m = ${JSON.stringify(m)};
+  if (m.block_size) {
+    const size = root.querySelector('[data-knob="block_size"]');
+    size.value = m.block_size;
+    size.dispatchEvent(new Event("input"));
+  }
+  if (m.click) root.querySelector('[data-step="' + m.click + '"]').click();
+  return {
+    settings: JSON.parse(root.dataset.settings),
+    pool: root.dataset.pool,
+    message: root.querySelector(".widget-message").textContent,
+    caption: root.querySelector(".widget-caption").textContent,
+    blocks: [...root.querySelectorAll(".block-cell")].map((c) =>
+      [c.dataset.state, c.querySelector(".block-tokens").textContent, c.querySelector(".block-refs").textContent]),
+    tables: [...root.querySelectorAll("table.block-tables tr")].map((tr) =>
+      [tr.querySelector("th").textContent, [...tr.querySelectorAll(".block-chip")].map((c) => c.textContent + ":" + c.dataset.state).join(" ")]),
+  };
+})()`;
+
+// The pool moves against the native code's pools; returns the problems and the number of
+// distinct pools drawn.
+function comparePools(seen, native) {
+  const errors = [];
+  seen.forEach((s, i) => {
+    const answer = native[i];
+    if (answer.error !== undefined) {
+      if (s.message !== answer.error) errors.push(`pool move ${i}: the page says ${JSON.stringify(s.message)}, native ${JSON.stringify(answer.error)}`);
+      return;
+    }
+    if (s.message !== "") errors.push(`pool move ${i}: the page says ${JSON.stringify(s.message)}, native answers a pool`);
+    if (s.pool !== answer.ok) errors.push(`pool move ${i} ${JSON.stringify(s.settings)}: the pool differs from the native code's`);
+    const pool = JSON.parse(answer.ok);
+    if (s.caption !== pool.caption) errors.push(`pool move ${i}: the caption says ${JSON.stringify(s.caption)}, native ${JSON.stringify(pool.caption)}`);
+    const blocks = pool.blocks.map((b) => [b.state, b.tokens.join(" "), b.refs ? `refs ${b.refs}` : ""]);
+    if (JSON.stringify(s.blocks) !== JSON.stringify(blocks)) errors.push(`pool move ${i}: the blocks drawn differ from the native pool`);
+    const tables = pool.sequences.map((q) => [q.name, q.table.map((id) => `${id}:${pool.blocks[id].state}`).join(" ")]);
+    if (JSON.stringify(s.tables) !== JSON.stringify(tables)) errors.push(`pool move ${i}: the block tables drawn differ from the native pool`);
+  });
+  if (!native.some((a) => a.error?.includes("blocks are in use"))) errors.push("the pool never ran out of blocks");
+  if (!seen.some((s) => s.blocks.some((b) => b[0] === "copied"))) errors.push("no block was drawn as copied on write");
+  return { errors, distinct: new Set(seen.map((s) => s.pool)).size };
+}
+
 // The native answers, all requests at once through one run of widget-numbers.
 function nativeAnswers(requests) {
   const input = requests.map((r) => JSON.stringify(r)).join("\n") + "\n";
@@ -264,6 +321,16 @@ async function main() {
       if (JSON.stringify(s.tiles) !== JSON.stringify(kinds)) errors.push(`move ${i}: the tiles drawn differ from the native block mask`);
       compared++;
     });
+    // Chapter 17's block pool, where the page has one.
+    let pools = "";
+    if (await evaluate(`document.querySelector(".block-widget") !== null`, sessionId)) {
+      const moved = [];
+      for (const m of poolMoves) moved.push(await evaluate(poolMove(m), sessionId));
+      const compared = comparePools(moved, nativeAnswers(moved.map((s) => ({ blocks: s.settings }))));
+      errors.push(...compared.errors);
+      if (compared.distinct < 5) errors.push(`the pool changed only ${compared.distinct} times`);
+      pools = `, ${moved.length} pool moves, ${compared.distinct} distinct pools`;
+    }
     const distinct = new Set(seen.map((s) => s.weights)).size;
     if (!runOnly.has(page) && distinct < 3) errors.push(`the controls changed the heatmap only ${distinct} times`);
     const printedNative = native[seen.length];
@@ -274,9 +341,9 @@ async function main() {
       if (trains !== message) errors.push(`the run panel (--seed 8) shows ${JSON.stringify(trains?.slice(0, 120))}, not the message that gives the command`);
     }
     for (const e of errors) fail(`${page}: ${e}`);
-    console.log(`${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.length} moves, ${distinct} distinct heatmaps, run panel ${printed?.length ?? 0} bytes`);
+    console.log(`${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.length} moves, ${distinct} distinct heatmaps, run panel ${printed?.length ?? 0} bytes${pools}`);
 
-    await evaluate(`(async () => { document.querySelector(".attention-widget, .run-chapter").scrollIntoView(); window.scrollBy(0, -20);
+    await evaluate(`(async () => { document.querySelector(".attention-widget, .block-widget, .run-chapter").scrollIntoView(); window.scrollBy(0, -20);
        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); return true; })()`, sessionId);
     const { data } = await send("Page.captureScreenshot", { format: "png" }, sessionId);
     writeFileSync(join(outDir, `${page}-widget.png`), Buffer.from(data, "base64"));

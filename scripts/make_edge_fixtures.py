@@ -82,6 +82,10 @@ def prepared(t, prep):
             t = t.permute(*step[1])
         elif step[0] == "slice":
             t = t.narrow(step[1], step[2], step[3] - step[2])
+        elif step[0] == "expand":
+            t = t.expand(*step[1])
+        elif step[0] == "select":
+            t = t.select(step[1], step[2])
     return t
 
 
@@ -356,6 +360,13 @@ views = [
     (x6, [["t"], ["slice", 0, 0, 1]], [2]), (x6, [["t"], ["slice", 0, 1, 2]], [1, 2]),
     (torch.randn(3, 0), [["t"]], [0, 3]), (torch.randn(3, 0), [["t"]], [-1]),
     (torch.randn(4, 1, 3), [["transpose", 0, 1]], [12]), (torch.randn(4, 1, 3), [["transpose", 0, 2]], [3, 4]),
+    # expand is a view whose repeats step by 0: only some regroupings are views
+    (torch.randn(3, 1), [["expand", [3, 4]]], [12]), (torch.randn(3, 1), [["expand", [3, 4]]], [3, 2, 2]),
+    (torch.randn(3, 1), [["expand", [3, 4]]], [3, 4, 1]), (torch.randn(1, 4), [["expand", [3, 4]]], [12]),
+    (torch.randn(1, 4), [["expand", [3, 4]]], [3, 2, 2]), (torch.randn(1, 4), [["expand", [2, 3, 4]]], [6, 4]),
+    (torch.randn(2, 1, 3), [["expand", [2, 5, 3]]], [10, 3]), (torch.randn(2, 1, 3), [["expand", [2, 5, 3]]], [2, 15]),
+    (torch.randn(3, 1), [["expand", [3, 4]], ["t"]], [2, 2, 3]), (torch.randn(3, 1), [["expand", [3, 4]], ["t"]], [12]),
+    (torch.randn(3, 1), [["expand", [3, 0]]], [0]),
 ]
 for base, prep, shape in views:
     t = prepared(base, prep)
@@ -382,6 +393,31 @@ for base, shape, part in [
 ]:
     error(f"view of {list(base.shape)} as {shape}", "edge_view", [base], lambda: base.view(shape), part, shape=shape)
 result("view of 0 elements as [-1]", "edge_view", [torch.randn(0)], lambda: torch.randn(0).view(-1), shape=[-1])
+
+# ---- expand: a view with stride 0, which later views keep ----
+column, row = torch.randn(3, 1), torch.randn(1, 4)
+for base, prep in [(column, [["expand", [3, 4]]]), (row, [["expand", [3, 4]]]), (column, [["expand", [3, 1]]]),
+                   (column, [["expand", [3, 0]]]), (column, [["expand", [2, 3, 4]], ["transpose", 0, 1]]),
+                   (row, [["expand", [3, 4]], ["slice", 1, 1, 3]]), (row, [["expand", [1, 4]]]),
+                   (column, [["expand", [3, 4]], ["slice", 0, 1, 2]])]:
+    t = prepared(base, prep)
+    result(f"is_contiguous of {list(base.shape)} after {prep}", "edge_is_contiguous", [base],
+           lambda: torch.tensor(t.is_contiguous()), prep=prep)
+for base, prep, dim, index in [(column, [["expand", [3, 4]]], 0, 1), (column, [["expand", [3, 4]]], 1, 2),
+                               (row, [["expand", [2, 3, 4]]], 1, -1)]:
+    t = prepared(base, prep)
+    result(f"select({dim}, {index}) of {list(base.shape)} after {prep}", "edge_select", [base],
+           lambda: t.select(dim, index), prep=prep, dim=dim, index=index)
+    result(f"is_contiguous of select({dim}, {index}) of {list(base.shape)} after {prep}", "edge_is_contiguous",
+           [base], lambda: torch.tensor(t.select(dim, index).is_contiguous()),
+           prep=prep + [["select", dim, index]])
+result("sum of [3, 1] expanded to [3, 4]", "edge_expanded_sum", [column], lambda: column.expand(3, 4).sum(1),
+       sizes=[3, 4], dim=1)
+result("softmax of [1, 4] expanded to [3, 4]", "edge_expanded_softmax", [row],
+       lambda: row.expand(3, 4).softmax(-1), sizes=[3, 4], dim=-1)
+w = torch.randn(4, 2)
+result("matmul of [1, 4] expanded to [3, 4] by [4, 2]", "edge_expanded_matmul", [row, w],
+       lambda: row.expand(3, 4) @ w, sizes=[3, 4])
 
 # ---- narrow and slicing: negative positions count from the end, slices clamp ----
 v = torch.arange(6.0)

@@ -4,7 +4,8 @@ return for `-0.` against `0.` (the first operand's one element at a time, the se
 whole vectors of 16 on AVX-512), `cat` of empty 1-D tensors only, whatever the dim, and
 `F.linear` with a bias on 2-D, 3-D and 4-D inputs (PyTorch's `addmm` for the first two, a
 product then an addition for the last: the same bits while the product over the input
-features is one block, up to 384 features).
+features is one block, up to 384 features), and `F.linear` with one to three outputs (MKL
+takes another order for each).
 
     python scripts/make_room_fixtures.py   # needs torch==2.13.0 (reference/requirements.txt)
 
@@ -65,6 +66,18 @@ for shape, n in [([5, 16], 8), ([2, 6, 3], 2), ([2, 6, 16], 32), ([4, 8, 64], 48
     b = torch.randn(n, generator=g)
     result(f"linear with a bias, input {shape}, {n} outputs", "linear", [x, w, b],
            torch.nn.functional.linear(x, w, b))
+
+# ---- F.linear with one to three outputs: one output is MKL's matrix-vector product; two or
+# three take 16 lanes while the result has at most 30 elements, a fused chain after ----
+for rows, k, n in [(64, 16, 1), (5, 16, 1), (3, 256, 1), (40, 64, 1), (15, 8, 2), (16, 8, 2), (64, 16, 2),
+                   (10, 16, 3), (11, 16, 3), (4, 4, 3), (32, 12, 3)]:
+    x = torch.randn(rows, k, generator=g)
+    w = torch.randn(n, k, generator=g)
+    result(f"linear without a bias, input [{rows}, {k}], {n} outputs", "linear", [x, w],
+           torch.nn.functional.linear(x, w))
+w = torch.randn(16, 1, generator=g)
+x = torch.randn(24, 16, generator=g)
+result("matmul of [24, 16] by a [16, 1] column", "matmul", [x, w], x @ w)
 
 out = {"torch_version": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
        "num_threads": torch.get_num_threads(), "cases": cases}

@@ -4,7 +4,8 @@
 // (book/widgets, built by scripts/build-wasm.sh into widgets/book_widgets.wasm).
 //
 // A page marks where they go with <div class="attention-widget" data-chapter="N"> and
-// <div class="run-chapter" data-chapter="N">; the module says which controls each
+// <div class="run-chapter" data-chapter="N"> (chapter 17's block pool: <div
+// class="block-widget">); the module says which controls each
 // chapter's heatmap has and where they start (the chapter's own values). Without the
 // module (or without JavaScript) those stay empty and the page reads as before, with its
 // static figures.
@@ -196,10 +197,78 @@ if (typeof module === "object" && module.exports) {
     });
   }
 
+  // Chapter 17's block pool (book/widgets/src/blocks.rs): the chapter's batch arriving
+  // request by request in a pool of blocks, decoded token by token, forked; every step
+  // replayed by the chapter's BlockPool from an empty pool.
+  function blockWidget(root, request) {
+    const steps = [];
+    const size = el("select", { "data-knob": "block_size" });
+    const button = (step, text) => el("button", { type: "button", "data-step": step }, text);
+    const buttons = [button("request", "next request"), button("token", "next token"),
+      button("fork", "fork the last request"), button("reset", "start again")];
+    const caption = el("p", { class: "widget-caption" });
+    const message = el("p", { class: "widget-message", role: "status" });
+    const blocks = el("div", { class: "block-pool" });
+    const tables = el("table", { class: "block-tables" });
+    const legend = el("p", { class: "block-legend" }, ...["free", "used", "shared", "copied"].map((s) =>
+      el("span", { class: "block-chip", "data-state": s }, s)));
+    root.append(el("p", { class: "widget-title" }, "Try it: the block pool as requests arrive, run in your browser by the chapter's BlockPool"),
+      el("p", {}, "Let the requests arrive one by one and watch the system prompt's blocks turn shared: smaller blocks ",
+        "find more of the prompt in the cache, larger ones leave more room empty in each sequence's last block, and a ",
+        "request forked while its last block is partly full has that block copied at the next token."),
+      el("div", { class: "widget-knobs" }, el("label", { class: "widget-knob" }, "tokens per block ", size), ...buttons),
+      caption, legend, blocks, tables, message);
+
+    // Draws the pool after `steps`; a step the pool refuses is shown and taken back.
+    function draw(step) {
+      if (step) steps.push(step);
+      const s = { block_size: Number(size.value || 4), steps: [...steps] };
+      const answer = request({ blocks: s });
+      if (!answer.ok) {
+        if (step) steps.pop();
+        message.textContent = answer.text;
+        root.dataset.settings = JSON.stringify(s);
+        root.dataset.pool = "";
+        return;
+      }
+      message.textContent = "";
+      root.dataset.settings = JSON.stringify(s);
+      root.dataset.pool = answer.text;
+      const pool = JSON.parse(answer.text);
+      if (size.options.length === 0) {
+        for (let b = 1; b <= pool.max_block_size; b++) size.append(el("option", { value: b }, String(b)));
+        size.value = String(pool.block_size);
+      }
+      caption.textContent = pool.caption;
+      buttons[0].disabled = pool.waiting === 0;
+      blocks.replaceChildren(...pool.blocks.map((b, id) => el("div", { class: "block-cell", "data-state": b.state },
+        el("span", { class: "block-id" }, `#${id}`),
+        el("span", { class: "block-tokens" }, b.tokens.join(" ")),
+        el("span", { class: "block-refs" }, b.refs ? `refs ${b.refs}` : ""))));
+      tables.replaceChildren(...pool.sequences.map((q) => el("tr", {},
+        el("th", { scope: "row" }, q.name),
+        el("td", { class: "block-table" }, ...q.table.map((id) =>
+          el("span", { class: "block-chip", "data-state": pool.blocks[id].state }, String(id)))),
+        el("td", { class: "block-seq-tokens" }, q.tokens.join(" ")))));
+    }
+
+    size.addEventListener("input", () => draw());
+    for (const b of buttons) {
+      b.addEventListener("click", () => {
+        if (b.dataset.step === "reset") {
+          steps.length = 0;
+          draw();
+        } else draw(b.dataset.step);
+      });
+    }
+    draw();
+  }
+
   async function start() {
     const widgets = document.querySelectorAll(".attention-widget[data-chapter]");
     const panels = document.querySelectorAll(".run-chapter[data-chapter]");
-    if (widgets.length === 0 && panels.length === 0) return;
+    const pools = document.querySelectorAll(".block-widget");
+    if (widgets.length === 0 && panels.length === 0 && pools.length === 0) return;
     // The book marks its pages when it was built with the module (scripts/build-wasm.sh
     // writes the mark, theme/header.hbs): without the mark there is nothing to fetch, so
     // a copy of the book without the module asks for nothing and logs no error.
@@ -216,6 +285,7 @@ if (typeof module === "object" && module.exports) {
     }
     for (const w of widgets) heatmapWidget(w, request);
     for (const p of panels) runPanel(p, request);
+    for (const p of pools) blockWidget(p, request);
     document.documentElement.dataset.widgets = "ready";
   }
 

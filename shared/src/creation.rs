@@ -244,15 +244,16 @@ impl Tensor {
     /// Runs `fill` over the elements in the order they lie in memory. `fill` also learns
     /// whether the tensor is contiguous in PyTorch's sense (row-major with no gaps).
     pub(crate) fn fill_in_memory_order(&mut self, fill: impl FnOnce(&mut [f32], bool)) {
+        self.make_writable();
         let contiguous = self.is_contiguous();
-        match self.data.as_slice_memory_order_mut() {
+        match self.stored.as_slice_memory_order_mut() {
             Some(values) => fill(values, contiguous),
             None => {
                 // A view with gaps (a slice of a slice): fill a fresh buffer in row-major order.
                 let mut values = vec![0.0; self.numel()];
                 fill(&mut values, false);
                 let shape = self.sizes().to_vec();
-                self.data =
+                self.stored =
                     ArcArray::from_shape_vec(IxDyn(&shape), values).expect("same element count");
             }
         }

@@ -7,8 +7,13 @@
 //! to a tensor whose buffer is shared (`masked_fill_`, `+=`) first copies the buffer, so a
 //! write never shows through another view ("copy on write"). Tutorial code never relies on
 //! writes through views, and this way no tensor can change behind a learner's back.
+//!
+//! `expand` is a view too: the tensor keeps its elements once and shows them repeated, with
+//! stride 0 along the repeated dims, as PyTorch does. ndarray's owned arrays cannot step by 0,
+//! so such a tensor stores its elements before expanding plus the shape it shows, and
+//! [`Tensor::array`] lays the repeats over them when an operation reads it.
 
-use ndarray::{ArcArray, IxDyn};
+use ndarray::{ArcArray, ArrayView, Axis, Dimension, IxDyn};
 
 use crate::error::{Error, Result};
 use crate::fmt::{Size, Suffixes, Values};
@@ -48,15 +53,105 @@ impl Element for bool {
 ///
 /// # Shapes
 /// Any rank, 0-d scalars included (`shape() == []`).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Tensor<E: Element = f32> {
-    pub(crate) data: ArcArray<E, IxDyn>,
+    /// The elements, in any layout. For an expanded tensor, the elements before expanding,
+    /// with size 1 along each dim that `expanded` repeats.
+    pub(crate) stored: ArcArray<E, IxDyn>,
+    /// The shape an expanded tensor shows (`None` for every other tensor).
+    pub(crate) expanded: Option<IxDyn>,
+}
+
+impl<E: Element> PartialEq for Tensor<E> {
+    /// Equal shapes and equal elements, however each tensor is laid out.
+    fn eq(&self, other: &Self) -> bool {
+        self.array() == other.array()
+    }
 }
 
 impl<E: Element> Tensor<E> {
     /// Wraps an ndarray array (any layout).
-    pub(crate) fn from_array(data: ArcArray<E, IxDyn>) -> Self {
-        Tensor { data }
+    pub(crate) fn from_array(stored: ArcArray<E, IxDyn>) -> Self {
+        Tensor {
+            stored,
+            expanded: None,
+        }
+    }
+
+    /// The elements as an ndarray view: what every operation reads. An expanded tensor's
+    /// repeats are laid over its stored elements with stride 0, never copied.
+    ///
+    /// # Shapes
+    /// `sizes()`.
+    pub(crate) fn array(&self) -> ArrayView<'_, E, IxDyn> {
+        match &self.expanded {
+            None => self.stored.view(),
+            Some(shape) => self
+                .stored
+                .broadcast(shape.clone())
+                .expect("expand checked the shape"),
+        }
+    }
+
+    /// Whether this tensor is an expanded view that repeats its stored elements.
+    pub(crate) fn is_expanded(&self) -> bool {
+        self.expanded.is_some()
+    }
+
+    /// The elements as an owned array (sharing the buffer) for a view operation or a write.
+    /// An expanded tensor is copied out first: a write to a repeated element must not show
+    /// in its repeats (see the module's note on copy on write).
+    ///
+    /// # Shapes
+    /// `sizes()`.
+    pub(crate) fn shared_array(&self) -> ArcArray<E, IxDyn> {
+        match self.expanded {
+            None => self.stored.clone(),
+            Some(_) => self.array().to_owned().into_shared(),
+        }
+    }
+
+    /// An expanded tensor as a plain copy (its size checked: every repeat becomes an
+    /// element), for an operation that needs its elements laid out; any other tensor as is.
+    ///
+    /// # Shapes
+    /// `sizes()`.
+    pub(crate) fn f_materialized(&self, op: &'static str) -> Result<Tensor<E>> {
+        if !self.is_expanded() {
+            return Ok(self.clone());
+        }
+        crate::storage::f_new(op, self.sizes(), |mut out| out.assign(&self.array()))
+    }
+
+    /// Makes an expanded tensor a plain copy before a write, so that the write changes one
+    /// element and not its repeats (PyTorch refuses such writes; we copy, as for any write
+    /// to a shared buffer).
+    pub(crate) fn make_writable(&mut self) {
+        if self.is_expanded() {
+            *self = Tensor::from_array(self.shared_array());
+        }
+    }
+
+    /// The tensor `view` shows, for a view operation (transpose, select, narrow, ...) done
+    /// on [`Tensor::array`] of an expanded tensor: the dims that step by 0 stay expanded,
+    /// and only the stored elements are copied, never their repeats.
+    ///
+    /// # Shapes
+    /// `view`'s shape.
+    pub(crate) fn from_expanded_view(view: ArrayView<'_, E, IxDyn>) -> Self {
+        let shape = view.raw_dim();
+        let mut collapsed = view;
+        let mut repeats = false;
+        for axis in 0..shape.ndim() {
+            if collapsed.strides()[axis] == 0 && shape[axis] > 1 {
+                collapsed.collapse_axis(Axis(axis), 0);
+                repeats = true;
+            }
+        }
+        Tensor {
+            stored: collapsed.to_owned().into_shared(),
+            expanded: repeats.then_some(shape),
+        }
     }
 
     /// Makes a tensor from row-major values and a shape, like `torch.tensor(values).view(shape)`.
@@ -76,7 +171,7 @@ impl<E: Element> Tensor<E> {
         }
         let data = ArcArray::from_shape_vec(IxDyn(shape), values)
             .expect("the element count was checked above");
-        Ok(Tensor { data })
+        Ok(Tensor::from_array(data))
     }
 
     /// Plain form of [`Tensor::f_from_vec`]: panics with the same message.
@@ -98,7 +193,7 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// One entry per dim; `[]` for a 0-d tensor.
     pub fn shape(&self) -> Size {
-        Size(self.data.shape().to_vec())
+        Size(self.sizes().to_vec())
     }
 
     /// `t.size(dim)`: the length of one dim; negative dims count from the end.
@@ -115,7 +210,7 @@ impl<E: Element> Tensor<E> {
             });
         }
         let d = self.f_dim_index("size", dim)?;
-        Ok(self.data.shape()[d])
+        Ok(self.sizes()[d])
     }
 
     /// Plain form of [`Tensor::f_size`].
@@ -129,7 +224,10 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// One entry per dim.
     pub fn sizes(&self) -> &[usize] {
-        self.data.shape()
+        match &self.expanded {
+            None => self.stored.shape(),
+            Some(shape) => shape.slice(),
+        }
     }
 
     /// The sizes as an array of `N`, to name them: `let [b, t, d] = x.f_dims()?;`, or an
@@ -138,13 +236,13 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `self` has `N` dims.
     pub fn f_dims<const N: usize>(&self) -> Result<[usize; N]> {
-        self.data.shape().try_into().map_err(|_| Error::Shape {
+        self.sizes().try_into().map_err(|_| Error::Shape {
             op: "dims",
             detail: format!(
                 "expected a tensor of {}, got one of {} (shape {:?})",
                 crate::error::rank(N),
                 crate::error::rank(self.dim()),
-                self.data.shape()
+                self.sizes()
             ),
         })
     }
@@ -160,12 +258,12 @@ impl<E: Element> Tensor<E> {
 
     /// `t.dim()`: the number of dims (the rank).
     pub fn dim(&self) -> usize {
-        self.data.ndim()
+        self.sizes().len()
     }
 
     /// `t.numel()`: the number of elements.
     pub fn numel(&self) -> usize {
-        self.data.len()
+        self.sizes().iter().product()
     }
 
     /// PyTorch's dtype name: `torch.float32`, `torch.int64` or `torch.bool`.
@@ -175,7 +273,7 @@ impl<E: Element> Tensor<E> {
 
     /// Whether the elements lie in row-major order with no gaps, like `t.is_contiguous()`.
     pub fn is_contiguous(&self) -> bool {
-        self.data.is_standard_layout()
+        self.array().is_standard_layout()
     }
 
     /// `t.contiguous()`: the same values in a fresh row-major buffer, or `self` if already so.
@@ -187,11 +285,9 @@ impl<E: Element> Tensor<E> {
             self.clone()
         } else if self.has_contiguous_rows() {
             // `assign` copies such a view a row at a time.
-            let mut copy = ndarray::ArrayD::<E>::default(self.data.raw_dim());
-            copy.assign(&self.data);
-            Tensor {
-                data: copy.into_shared(),
-            }
+            let mut copy = ndarray::ArrayD::<E>::default(self.stored.raw_dim());
+            copy.assign(&self.stored);
+            Tensor::from_array(copy.into_shared())
         } else {
             Tensor::from_vec(self.to_vec(), self.sizes())
         }
@@ -202,20 +298,27 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `numel()` values.
     pub fn to_vec(&self) -> Vec<E> {
+        if self.is_expanded() {
+            // Every repeat becomes a value: the size is checked first.
+            let mut values =
+                crate::error::or_panic(crate::storage::f_alloc("to_vec", self.sizes()));
+            values.extend(self.array().iter().copied());
+            return values;
+        }
         if let Some(values) = self.as_slice() {
             return values.to_vec();
         }
         if self.has_contiguous_rows() {
             return self
                 .contiguous()
-                .data
+                .stored
                 .into_owned()
                 .into_raw_vec_and_offset()
                 .0;
         }
         // Another order (a transpose): `fold` walks ndarray's iterator a row at a time,
         // several times faster than `collect`, which asks for one element after another.
-        self.data
+        self.array()
             .iter()
             .fold(Vec::with_capacity(self.numel()), |mut values, &x| {
                 values.push(x);
@@ -226,7 +329,7 @@ impl<E: Element> Tensor<E> {
     /// Whether the last dim steps by one element (heads split out of a projection, a
     /// slice of rows): such views are copied a row at a time.
     fn has_contiguous_rows(&self) -> bool {
-        self.dim() > 1 && self.data.strides().last() == Some(&1)
+        !self.is_expanded() && self.dim() > 1 && self.stored.strides().last() == Some(&1)
     }
 
     /// The values as one slice, without copying, if they lie in row-major order with no
@@ -236,7 +339,10 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `numel()` values, row major.
     pub fn as_slice(&self) -> Option<&[E]> {
-        self.data.as_slice()
+        match self.expanded {
+            None => self.stored.as_slice(),
+            Some(_) => None,
+        }
     }
 
     /// `t.item()`: the value of a one-element tensor.
@@ -254,7 +360,7 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        Ok(*self.data.iter().next().expect("one element"))
+        Ok(*self.array().iter().next().expect("one element"))
     }
 
     /// Plain form of [`Tensor::f_item`].
@@ -297,7 +403,8 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        self.data[IxDyn(index)] = value;
+        self.make_writable();
+        self.stored[IxDyn(index)] = value;
         Ok(())
     }
 
@@ -309,9 +416,14 @@ impl<E: Element> Tensor<E> {
 
     /// Applies `f` to every element, keeping the shape (the engine of the unary ops).
     pub(crate) fn map<O: Element>(&self, f: impl Fn(E) -> O) -> Tensor<O> {
-        Tensor {
-            data: self.data.map(|&x| f(x)).into_shared(),
+        if self.is_expanded() {
+            // Every repeat becomes an element of the result: the size is checked first.
+            let mut values =
+                crate::error::or_panic(crate::storage::f_alloc::<O>("elementwise", self.sizes()));
+            values.extend(self.array().iter().map(|&x| f(x)));
+            return Tensor::from_vec(values, self.sizes());
         }
+        Tensor::from_array(self.stored.map(|&x| f(x)).into_shared())
     }
 
     /// The printer's view of this tensor: values in row-major order and the shape.

@@ -91,8 +91,10 @@ fn ops() -> Vec<(&'static str, Op)> {
             ok(x.row.f_masked_fill(&x.mask_column, 1.0))
         }),
         ("repeat", |x, s| ok(x.row.f_repeat(&[s[0], 1]))),
-        ("expand", |x, s| {
-            ok(x.column.f_expand(&[N as i64, as_i64(s[0])]))
+        // `expand` itself is a view that costs nothing; what reads its repeats allocates.
+        ("add expanded", |x, s| {
+            let wide = x.column.f_expand(&[N as i64, as_i64(s[0])])?;
+            ok(wide.f_add(&shared::zeros(&[1])))
         }),
         ("split_sizes", |x, s| {
             ok(x.vector.f_split_sizes(&[s[0], s[0], N], 0))
@@ -136,10 +138,30 @@ proptest! {
         let message = result.unwrap_err().to_string();
         let op = name.split(' ').next().unwrap();
         prop_assert!(
-            message.starts_with(op) || message.starts_with("split_with_sizes"),
+            message.starts_with(op)
+                || message.starts_with("split_with_sizes")
+                || (name == "add expanded" && message.starts_with("expand")),
             "{name}'s error does not name it: {message}"
         );
     }
+}
+
+/// `expand` to `2^40` elements is a view, as in PyTorch: it allocates nothing and is not
+/// contiguous; only a size whose element count overflows is refused.
+#[test]
+fn a_huge_expand_is_a_view() {
+    let x = operands();
+    let wide = x.column.f_expand(&[N as i64, N as i64]).unwrap();
+    assert_eq!(wide.sizes(), [N, N]);
+    assert!(!wide.is_contiguous());
+    assert_eq!(wide.select(0, 7).sizes(), [N]);
+    assert!(
+        x.column
+            .f_expand(&[N as i64, 1 << 43])
+            .unwrap_err()
+            .to_string()
+            .starts_with("expand: Storage size calculation overflowed")
+    );
 }
 
 #[test]

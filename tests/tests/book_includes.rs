@@ -445,14 +445,17 @@ fn every_figure_is_up_to_date_and_used() {
     // (`scripts/test-tch.sh`) the last bits may differ, so compute on ours here.
     shared::set_device(shared::Device::Cpu);
     let dir = root().join(book_figures::FIGURES_DIR);
-    // Heatmaps and line charts alike: a file name and the digest of what it shows.
+    // Heatmaps, line charts and bar charts alike: a file name and the digest of what it shows.
     let heatmaps = book_figures::figures()
         .into_iter()
         .map(|f| (f.file_name(), f.digest()));
     let charts = book_figures::line_charts()
         .into_iter()
         .map(|c| (c.file_name(), c.digest()));
-    let figures: Vec<(String, String)> = heatmaps.chain(charts).collect();
+    let bars = book_figures::bar_charts()
+        .into_iter()
+        .map(|c| (c.file_name(), c.digest()));
+    let figures: Vec<(String, String)> = heatmaps.chain(charts).chain(bars).collect();
     let mut problems = Vec::new();
     let mut names = BTreeSet::new();
     for (file, digest) in &figures {

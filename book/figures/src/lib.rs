@@ -12,14 +12,17 @@
 //! figures through this library and compares the digests, so a committed figure that no
 //! longer shows the chapters' numbers fails `cargo test`, without compiling plotters.
 
+pub mod bar_chart;
 mod ch10;
 pub mod ch11;
 mod ch12;
 mod ch13;
 mod ch14;
+mod ch17;
 mod ch19;
 pub mod line_chart;
 
+pub use bar_chart::BarChart;
 pub use line_chart::LineChart;
 
 use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS, my_name_ids, your_journey};
@@ -182,6 +185,11 @@ pub fn figures() -> Vec<Figure> {
 /// Every line chart of the book (see [`line_chart`]), in the order of the chapters.
 pub fn line_charts() -> Vec<LineChart> {
     vec![ch11::loss_curve(), ch19::loss_curve(), ch19::score_curves()]
+}
+
+/// Every bar chart of the book (see [`bar_chart`]), in the order of the chapters.
+pub fn bar_charts() -> Vec<BarChart> {
+    vec![ch17::cache_ledger()]
 }
 
 /// The words of Raschka's sentence in sentence order: `Life`, `is`, `short`, ...

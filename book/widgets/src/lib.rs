@@ -4,6 +4,7 @@
 //! sees in the browser are the numbers `cargo run` prints:
 //! - [`chapters`]: every chapter's printed story, for the "run this chapter" panels;
 //! - [`heatmap`]: a chapter's attention weights under the settings a reader picks;
+//! - [`blocks`]: chapter 17's block pool filling as requests arrive;
 //! - [`controls`]: which settings each chapter's widget offers, and where they start;
 //! - [`request`]: the one entry point a page calls, a request in and an answer out,
 //!   both JSON.
@@ -15,6 +16,7 @@
 //! the native code.
 
 pub mod abi;
+pub mod blocks;
 pub mod chapters;
 pub mod controls;
 pub mod heatmap;

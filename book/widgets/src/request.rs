@@ -5,6 +5,7 @@
 //! {"run": 5}                              -> the same with the articles' seeds
 //! {"heatmap": {"chapter": 5, ...}}        -> {"queries": [...], "keys": [...], "heads": [[[...]]]}
 //! {"controls": 5}                         -> [{"knob": "words", "label": "sentence", "input": "words", ...}, ...]
+//! {"blocks": {"block_size": 4, "steps": ["request", "token"]}} -> {"blocks": [...], "sequences": [...], ...}
 //! ```
 //!
 //! Seeds travel as strings: JavaScript's numbers cannot hold every `u64`.
@@ -24,6 +25,10 @@ enum Request {
     Heatmap { heatmap: Box<Settings> },
     /// The controls of chapter `controls`'s widget, for the page to draw.
     Controls { controls: u32 },
+    /// Chapter 17's block pool after these steps.
+    Blocks {
+        blocks: crate::blocks::BlockSettings,
+    },
 }
 
 /// Answers one request: the chapter's printed text, or a heatmap as JSON. An error is a
@@ -43,6 +48,10 @@ pub fn answer(request: &str) -> Result<String, String> {
         Request::Controls { controls } => {
             let controls = crate::heatmap::controls(controls)?;
             serde_json::to_string(&controls).map_err(|e| e.to_string())
+        }
+        Request::Blocks { blocks } => {
+            let pool = crate::blocks::pool(&blocks)?;
+            serde_json::to_string(&pool).map_err(|e| e.to_string())
         }
     }
 }

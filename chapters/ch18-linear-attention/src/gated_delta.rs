@@ -5,9 +5,8 @@
 //! state is `d_v × d_k` whatever the length of the text.
 //!
 //! A layer of Qwen3-Next or Qwen3.5 wraps this core in more: projections of the layer's
-//! input to `q`, `k`, `v`, `α`, `β`, a short causal convolution over the last four tokens
-//! before the head split, several heads, an RMSNorm of the output and an output gate. This
-//! chapter keeps the core, with the gates drawn at random.
+//! input to `q`, `k`, `v`, `α`, `β`, a short causal convolution over the last four tokens,
+//! an RMSNorm of the output and an output gate ([`crate::gated_layer`]), and several heads.
 
 use shared::{Tensor, stack, zeros};
 

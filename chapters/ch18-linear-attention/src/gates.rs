@@ -27,6 +27,14 @@ pub fn log_sigmoid(x: &Tensor) -> Tensor {
     map_f64(x, |x| x.min(0.0) - (-x.abs()).exp().ln_1p())
 }
 
+/// `SiLU(x) = x · sigmoid(x) = x / (1 + e^(−x))`, elementwise, in float64 rounded once.
+///
+/// # Shapes
+/// Any shape; unchanged.
+pub fn silu(x: &Tensor) -> Tensor {
+    map_f64(x, |x| x / (1.0 + (-x).exp()))
+}
+
 /// `e^x`, elementwise, in float64 rounded once.
 ///
 /// # Shapes

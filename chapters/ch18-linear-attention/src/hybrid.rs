@@ -4,17 +4,16 @@
 //!
 //! The delta layers carry a state of fixed size; the softmax layer keeps every key and
 //! value, and recalls what the states forgot. One head per layer, no feed-forward network,
-//! weights drawn as `nn.Linear`'s.
+//! weights drawn as `nn.Linear`'s and `nn.Conv1d`'s.
 
 use ch15_modern_layer::attention::EPS;
 use shared::Tensor;
 use shared::nn::{Linear, RMSNorm};
 
-use crate::gated_delta::gated_delta_recurrent;
-use crate::gates::{exp, l2_normalize, log_sigmoid};
+use crate::gated_layer::GatedDeltaNet;
 use crate::memory::{Memory, numbers_kept};
 use crate::parallel::softmax_attention;
-use ch15_modern_layer::gate::sigmoid;
+use crate::short_conv::KERNEL;
 
 /// What mixes the tokens in one layer of the stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +33,7 @@ pub const PATTERN: [Mixer; 4] = [
 ];
 
 /// One layer of the stack: its norm, its projections and, for Gated DeltaNet, the
-/// projections of its two gates.
+/// convolutions, gates and output norm around the recurrence.
 pub struct HybridLayer {
     /// The token mixer.
     pub mixer: Mixer,
@@ -48,24 +47,20 @@ pub struct HybridLayer {
     pub w_value: Linear,
     /// `[d_model, d_model]`, no bias.
     pub out_proj: Linear,
-    /// Gated DeltaNet's gates, `[1, d_model]` each, no bias: the write strength `β_t`
-    /// and the decay `α_t` come from the token.
-    pub gates: Option<(Linear, Linear)>,
+    /// What a Gated DeltaNet layer adds around its recurrence (none for softmax).
+    pub delta: Option<GatedDeltaNet>,
 }
 
 impl HybridLayer {
-    /// Draws `W_query`, `W_key`, `W_value`, `out_proj`, then (Gated DeltaNet only)
-    /// `W_beta` and `W_alpha`, in that order, from the default generator.
+    /// Draws `W_query`, `W_key`, `W_value`, `out_proj`, then (Gated DeltaNet only) the
+    /// parts of [`GatedDeltaNet::new`], in that order, from the default generator.
     ///
     /// # Shapes
     /// Inputs of `[T, d_model]`.
     pub fn new(mixer: Mixer, d_model: usize) -> HybridLayer {
         let square = || Linear::new(d_model, d_model, false);
         let (w_query, w_key, w_value, out_proj) = (square(), square(), square(), square());
-        let gates = (mixer == Mixer::GatedDelta).then(|| {
-            let w_beta = Linear::new(d_model, 1, false);
-            (w_beta, Linear::new(d_model, 1, false))
-        });
+        let delta = (mixer == Mixer::GatedDelta).then(|| GatedDeltaNet::new(d_model));
         HybridLayer {
             mixer,
             norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
@@ -73,7 +68,7 @@ impl HybridLayer {
             w_key,
             w_value,
             out_proj,
-            gates,
+            delta,
         }
     }
 
@@ -89,14 +84,8 @@ impl HybridLayer {
             self.w_key.forward(&h),
             self.w_value.forward(&h),
         );
-        let mixed = match &self.gates {
-            Some((w_beta, w_alpha)) => {
-                let gate = |w: &Linear| w.forward(&h).squeeze_dim(-1);
-                let beta = sigmoid(&gate(w_beta));
-                let alpha = exp(&log_sigmoid(&(gate(w_alpha) + 3.0)));
-                let (q, k) = (l2_normalize(&q), l2_normalize(&k));
-                gated_delta_recurrent(&q, &k, &v, &alpha, &beta)
-            }
+        let mixed = match &self.delta {
+            Some(delta) => delta.forward(&h, &q, &k, &v),
             None => softmax_attention(&q, &k, &v),
         };
         x + &self.out_proj.forward(&mixed)
@@ -104,7 +93,8 @@ impl HybridLayer {
     // ANCHOR_END: hybrid_layer
 
     /// The numbers this layer keeps for one sequence after `tokens` tokens: the state of a
-    /// Gated DeltaNet layer, the KV cache of a softmax layer.
+    /// Gated DeltaNet layer and the last three inputs of its three convolutions, the KV
+    /// cache of a softmax layer.
     ///
     /// # Shapes
     /// Scalars.
@@ -112,7 +102,7 @@ impl HybridLayer {
         let d = self.w_query.weight.size(0);
         let Memory { kv_cache, state } = numbers_kept(tokens, d, d);
         match self.mixer {
-            Mixer::GatedDelta => state,
+            Mixer::GatedDelta => state + (KERNEL - 1) * 3 * d,
             Mixer::Softmax => kv_cache,
         }
     }

@@ -20,9 +20,12 @@
 //! - [`gates`]: the pieces of Gated DeltaNet's inputs (unit-length rows, the gates);
 //! - [`gated_delta`]: Gated DeltaNet token by token;
 //! - [`chunked_delta`]: the same, a chunk at a time (the WY / UT form);
+//! - [`short_conv`], [`gated_layer`]: the layer around the recurrence, as Qwen3-Next
+//!   builds it: a short convolution before, an RMSNorm and an output gate after;
 //! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
 //!   the keys a small indexer picks (DeepSeek-AI, 2025,
-//!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention");
+//!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention"),
+//!   and the kept keys run by chapter 16's tiled kernel, which reads only their tiles;
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
 //! - [`memory`]: what the state keeps, against a KV cache;
 //! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
@@ -38,6 +41,7 @@ pub mod chunked_delta;
 pub mod delta;
 pub mod feature_map;
 pub mod gated_delta;
+pub mod gated_layer;
 pub mod gates;
 pub mod hybrid;
 pub mod memory;
@@ -46,6 +50,7 @@ pub mod parallel;
 pub mod recall;
 #[cfg_attr(feature = "exercise", path = "../exercises/recurrent.rs")]
 pub mod recurrent;
+pub mod short_conv;
 pub mod sparse;
 
 /// The exercises and their hints, shown by `cargo run -p ch18-linear-attention -- hint NAME`.

@@ -3,6 +3,7 @@
 
 use course::narrative::python_bool;
 use course::{Narrative, Seed};
+use shared::nn::Linear;
 use shared::{Result, Tensor, manual_seed, randn, zeros};
 
 use ch15_modern_layer::gate::sigmoid;
@@ -12,13 +13,18 @@ use crate::chunked_delta::gated_delta_chunked;
 use crate::delta::delta_write;
 use crate::feature_map::elu_plus_one;
 use crate::gated_delta::gated_delta_recurrent;
+use crate::gated_layer::GatedDeltaNet;
 use crate::gates::{exp, l2_normalize, log_sigmoid};
 use crate::hybrid::{Mixer, hybrid_forward, hybrid_stack};
 use crate::memory::numbers_kept;
 use crate::parallel::{linear_parallel, softmax_attention};
 use crate::recall::{pairs_recalled, recall};
 use crate::recurrent::linear_recurrent;
-use crate::sparse::{index_scores, sparse_attention, top_k_kept};
+use crate::sparse::{
+    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+};
+use ch16_flex_attention::block_mask::{BlockMask, TileKind};
+use ch16_flex_attention::recipes::causal;
 
 /// Tokens of the chapter's sequences.
 pub const T: usize = 64;
@@ -34,6 +40,10 @@ pub const INDEX_HEADS: usize = 2;
 pub const D_INDEX: usize = 8;
 /// Keys each query keeps.
 pub const TOP_K: usize = 4;
+/// Queries and keys per tile of the tiled sparse attention (chapter 16's tiles).
+pub const TILE: usize = 4;
+/// Tiles of keys each tile of queries keeps, in block selection.
+pub const TOP_TILES: usize = 2;
 /// Sequence lengths at which the hybrid stack's memory is counted.
 pub const HYBRID_LENGTHS: [usize; 3] = [64, 1024, 32768];
 /// How many key–value pairs the recall experiment writes, one row each.
@@ -57,9 +67,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     linear_attention(&mut story, seed, &q, &k, &v);
     key_written_twice(&mut story);
     gated_deltanet(&mut story);
-    sparse(&mut story, &q, &k, &v);
+    sparse(&mut story, &q, &k, &v)?;
     associative_recall(&mut story);
     memory(&mut story);
+    gated_layer(&mut story);
     hybrid(&mut story);
     Ok(story)
 }
@@ -181,7 +192,7 @@ fn gated_deltanet(story: &mut Narrative) {
     step.print(format!("max |output| {}", recurrent.abs().max()));
 }
 
-fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) {
+fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<()> {
     let first = |x: &Tensor| x.slice(0, ..T_SPARSE);
     let (q, k, v) = (first(q), first(k), first(v));
     // ANCHOR: indexer
@@ -225,6 +236,40 @@ fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) {
         TOP_K - 1,
         python_bool(rows(&sparse) == rows(&dense))
     ));
+
+    let tiles_read = |kept: &Tensor<bool>| -> Result<(BlockMask, usize)> {
+        let (_, block_mask, visits) = sparse_attention_tiled(&q, &k, &v, kept, TILE)?;
+        Ok((block_mask, visits.full + visits.partial))
+    };
+    let tiles = T_SPARSE.div_ceil(TILE).pow(2);
+    let causal_tiles = BlockMask::new(causal, 1, 1, T_SPARSE, T_SPARSE, TILE)?;
+    let step = story.step("The kept keys in tiles: chapter 16's kernel");
+    step.print(format!(
+        "tiles of {TILE} x {TILE}; the causal mask alone leaves {} of {tiles} to read",
+        tiles - causal_tiles.count(TileKind::Empty)
+    ));
+    let (_, read) = tiles_read(&kept)?;
+    step.print(format!(
+        "top {TOP_K} keys per query: the kernel reads {read} tiles"
+    ));
+    // ANCHOR: sparse_tiles
+    let block_kept = top_k_tiles_kept(&scores, TILE, TOP_TILES);
+    let (block_mask, read) = tiles_read(&block_kept)?;
+    let by_blocks = sparse_attention(&q, &k, &v, &block_kept);
+    // ANCHOR_END: sparse_tiles
+    step.print(format!(
+        "top {TOP_TILES} tiles of keys per tile of queries (F: full, P: partial, .: empty):"
+    ));
+    for row in block_mask.grid(0, 0) {
+        step.print(format!("  {row}"));
+    }
+    step.print(format!("the kernel reads {read} tiles of {tiles}"));
+    step.print(format!(
+        "softmax over their keys, rows 12-{}, first 6 features:",
+        T_SPARSE - 1
+    ))
+    .print(by_blocks.slice(0, 12..).slice(1, ..6));
+    Ok(())
 }
 
 fn associative_recall(story: &mut Narrative) {
@@ -260,6 +305,39 @@ fn memory(story: &mut Narrative) {
             kept.kv_cache, kept.state
         ));
     }
+}
+
+fn gated_layer(story: &mut Narrative) {
+    // ANCHOR: gated_layer
+    let h = randn(&[T, D]);
+    let project = || Linear::new(D, D, false);
+    let (w_query, w_key, w_value) = (project(), project(), project());
+    let layer = GatedDeltaNet::new(D);
+    let (q, k, v) = (w_query.forward(&h), w_key.forward(&h), w_value.forward(&h));
+    let token_by_token = layer.forward(&h, &q, &k, &v);
+    let chunked = layer.forward_chunked(&h, &q, &k, &v, CHUNK);
+    // ANCHOR_END: gated_layer
+    let step = story.step("A Gated DeltaNet layer: convolution, norm and gate");
+    step.print("conv weights of q, channels 0-2 (taps t-3, t-2, t-1, t):")
+        .print(corner(&layer.conv_query.weight, 3, 4));
+    let whole = layer.conv_query.forward(&q);
+    step.print(format!(
+        "conv(q) all at once equals token by token: {}",
+        python_bool(whole == layer.conv_query.decode(&q))
+    ));
+    step.print("token by token, rows 0-2, first 6 features:")
+        .print(corner(&token_by_token, 3, 6));
+    step.print(format!(
+        "the last row, token by token and chunked (chunks of {CHUNK}):"
+    ))
+    .print(token_by_token.get(-1).slice(0, ..6))
+    .print(chunked.get(-1).slice(0, ..6));
+    step.print(format!(
+        "equal {}, max |difference| {}",
+        python_bool(chunked == token_by_token),
+        max_gap(&chunked, &token_by_token)
+    ));
+    step.print(format!("max |output| {}", token_by_token.abs().max()));
 }
 
 fn hybrid(story: &mut Narrative) {

@@ -26,7 +26,7 @@ fn three_gated_delta_layers_then_one_softmax_layer() {
     let layers = hybrid_stack(D);
     let mixers: Vec<Mixer> = layers.iter().map(|layer| layer.mixer).collect();
     assert_eq!(mixers, PATTERN);
-    let gated: Vec<bool> = layers.iter().map(|layer| layer.gates.is_some()).collect();
+    let gated: Vec<bool> = layers.iter().map(|layer| layer.delta.is_some()).collect();
     assert_eq!(gated, [true, true, true, false]);
 }
 
@@ -65,7 +65,9 @@ mod with_the_solved_exercises {
         let layers = hybrid_stack(D);
         for n in [1, 64, 1000] {
             let kept: Vec<usize> = layers.iter().map(|layer| layer.numbers_kept(n)).collect();
-            assert_eq!(kept, [D * D, D * D, D * D, n * 2 * D], "n = {n}");
+            // A delta layer: its state and the last 3 inputs of its 3 convolutions.
+            let delta = D * D + 3 * 3 * D;
+            assert_eq!(kept, [delta, delta, delta, n * 2 * D], "n = {n}");
         }
     }
 

@@ -74,8 +74,10 @@ pub(crate) fn f_check(device: Device) -> Result<()> {
 /// Same shape on the device.
 pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
     let shape: Vec<i64> = t.sizes().iter().map(|&d| d as i64).collect();
-    let strides: Vec<i64> = t.data.strides().iter().map(|&s| s as i64).collect();
-    match t.data.as_slice_memory_order() {
+    // An expanded tensor goes over as PyTorch holds it: its stored elements, stride 0.
+    let array = t.array();
+    let strides: Vec<i64> = array.strides().iter().map(|&s| s as i64).collect();
+    match array.as_slice_memory_order() {
         // Row-major: a fresh libtorch tensor, with canonical strides (the strides of size-1
         // dims are arbitrary in ndarray and would otherwise steer libtorch's kernel choice).
         Some(values) if t.is_contiguous() => tch::Tensor::from_slice(values)
@@ -93,13 +95,13 @@ pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
             let span = 1 + t
                 .sizes()
                 .iter()
-                .zip(t.data.strides())
+                .zip(array.strides())
                 .map(|(&n, &s)| (n - 1) * s as usize)
                 .sum::<usize>();
             // SAFETY: every element of the view lies in the one buffer the view borrows, and
             // with non-negative strides they lie between its first element (the pointer) and
             // its last one, `span - 1` elements further; the buffer lives as long as `t`.
-            let memory = unsafe { std::slice::from_raw_parts(t.data.as_ptr(), span) };
+            let memory = unsafe { std::slice::from_raw_parts(array.as_ptr(), span) };
             tch::Tensor::from_slice(memory)
                 .as_strided(&shape[..], &strides[..], None::<i64>)
                 .to_device(device)

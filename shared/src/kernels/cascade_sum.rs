@@ -60,7 +60,7 @@ pub(crate) fn sum(x: &Tensor, reduced: &[bool]) -> Vec<f32> {
     let plan = Plan::new(x, reduced);
     // The values in the order the plan walks them (no copy if they already are).
     let order: Vec<usize> = plan.order.iter().rev().copied().collect();
-    let walked = x.data.view().permuted_axes(IxDyn(&order));
+    let walked = x.array().permuted_axes(IxDyn(&order));
     let walked = walked.as_standard_layout();
     let values = walked.as_slice().expect("standard layout");
 
@@ -114,7 +114,7 @@ struct Plan {
 impl Plan {
     fn new(x: &Tensor, reduced: &[bool]) -> Plan {
         let shape = x.sizes().to_vec();
-        let input: Vec<isize> = x.data.strides().to_vec();
+        let input: Vec<isize> = x.array().strides().to_vec();
         // The output is a fresh row-major tensor of the kept dims, seen with stride 0 along
         // the reduced dims.
         let mut out = vec![0isize; shape.len()];

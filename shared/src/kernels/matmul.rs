@@ -13,10 +13,12 @@
 //!   MKL's `sgemm`, which (measured on PyTorch 2.13.0 for `k ≤ 256`) accumulates each output
 //!   over `k` in order with a fused multiply-add, `acc = fma(a, b, acc)`. See [`fused_sum`].
 //! - Exceptions measured in MKL:
-//!   - when the right matrix is a transposed view (as in `x·Wᵀ` of `nn.Linear`) and has at
-//!     most 3 columns, each output is a dot product whose (at most 16) products are added
-//!     pairwise, as 16 vector lanes are: `p0+p8`, `p1+p9`, ..., then halves again until one
-//!     value is left. See [`lane_sum`];
+//!   - when the right matrix is a transposed view (as in `x·Wᵀ` of `nn.Linear`) with two or
+//!     three columns, and the result has at most 30 elements, each output is a dot product
+//!     whose (at most 16) products are added pairwise, as 16 vector lanes are: `p0+p8`,
+//!     `p1+p9`, ..., then halves again until one value is left. See [`lane_sum`]. (Measured:
+//!     two columns take lanes up to 15 rows, three up to 10; more rows, the fused chain.)
+//!   - a right matrix of one column is a vector to MKL: the product is `sgemv`'s, below;
 //!   - a matrix times a vector goes to MKL's `sgemv`, and so does a product with one row
 //!     (`q·Kᵀ`, `x·W`). When each output is a dot product of a contiguous row with the
 //!     vector (`W·x`, `q·Kᵀ`), the outputs are taken in blocks of four, each added in 16
@@ -220,7 +222,10 @@ pub fn mkl_order(a: ArrayView2<f32>, b: ArrayView2<f32>, vector: bool) -> Order 
         } else {
             Order::ColumnSweeps
         }
-    } else if transposed && n <= 3 && k <= 16 {
+    } else if n == 1 && rows_contiguous {
+        // A matrix times a one-column matrix is a matrix times a vector to MKL (`sgemv`).
+        Order::RowDots
+    } else if transposed && n <= 3 && k <= 16 && m * n <= 30 {
         Order::Lanes
     } else {
         Order::Fused

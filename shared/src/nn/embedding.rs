@@ -66,7 +66,7 @@ impl Embedding {
             }
             index.push(id as usize);
         }
-        let picked = self.weight.data.select(Axis(0), &index);
+        let picked = self.weight.array().select(Axis(0), &index);
         let mut shape = ids.sizes().to_vec();
         shape.push(self.weight.sizes()[1]);
         let shape: Vec<i64> = shape.iter().map(|&d| d as i64).collect();

@@ -177,9 +177,9 @@ impl Tensor {
         // ATen's kernel walks memory in order: put the dims in memory order (largest
         // stride first), compute, and put them back.
         let mut order: Vec<usize> = (0..self.dim()).collect();
-        let strides = self.data.strides().to_vec();
+        let strides = self.array().strides().to_vec();
         order.sort_by_key(|&d| std::cmp::Reverse(strides[d].unsigned_abs()));
-        let in_memory = self.data.clone().permuted_axes(order.clone());
+        let in_memory = self.array().permuted_axes(order.clone());
         let dense = in_memory.is_standard_layout();
         let mut values: Vec<f32> = in_memory.iter().copied().collect();
         // A dense buffer is one run; a view with gaps is one run per innermost row.

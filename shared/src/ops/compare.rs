@@ -72,12 +72,13 @@ pub fn f_where_<E: Element>(
     let dims = f_broadcast_shapes("where", condition.sizes(), &ab)?;
     let shape = IxDyn(&dims);
     let (condition, a, b) = (
+        // An expanded tensor's stored elements broadcast as the tensor itself does.
         condition
-            .data
+            .stored
             .broadcast(shape.clone())
             .expect("checked above"),
-        a.data.broadcast(shape.clone()).expect("checked above"),
-        b.data.broadcast(shape).expect("checked above"),
+        a.stored.broadcast(shape.clone()).expect("checked above"),
+        b.stored.broadcast(shape).expect("checked above"),
     );
     crate::storage::f_new("where", &dims, |out| {
         Zip::from(out)
@@ -147,7 +148,7 @@ impl Tensor {
                 || (equal_nan && a.is_nan() && b.is_nan())
                 || ((a - b).abs().is_finite() && (a - b).abs() <= atol + (rtol * b).abs())
         })?;
-        Ok(close.data.iter().all(|&c| c))
+        Ok(close.array().iter().all(|&c| c))
     }
 
     /// Plain form of [`Tensor::f_allclose`].

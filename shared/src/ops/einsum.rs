@@ -348,7 +348,7 @@ fn take_diagonals(t: &Tensor, place: &[usize]) -> (Tensor, Vec<usize>) {
             for (slot, p) in index.iter_mut().zip(place) {
                 *slot = at[unique.iter().position(|q| q == p).expect("listed")];
             }
-            t.data[index.as_slice()]
+            t.array()[index.as_slice()]
         })
         .collect();
     (Tensor::from_vec(values, &shape), unique)

@@ -30,12 +30,13 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
     let shape = f_broadcast_shapes(op, a.sizes(), b.sizes())?;
     // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
     crate::error::f_checked_numel(op, &shape, std::mem::size_of::<O>())?;
+    // An expanded tensor's stored elements broadcast as the tensor itself does.
     let a = a
-        .data
+        .stored
         .broadcast(IxDyn(&shape))
         .expect("shape checked above");
     let b = b
-        .data
+        .stored
         .broadcast(IxDyn(&shape))
         .expect("shape checked above");
     crate::storage::f_new(op, &shape, |out| {
@@ -303,7 +304,8 @@ macro_rules! binary_operator {
         }
         impl $assign_trait<f32> for Tensor {
             fn $assign_method(&mut self, rhs: f32) {
-                self.data.mapv_inplace(|x| $trait::$method(x, rhs));
+                self.make_writable();
+                self.stored.mapv_inplace(|x| $trait::$method(x, rhs));
             }
         }
     };

@@ -123,7 +123,7 @@ impl Tensor {
             });
         }
         let found = self
-            .data
+            .array()
             .map_axis(Axis(d), |lane| extreme.of_lane(lane.iter().copied()));
         Ok((
             keep(found.map(|&(value, _)| value), d, keepdim),
@@ -140,7 +140,7 @@ impl Tensor {
             return Err(empty_error("max", self));
         }
         Ok(Tensor::scalar(
-            Extreme::Max.fold_all(self.data.iter().copied()),
+            Extreme::Max.fold_all(self.array().iter().copied()),
         ))
     }
 
@@ -159,7 +159,7 @@ impl Tensor {
             return Err(empty_error("min", self));
         }
         Ok(Tensor::scalar(
-            Extreme::Min.fold_all(self.data.iter().copied()),
+            Extreme::Min.fold_all(self.array().iter().copied()),
         ))
     }
 
@@ -299,11 +299,11 @@ impl Tensor {
         let lanes = crate::cpu::capability().softmax_lanes();
         let in_vectors = run - run % lanes;
         let second = other
-            .data
+            .stored
             .broadcast(IxDyn(&shape))
             .expect("broadcast above");
         let values = out
-            .data
+            .stored
             .as_slice_mut()
             .expect("a fresh result is contiguous");
         for (i, (x, &b)) in values.iter_mut().zip(second.iter()).enumerate() {
@@ -319,7 +319,7 @@ impl Tensor {
             return Err(empty_error(op, self));
         }
         // `iter` walks in logical row-major order, whatever the strides.
-        let (_, index) = extreme.of_lane(self.data.iter().copied());
+        let (_, index) = extreme.of_lane(self.array().iter().copied());
         Ok(Tensor::scalar(index as i64))
     }
 }
@@ -341,7 +341,7 @@ fn vectorised_run(a: &Tensor, b: &Tensor, shape: &[usize]) -> Option<usize> {
         return None;
     }
     let strides = |t: &Tensor| -> Vec<isize> {
-        t.data
+        t.stored
             .broadcast(IxDyn(shape))
             .expect("broadcast checked")
             .strides()

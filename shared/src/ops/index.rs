@@ -63,7 +63,7 @@ impl<E: Element> Tensor<E> {
             .map(|i| f_check_index("index_select", i, d, size))
             .collect::<Result<Vec<usize>>>()?;
         Ok(Tensor::from_array(
-            self.data.select(Axis(d), &positions).into_shared(),
+            self.array().select(Axis(d), &positions).into_shared(),
         ))
     }
 
@@ -117,11 +117,12 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        let source = self.data.view().into_shape_with_order(IxDyn(self_dims));
+        let array = self.array();
+        let source = array.into_shape_with_order(IxDyn(self_dims));
         let source = source.expect("only a 0-d tensor is reshaped, to [1]");
         let mut position = vec![0; ndim];
         let values = index
-            .data
+            .array()
             .indexed_iter()
             .map(|(at, &i)| {
                 // A 0-d index has an empty position: it reads the one entry at [i].

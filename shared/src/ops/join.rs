@@ -69,7 +69,7 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
     let views: Vec<_> = tensors
         .iter()
         .filter(|t| !skipped(t))
-        .map(|t| t.data.view())
+        .map(|t| t.array())
         .collect();
     let mut out_shape = first.sizes().to_vec();
     out_shape[d] = 0;
@@ -137,7 +137,7 @@ pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Res
     out_shape.insert(d, tensors.len());
     crate::storage::f_new("stack", &out_shape, |mut out| {
         for (i, t) in tensors.iter().enumerate() {
-            out.index_axis_mut(Axis(d), i).assign(&t.borrow().data);
+            out.index_axis_mut(Axis(d), i).assign(&t.borrow().array());
         }
     })
 }
@@ -169,13 +169,12 @@ impl<E: Element> Tensor<E> {
         let mut padded = vec![1; repeats.len() - self.dim()];
         padded.extend_from_slice(self.sizes());
         let source = self
-            .data
-            .view()
+            .array()
             .into_shape_with_order(IxDyn(&padded))
             .map(|v| v.to_shared())
             .unwrap_or_else(|_| {
                 let c = self.contiguous();
-                c.data
+                c.stored
                     .into_shape_with_order(IxDyn(&padded))
                     .expect("contiguous")
             });

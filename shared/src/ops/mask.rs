@@ -20,7 +20,7 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        let mut data = self.data.to_owned();
+        let mut data = self.array().to_owned();
         for (index, value) in data.indexed_iter_mut() {
             if !keep(index[ndim - 2] as i64, index[ndim - 1] as i64) {
                 *value = E::default();
@@ -86,10 +86,11 @@ impl<E: Element> Tensor<E> {
             });
         }
         let mask = mask
-            .data
+            .stored
             .broadcast(IxDyn(&shape))
             .expect("shape checked above");
-        Zip::from(&mut self.data).and(&mask).for_each(|x, &m| {
+        self.make_writable();
+        Zip::from(&mut self.stored).and(&mask).for_each(|x, &m| {
             if m {
                 *x = value;
             }
@@ -124,7 +125,7 @@ impl<E: Element> Tensor<E> {
     pub fn f_masked_fill(&self, mask: &Tensor<bool>, value: E) -> Result<Tensor<E>> {
         let shape = f_broadcast_shapes("masked_fill", mask.sizes(), self.sizes())?;
         let source = self
-            .data
+            .stored
             .broadcast(IxDyn(&shape))
             .expect("shape checked above");
         let mut out = crate::storage::f_new("masked_fill", &shape, |mut out| out.assign(&source))?;

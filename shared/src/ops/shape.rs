@@ -4,7 +4,7 @@
 //! `x.flatten(1, -1)` turns a batch of `[b, t, d]` into rows of `t·d` numbers;
 //! `mask.expand(&[b, t, t])` gives every sequence of a batch the same `[1, t, t]` mask.
 
-use ndarray::IxDyn;
+use ndarray::{Axis, IxDyn};
 
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::ops::views::IntoShape;
@@ -55,22 +55,37 @@ impl<E: Element> Tensor<E> {
     /// `t.expand(sizes)`: repeats each dim of size 1 to the size asked; `-1` keeps a dim as
     /// it is, and new leading dims may be added. Other dims must keep their size.
     ///
-    /// PyTorch returns a view whose repeated dims have stride 0 (no copy). Our tensors own
-    /// their buffers, which cannot alias one element under several indices, so the
-    /// repeated values are copied: the numbers, the shape and the printed text are
-    /// PyTorch's, only `is_contiguous()` differs (`true` here).
+    /// A view, as in PyTorch: the repeated dims step by 0, so nothing is copied, whatever
+    /// the size (`zeros(&[1]).expand(&[1 << 40])` costs nothing until an operation reads
+    /// every repeat into a result of its own). The view is not contiguous, and `view` can
+    /// only regroup the dims its strides allow; `reshape` copies when it must.
+    ///
+    /// ```
+    /// use shared::tensor;
+    /// let column = tensor!([[1.0], [2.0], [3.0]]);
+    /// let wide = column.expand(&[3, 4]);
+    /// assert!(!wide.is_contiguous());
+    /// assert!(wide.f_view(&[12]).is_err());
+    /// assert_eq!(wide.reshape(&[12]).to_vec()[..5], [1.0, 1.0, 1.0, 1.0, 2.0]);
+    /// ```
     ///
     /// # Shapes
     /// `sizes.len() >= ndim`; `[3, 1]` with `[2, 3, 4]` becomes `[2, 3, 4]`.
     pub fn f_expand(&self, sizes: impl IntoShape) -> Result<Tensor<E>> {
         let shape = self.f_expanded_shape(&sizes.into_shape())?;
-        // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
-        crate::error::f_checked_numel("expand", &shape, std::mem::size_of::<E>())?;
-        let source = self
-            .data
-            .broadcast(IxDyn(&shape))
-            .expect("the shape was checked against the broadcasting rules");
-        crate::storage::f_new("expand", &shape, |mut out| out.assign(&source))
+        // A view allocates nothing, but its element count must fit, as PyTorch's `numel`.
+        crate::error::f_checked_numel("expand", &shape, 1)?;
+        // The stored elements gain the new leading dims, with size 1: each dim where they
+        // have size 1 and `shape` more is a repeat, read with stride 0.
+        let mut stored = self.stored.clone();
+        while stored.ndim() < shape.len() {
+            stored.insert_axis_inplace(Axis(0));
+        }
+        let repeats = stored.shape() != shape.as_slice();
+        Ok(Tensor {
+            stored,
+            expanded: repeats.then(|| IxDyn(&shape)),
+        })
     }
 
     /// Plain form of [`Tensor::f_expand`].

@@ -29,7 +29,12 @@ impl<E: Element> Tensor<E> {
             .map(|len| {
                 let range = Slice::from(start..start + len);
                 start += len;
-                Tensor::from_array(self.data.clone().slice_axis_move(Axis(d), range))
+                if self.is_expanded() {
+                    return Tensor::from_expanded_view(
+                        self.array().slice_axis_move(Axis(d), range),
+                    );
+                }
+                Tensor::from_array(self.stored.clone().slice_axis_move(Axis(d), range))
             })
             .collect()
     }
@@ -134,7 +139,10 @@ impl<E: Element> Tensor<E> {
         }
         let d = self.f_dim_index("unbind", dim)?;
         Ok((0..self.sizes()[d])
-            .map(|i| Tensor::from_array(self.data.clone().index_axis_move(Axis(d), i)))
+            .map(|i| match self.is_expanded() {
+                true => Tensor::from_expanded_view(self.array().index_axis_move(Axis(d), i)),
+                false => Tensor::from_array(self.stored.clone().index_axis_move(Axis(d), i)),
+            })
             .collect())
     }
 

@@ -94,7 +94,7 @@ impl Tensor {
         }
         let d = d.expect("a full reduction has one output");
         let out = self
-            .data
+            .array()
             .map_axis(Axis(d), |lane| welford(lane.iter(), correction, take_sqrt));
         Tensor::f_from_vec(out.iter().copied().collect(), &out_shape)
     }

@@ -78,7 +78,7 @@ impl Tensor {
         let mut indices = Vec::new();
         let mut queue = Vec::with_capacity(n);
         if k > 0 {
-            for lane in self.data.lanes(Axis(d)) {
+            for lane in self.array().lanes(Axis(d)) {
                 queue.clear();
                 queue.extend(lane.iter().enumerate().map(|(j, &x)| (x, j as i64)));
                 select_lane(&mut queue, k, largest, sorted);

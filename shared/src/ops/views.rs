@@ -89,7 +89,12 @@ impl<E: Element> Tensor<E> {
         let (Some(a), Some(b)) = (a, b) else {
             return Ok(self.clone());
         };
-        let mut data = self.data.clone();
+        if self.is_expanded() {
+            let mut view = self.array();
+            view.swap_axes(a, b);
+            return Ok(Tensor::from_expanded_view(view));
+        }
+        let mut data = self.stored.clone();
         data.swap_axes(a, b);
         Ok(Tensor::from_array(data))
     }
@@ -161,7 +166,12 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        Ok(Tensor::from_array(self.data.clone().permuted_axes(order)))
+        if self.is_expanded() {
+            return Ok(Tensor::from_expanded_view(
+                self.array().permuted_axes(order),
+            ));
+        }
+        Ok(Tensor::from_array(self.stored.clone().permuted_axes(order)))
     }
 
     /// Plain form of [`Tensor::f_permute`].
@@ -235,29 +245,53 @@ impl<E: Element> Tensor<E> {
     /// The product of `shape` must equal `numel()`.
     pub fn f_view(&self, shape: impl IntoShape) -> Result<Tensor<E>> {
         let shape = self.f_infer_shape("view", &shape.into_shape())?;
+        if self.is_expanded() {
+            return self.f_view_expanded(&shape);
+        }
         if self.is_contiguous() {
             let data = self
-                .data
+                .stored
                 .clone()
                 .into_shape_with_order(IxDyn(&shape))
                 .expect("a contiguous tensor with the right element count");
             return Ok(Tensor::from_array(data));
         }
-        let strides: Vec<usize> = self.data.strides().iter().map(|&s| s as usize).collect();
-        let Some(new_strides) = view_strides(self.sizes(), &strides, &shape) else {
-            return Err(Error::Shape {
-                op: "view",
-                detail: format!(
-                    "view size is not compatible with input tensor's size and stride (at least \
-                     one dimension spans across two contiguous subspaces): shape {} with \
-                     strides {} cannot be viewed as {}. Use .reshape(...) instead.",
-                    shape_list(self.sizes()),
-                    shape_list(&strides),
-                    shape_list(&shape)
-                ),
-            });
-        };
+        let strides: Vec<usize> = self.stored.strides().iter().map(|&s| s as usize).collect();
+        let new_strides = self.f_view_strides(&strides, &shape)?;
         Ok(self.restrided(&shape, &new_strides))
+    }
+
+    /// The strides `view` gives `shape` over memory laid out with `strides`, or PyTorch's
+    /// error when no strides can (a dim of the new shape would span two runs of memory).
+    fn f_view_strides(&self, strides: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
+        view_strides(self.sizes(), strides, shape).ok_or_else(|| Error::Shape {
+            op: "view",
+            detail: format!(
+                "view size is not compatible with input tensor's size and stride (at least \
+                 one dimension spans across two contiguous subspaces): shape {} with \
+                 strides {} cannot be viewed as {}. Use .reshape(...) instead.",
+                shape_list(self.sizes()),
+                shape_list(strides),
+                shape_list(shape)
+            ),
+        })
+    }
+
+    /// `view` of an expanded tensor: its repeats step by 0, so a new dim may only split or
+    /// merge dims whose strides line up, as in PyTorch (`[3, 1]` expanded to `[3, 4]` views
+    /// as `[3, 2, 2]` but not as `[12]`). Nothing is copied but the stored elements.
+    fn f_view_expanded(&self, shape: &[usize]) -> Result<Tensor<E>> {
+        if self.numel() == 0 {
+            return Tensor::f_from_vec(Vec::new(), shape);
+        }
+        let strides: Vec<usize> = self.array().strides().iter().map(|&s| s as usize).collect();
+        let new_strides = self.f_view_strides(&strides, shape)?;
+        let layout = IxDyn(shape).strides(IxDyn(&new_strides));
+        // SAFETY: `view_strides` only regroups the dims, so every index of the new shape
+        // addresses a memory offset that an index of `self.array()` addresses: all inside
+        // the stored buffer, which `self` keeps alive while the view is read.
+        let view = unsafe { ndarray::ArrayView::from_shape_ptr(layout, self.stored.as_ptr()) };
+        Ok(Tensor::from_expanded_view(view))
     }
 
     /// The same elements under a new shape and new strides (counted in the memory of
@@ -275,7 +309,7 @@ impl<E: Element> Tensor<E> {
         if self.numel() == 0 {
             return fresh();
         }
-        let own: Vec<usize> = self.data.strides().iter().map(|&s| s as usize).collect();
+        let own: Vec<usize> = self.stored.strides().iter().map(|&s| s as usize).collect();
         let offset = |index: &[usize], strides: &[usize]| -> usize {
             index.iter().zip(strides).map(|(i, s)| i * s).sum()
         };
@@ -286,9 +320,9 @@ impl<E: Element> Tensor<E> {
             IxDyn(self.sizes()).strides(IxDyn(&own)),
             &mut memory,
         ) {
-            Ok(mut laid) => laid.assign(&self.data),
+            Ok(mut laid) => laid.assign(&self.stored),
             Err(_) => {
-                for (index, &value) in self.data.indexed_iter() {
+                for (index, &value) in self.stored.indexed_iter() {
                     memory[offset(index.slice(), &own)] = value;
                 }
             }
@@ -345,8 +379,12 @@ impl<E: Element> Tensor<E> {
                 size,
             });
         }
+        if self.is_expanded() {
+            let view = self.array().index_axis_move(Axis(d), i as usize);
+            return Ok(Tensor::from_expanded_view(view));
+        }
         Ok(Tensor::from_array(
-            self.data.clone().index_axis_move(Axis(d), i as usize),
+            self.stored.clone().index_axis_move(Axis(d), i as usize),
         ))
     }
 
@@ -396,10 +434,12 @@ impl<E: Element> Tensor<E> {
             Bound::Unbounded => size,
         }
         .max(start);
-        let data = self
-            .data
-            .clone()
-            .slice_axis_move(Axis(d), Slice::from(start as usize..end as usize));
+        let range = Slice::from(start as usize..end as usize);
+        if self.is_expanded() {
+            let view = self.array().slice_axis_move(Axis(d), range);
+            return Ok(Tensor::from_expanded_view(view));
+        }
+        let data = self.stored.clone().slice_axis_move(Axis(d), range);
         Ok(Tensor::from_array(data))
     }
 
@@ -443,10 +483,12 @@ impl<E: Element> Tensor<E> {
                 ),
             });
         }
-        let data = self
-            .data
-            .clone()
-            .slice_axis_move(Axis(d), Slice::from(start..start + length));
+        let range = Slice::from(start..start + length);
+        if self.is_expanded() {
+            let view = self.array().slice_axis_move(Axis(d), range);
+            return Ok(Tensor::from_expanded_view(view));
+        }
+        let data = self.stored.clone().slice_axis_move(Axis(d), range);
         Ok(Tensor::from_array(data))
     }
 
@@ -475,7 +517,12 @@ impl<E: Element> Tensor<E> {
     pub fn f_unsqueeze(&self, dim: i64) -> Result<Tensor<E>> {
         let d = normalize_dim("unsqueeze", dim, self.dim() + 1)
             .map_err(|_| out_of_range_with_new_dim("unsqueeze", dim, self.sizes()))?;
-        Ok(Tensor::from_array(self.data.clone().insert_axis(Axis(d))))
+        if self.is_expanded() {
+            return Ok(Tensor::from_expanded_view(
+                self.array().insert_axis(Axis(d)),
+            ));
+        }
+        Ok(Tensor::from_array(self.stored.clone().insert_axis(Axis(d))))
     }
 
     /// Plain form of [`Tensor::f_unsqueeze`].
@@ -489,7 +536,16 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `[1, 6, 1, 2]` becomes `[6, 2]`.
     pub fn squeeze(&self) -> Tensor<E> {
-        let mut data = self.data.clone();
+        if self.is_expanded() {
+            let mut view = self.array();
+            for d in (0..view.ndim()).rev() {
+                if view.shape()[d] == 1 {
+                    view = view.index_axis_move(Axis(d), 0);
+                }
+            }
+            return Tensor::from_expanded_view(view);
+        }
+        let mut data = self.stored.clone();
         for d in (0..data.ndim()).rev() {
             if data.shape()[d] == 1 {
                 data = data.index_axis_move(Axis(d), 0);
@@ -507,8 +563,12 @@ impl<E: Element> Tensor<E> {
             return Ok(self.clone());
         };
         if self.sizes()[d] == 1 {
+            if self.is_expanded() {
+                let view = self.array().index_axis_move(Axis(d), 0);
+                return Ok(Tensor::from_expanded_view(view));
+            }
             Ok(Tensor::from_array(
-                self.data.clone().index_axis_move(Axis(d), 0),
+                self.stored.clone().index_axis_move(Axis(d), 0),
             ))
         } else {
             Ok(self.clone())

@@ -142,7 +142,7 @@ impl Tensor {
         }
         // Checked before any draw: a bad tensor leaves the generator untouched.
         if self
-            .data
+            .array()
             .iter()
             .any(|&p| !(0.0..f32::INFINITY).contains(&p))
         {

@@ -14,7 +14,7 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use book_figures::{DIGEST_MARKER, FIGURES_DIR, Figure, figures, line_charts};
+use book_figures::{DIGEST_MARKER, FIGURES_DIR, Figure, bar_charts, figures, line_charts};
 use shared::viz::{Heatmap, svg};
 
 /// The SVG text of one figure, with its digest in a comment after the opening tag. The
@@ -63,6 +63,12 @@ fn run(check: bool) -> Result<bool, Box<dyn Error>> {
         drawn.push((figure.file_name(), draw(&figure)?));
     }
     for chart in line_charts() {
+        drawn.push((
+            chart.file_name(),
+            with_digest(chart.draw()?, &chart.digest())?,
+        ));
+    }
+    for chart in bar_charts() {
         drawn.push((
             chart.file_name(),
             with_digest(chart.draw()?, &chart.digest())?,

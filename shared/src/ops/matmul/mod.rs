@@ -46,8 +46,8 @@ impl Tensor {
             return Err(different_lengths("dot", self.sizes(), other.sizes()));
         }
         on_libtorch!(|device| torch::f_binary("dot", self, other, &[], device, |a, b| a.f_dot(b)));
-        let a = self.data.view().into_dimensionality().expect("1-D");
-        let b = other.data.view().into_dimensionality().expect("1-D");
+        let a = self.array().into_dimensionality().expect("1-D");
+        let b = other.array().into_dimensionality().expect("1-D");
         Ok(Tensor::scalar(dot_1d(a, b)))
     }
 
@@ -156,6 +156,13 @@ impl Tensor {
     /// the promotion added.
     fn f_matmul_named(&self, op: &'static str, other: &Tensor) -> Result<Tensor> {
         f_check_ranks(op, self, other)?;
+        if self.is_expanded() || other.is_expanded() {
+            // A matrix whose rows or columns step by 0 is copied out first, as PyTorch
+            // copies a layout its matrix kernels cannot take.
+            return self
+                .f_materialized(op)?
+                .f_matmul_named(op, &other.f_materialized(op)?);
+        }
         if self.dim() == 1 && other.dim() == 1 {
             return self
                 .f_dot(other)
@@ -297,12 +304,8 @@ fn folded_product(
     let out_shape = shapes.out_shape();
     let rows = shapes.batch.iter().product::<usize>() * shapes.m;
     let folded = a.reshape(&[rows as i64, shapes.k as i64]);
-    let a2 = folded
-        .data
-        .view()
-        .into_dimensionality::<Ix2>()
-        .expect("2-D");
-    let b2 = b.data.view().into_dimensionality::<Ix2>().expect("2-D");
+    let a2 = folded.array().into_dimensionality::<Ix2>().expect("2-D");
+    let b2 = b.array().into_dimensionality::<Ix2>().expect("2-D");
     let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
     let mut c = Array::from_shape_vec((rows, shapes.n), zeros).expect("rows × n zeros");
     let order = kernels::mkl_order(a2.view(), b2.view(), b_is_vector);
@@ -322,11 +325,11 @@ fn batched_product(
     let ProductShapes { batch, m, k, n } = shapes;
     let (m, k, n) = (*m, *k, *n);
     let a_view = a
-        .data
+        .stored
         .broadcast(IxDyn(&[batch.as_slice(), &[m, k]].concat()))
         .expect("batch broadcast checked");
     let b_view = b
-        .data
+        .stored
         .broadcast(IxDyn(&[batch.as_slice(), &[k, n]].concat()))
         .expect("batch broadcast checked");
     let out_shape = shapes.out_shape();

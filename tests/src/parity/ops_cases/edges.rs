@@ -5,7 +5,7 @@
 //!
 //! The op names here are distinct from the chapters' ones (`edge_view`, `edge_pow`, ...).
 //! Views take an optional `prep`: steps applied to input 0 first (a transpose, a permute, a
-//! slice), so a case can start from a tensor that is not contiguous.
+//! slice, an expand, a select), so a case can start from a tensor that is not contiguous.
 
 use serde_json::Value;
 use shared::nn::Linear;
@@ -29,6 +29,24 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
             .into(),
         "edge_select" => prepared(c)
             .and_then(|t| t.f_select(c.arg_i64("dim"), c.arg_i64("index")))
+            .into(),
+        "edge_is_contiguous" => prepared(c)
+            .map(|t| Tensor::scalar(t.is_contiguous()))
+            .into(),
+        "edge_expanded_sum" => c
+            .f32(0)
+            .f_expand(c.arg_i64s("sizes"))
+            .and_then(|t| t.f_sum_dim(c.arg_i64("dim"), false))
+            .into(),
+        "edge_expanded_softmax" => c
+            .f32(0)
+            .f_expand(c.arg_i64s("sizes"))
+            .and_then(|t| t.f_softmax(c.arg_i64("dim")))
+            .into(),
+        "edge_expanded_matmul" => c
+            .f32(0)
+            .f_expand(c.arg_i64s("sizes"))
+            .and_then(|t| t.f_matmul(&c.f32(1)))
             .into(),
         "edge_size" => c
             .f32(0)
@@ -102,6 +120,11 @@ fn prepared(c: &Case) -> shared::Result<Tensor> {
                 t.f_permute(&dims)?
             }
             "slice" => t.f_slice(int(1), int(2)..int(3))?,
+            "expand" => {
+                let sizes: Vec<i64> = serde_json::from_value(step[1].clone()).expect("sizes");
+                t.f_expand(sizes)?
+            }
+            "select" => t.f_select(int(1), int(2))?,
             other => panic!("unknown prep step {other}"),
         };
     }
