@@ -19,6 +19,7 @@
 #   flex 2-thread speed-up: n=4096 X.XX (the kernel has no threads of its own)
 #   linear/softmax crossover: n≈N
 #   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
+#   dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
 #   ch19 training run ours/pytorch: X.XX
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's run (each side on the threads it sets itself).

@@ -18,7 +18,8 @@ the tables, then the headline lines:
     flex window / torch formula time ratio: n=1024 X.XX, n=4096 Y.YY
     flex 2-thread speed-up: n=4096 X.XX (the kernel has no threads of its own)
     linear/softmax crossover: n≈N
-    dsa/dense time ratio: n=4096 X.XX, ..., n=16384 Y.YY
+    dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY
+    dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
     ch19 training run ours/pytorch: X.XX
 
 Time ratios below 1: ours (the first named) is faster. The slope is the least-squares slope
@@ -66,6 +67,8 @@ VARIANTS = {
     "dsa": [
         ("ch18_dsa", f"ch18: DSA (index_scores, top_k_kept, sparse_attention), k = {TOP_K}"),
         ("ch18_sparse_attention", "ch18: sparse_attention alone, kept keys given"),
+        ("ch18_dsa_tiles", f"ch18: block selection (index_scores, top_k_tiles_kept, sparse_attention_tiled), "
+                           f"{TOP_K // 128} tiles of 128"),
         ("ch09_flash", "ch09: flash_attention, dense causal softmax"),
     ],
 }
@@ -350,6 +353,7 @@ def main():
     else:
         print(f"linear/softmax crossover: none up to n={n if n else '–'}")
     pair_line("dsa/dense", "dsa", "ch18_dsa", "ch09_flash", columns(results, "dsa") or [4096])
+    pair_line("dsa block selection/dense", "dsa", "ch18_dsa_tiles", "ch09_flash", columns(results, "dsa") or [4096])
     print(f"ch19 training run ours/pytorch: {fmt_ratio(run['ratio'] if run else None)}")
 
 

@@ -7,7 +7,9 @@
 //!   softmax attention without the `T × T` matrix), over `T`;
 //! - `dsa`: DeepSeek Sparse Attention as the chapter writes it (`index_scores`,
 //!   `top_k_kept` with `k` = [`TOP_K`], `sparse_attention`), the last step alone given the
-//!   kept keys, and dense causal softmax attention by chapter 9's flash kernel.
+//!   kept keys, the chapter's block selection (`top_k_tiles_kept`, whole tiles of
+//!   [`TILE`] keys, as many keys in all, and `sparse_attention_tiled`, chapter 16's kernel
+//!   over the kept tiles), and dense causal softmax attention by chapter 9's flash kernel.
 //!
 //! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS` pick the lengths (defaults 256 to
 //! 16384; the parallel form up to 8192, its weights take `4·T²` bytes; 4096 and 8192 for
@@ -22,7 +24,9 @@ use ch09_flash_attention::kernel::flash_attention;
 use ch18_linear_attention::chunked::linear_chunked;
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
-use ch18_linear_attention::sparse::{index_scores, sparse_attention, top_k_kept};
+use ch18_linear_attention::sparse::{
+    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main,
     measurement::WallTime,
@@ -39,6 +43,10 @@ const HEAD_DIM: usize = 64;
 const CHUNK: usize = 64;
 /// Keys each query keeps, as in DeepSeek-V3.2.
 const TOP_K: usize = 2048;
+/// Keys per tile of the block selection, and the tiles each tile of queries keeps: as many
+/// keys as [`TOP_K`].
+const TILE: usize = 128;
+const TOP_TILES: usize = TOP_K / TILE;
 /// The indexer's heads and their features (DeepSeek-V3.2's 64 of 128, scaled down).
 const INDEX_HEADS: usize = 4;
 const D_INDEX: usize = 32;
@@ -141,6 +149,14 @@ fn dsa(c: &mut Criterion) {
             sparse_attention(&q, &k, &v, &kept)
         });
         drop(kept);
+        // Block selection: whole tiles of keys chosen by their best index score, and
+        // chapter 16's kernel, which skips the tiles no query of a tile keeps.
+        bench_one(&mut group, "ch18_dsa_tiles", t, &one, || {
+            let scores = index_scores(&q_index, &k_index, &w_index);
+            let kept = top_k_tiles_kept(&scores, TILE, TOP_TILES);
+            let tiled = sparse_attention_tiled(&q, &k, &v, &kept, TILE);
+            tiled.expect("sparse_attention_tiled").0
+        });
         let (q4, k4, v4) = (one_head(&q), one_head(&k), one_head(&v));
         bench_one(&mut group, "ch09_flash", t, &one, || {
             flash_attention(&q4, &k4, &v4, true)
