@@ -1,0 +1,169 @@
+//! The cost of the chapter's ways out of the `T × T` matrix, on one head of 64 features,
+//! f32, one thread:
+//!
+//! - `linear`: causal linear attention in its three forms (`linear_parallel`, which
+//!   builds the `T × T` weights; `linear_recurrent`, a token at a time; `linear_chunked`,
+//!   chunks of [`CHUNK`]) against chapter 9's causal flash kernel (`flash_attention`,
+//!   softmax attention without the `T × T` matrix), over `T`;
+//! - `dsa`: DeepSeek Sparse Attention as the chapter writes it (`index_scores`,
+//!   `top_k_kept` with `k` = [`TOP_K`], `sparse_attention`), the last step alone given the
+//!   kept keys, the chapter's block selection (`top_k_tiles_kept`, whole tiles of
+//!   [`TILE`] keys, as many keys in all, and `sparse_attention_tiled`, chapter 16's kernel
+//!   over the kept tiles), and dense causal softmax attention by chapter 9's flash kernel.
+//!
+//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS` pick the lengths (defaults 256 to
+//! 16384; the parallel form up to 8192, its weights take `4·T²` bytes; 4096 and 8192 for
+//! DSA: the chapter's DSA computes every index score and every main score before masking,
+//! a call takes tens of seconds at `T = 16384`, and `T = 32768` would need tens of GiB),
+//! `PART4_BENCH_SECONDS` the measuring time of a variant (default 3). `scripts/bench-part4.sh` runs it all and prints the tables.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use ch09_flash_attention::kernel::flash_attention;
+use ch18_linear_attention::chunked::linear_chunked;
+use ch18_linear_attention::parallel::linear_parallel;
+use ch18_linear_attention::recurrent::linear_recurrent;
+use ch18_linear_attention::sparse::{
+    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+};
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main,
+    measurement::WallTime,
+};
+use pinned::pool;
+use shared::{Device, Tensor, manual_seed, randn, set_device};
+
+// A pool of one thread pinned to a core, as chapter 9's benchmarks.
+#[path = "../../../ch09-flash-attention/examples/common/pinned.rs"]
+mod pinned;
+
+const HEAD_DIM: usize = 64;
+/// Tokens per chunk of the chunked form.
+const CHUNK: usize = 64;
+/// Keys each query keeps, as in DeepSeek-V3.2.
+const TOP_K: usize = 2048;
+/// Keys per tile of the block selection, and the tiles each tile of queries keeps: as many
+/// keys as [`TOP_K`].
+const TILE: usize = 128;
+const TOP_TILES: usize = TOP_K / TILE;
+/// The indexer's heads and their features (DeepSeek-V3.2's 64 of 128, scaled down).
+const INDEX_HEADS: usize = 4;
+const D_INDEX: usize = 32;
+
+/// Whole numbers from the environment variable `name`, or `default`.
+fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
+    std::env::var(name).ok().map_or_else(
+        || default.to_vec(),
+        |s| {
+            s.split_whitespace()
+                .map(|n| {
+                    n.parse()
+                        .unwrap_or_else(|_| panic!("{name}: whole numbers"))
+                })
+                .collect()
+        },
+    )
+}
+
+/// Few samples of flat size, each variant measured for `PART4_BENCH_SECONDS` (default 3)
+/// after a sixth of that of warm-up; our code on our own CPU back-end.
+fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
+    set_device(Device::Cpu);
+    let seconds: f64 = std::env::var("PART4_BENCH_SECONDS")
+        .ok()
+        .map_or(3.0, |s| s.parse().expect("PART4_BENCH_SECONDS: seconds"));
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs_f64(seconds / 6.0))
+        .measurement_time(Duration::from_secs_f64(seconds));
+}
+
+/// `q`, `k`, `v` of shape `[T, 64]`, the same numbers for every variant.
+fn qkv(t: usize) -> (Tensor, Tensor, Tensor) {
+    manual_seed(0);
+    let shape = [t, HEAD_DIM];
+    (randn(&shape), randn(&shape), randn(&shape))
+}
+
+/// Times `f` as variant `name` at length `t` on one pinned thread.
+fn bench_one(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    t: usize,
+    one: &rayon::ThreadPool,
+    f: impl Fn() -> Tensor + Sync,
+) {
+    group.bench_function(BenchmarkId::new(name, t), |b| {
+        one.install(|| b.iter(|| black_box(f())))
+    });
+}
+
+/// `[T, d]` as one head of one batch, `[1, 1, T, d]`, for chapter 9's kernel.
+fn one_head(x: &Tensor) -> Tensor {
+    x.unsqueeze(0).unsqueeze(0)
+}
+
+fn linear(c: &mut Criterion) {
+    let one = pool(1);
+    let mut group = c.benchmark_group("linear");
+    configure(&mut group);
+    let parallel_max = env_list("CH18_PARALLEL_MAX", &[8192])[0];
+    for t in env_list("CH18_BENCH_NS", &[256, 512, 1024, 2048, 4096, 8192, 16384]) {
+        let (q, k, v) = qkv(t);
+        if t <= parallel_max {
+            bench_one(&mut group, "ch18_parallel", t, &one, || {
+                linear_parallel(&q, &k, &v)
+            });
+        }
+        bench_one(&mut group, "ch18_recurrent", t, &one, || {
+            linear_recurrent(&q, &k, &v)
+        });
+        bench_one(&mut group, "ch18_chunked", t, &one, || {
+            linear_chunked(&q, &k, &v, CHUNK)
+        });
+        let (q4, k4, v4) = (one_head(&q), one_head(&k), one_head(&v));
+        bench_one(&mut group, "ch09_flash", t, &one, || {
+            flash_attention(&q4, &k4, &v4, true)
+        });
+    }
+    group.finish();
+}
+
+fn dsa(c: &mut Criterion) {
+    let one = pool(1);
+    let mut group = c.benchmark_group("dsa");
+    configure(&mut group);
+    for t in env_list("CH18_DSA_NS", &[4096, 8192]) {
+        let (q, k, v) = qkv(t);
+        let q_index = randn(&[t, INDEX_HEADS, D_INDEX]);
+        let k_index = randn(&[t, D_INDEX]);
+        let w_index = randn(&[t, INDEX_HEADS]);
+        bench_one(&mut group, "ch18_dsa", t, &one, || {
+            let kept = top_k_kept(&index_scores(&q_index, &k_index, &w_index), TOP_K);
+            sparse_attention(&q, &k, &v, &kept)
+        });
+        let kept = top_k_kept(&index_scores(&q_index, &k_index, &w_index), TOP_K);
+        bench_one(&mut group, "ch18_sparse_attention", t, &one, || {
+            sparse_attention(&q, &k, &v, &kept)
+        });
+        drop(kept);
+        // Block selection: whole tiles of keys chosen by their best index score, and
+        // chapter 16's kernel, which skips the tiles no query of a tile keeps.
+        bench_one(&mut group, "ch18_dsa_tiles", t, &one, || {
+            let scores = index_scores(&q_index, &k_index, &w_index);
+            let kept = top_k_tiles_kept(&scores, TILE, TOP_TILES);
+            let tiled = sparse_attention_tiled(&q, &k, &v, &kept, TILE);
+            tiled.expect("sparse_attention_tiled").0
+        });
+        let (q4, k4, v4) = (one_head(&q), one_head(&k), one_head(&v));
+        bench_one(&mut group, "ch09_flash", t, &one, || {
+            flash_attention(&q4, &k4, &v4, true)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, linear, dsa);
+criterion_main!(benches);

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The speed claims of chapters 16, 18 and 19, in one run. criterion times chapter 16's
+# FlexAttention kernel (chapters/ch16-flex-attention/benches/flex/: a causal sliding window
+# over n, the document mask over the number of documents, the causal mask against chapter
+# 9's flash kernel, the window against libtorch 2.13.0's SDPA with a boolean mask and its
+# plain formula through the `tch` feature in the same process, one and two threads) and
+# chapter 18's forms of attention (chapters/ch18-linear-attention/benches/linear/: causal
+# linear attention parallel, recurrent and chunked against chapter 9's causal flash kernel
+# over T; DeepSeek Sparse Attention against dense causal attention); then chapter 19's
+# whole training run (`ch19-induction-heads --train`, release) and the reference script's
+# PyTorch run are timed in turns, whole processes, A B then B A. scripts/part4_table.py
+# prints the tables, writes the book's tables and plots (book/src/bench/part4.md,
+# part4-window.svg, part4-linear.svg) and ends with the lines
+#   flex window time slope over n=1024..32768: X.XX (n·w is 1.00); time/n spread S % (...)
+#   flex documents time ÷ Σ Lᵢ², relative to 1 document(s): 1 1.00, 2 X.XX, ...
+#   flex causal / ch09 flash causal time ratio: n=1024 X.XX, n=4096 Y.YY
+#   flex window / torch sdpa with a boolean mask time ratio: n=1024 X.XX, ...
+#   flex window / torch formula time ratio: n=1024 X.XX, ...
+#   flex 2-thread speed-up: n=4096 X.XX (the kernel has no threads of its own)
+#   linear/softmax crossover: n≈N
+#   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
+#   dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
+#   ch19 training run ours/pytorch: X.XX
+# (time ratios below 1: ours is faster). Everything runs on one thread except the
+# flex_threads group and chapter 19's run (each side on the threads it sets itself).
+#
+#   bash scripts/bench-part4.sh                      # everything (about half an hour once built)
+#   PART4_GROUPS="flex_window linear" bash scripts/bench-part4.sh --out DIR   # some groups, no ch19
+#   PART4_BENCH_SECONDS=0.2 CH16_BENCH_NS="1024 2048" CH16_CAUSAL_NS=512 CH16_TORCH_NS=512 \
+#     CH16_DOC_N=1024 CH18_BENCH_NS="256 512" CH18_DSA_NS=1024 CH19_STEPS=20 CH19_ROUNDS=1 \
+#     bash scripts/bench-part4.sh --out DIR          # a smoke run (a few minutes once built)
+#
+# CH19_STEPS=N times, instead of the two whole runs, chapter 19's loss_bits example and the
+# reference script for N steps each (a smoke test of the commands; the table names the
+# commands it timed). CH19_ROUNDS (default 3) rounds of each. The reference script runs under
+# $PYTHON (default .venv/bin/python), which must have torch 2.13.0.
+# --out DIR writes the tables and plots into DIR instead of the book. The first run makes
+# .venv-libtorch (scripts/libtorch-env.sh; TCH_VENV to use another) and builds the benches
+# with tch in target/tch. Numbers taken while other programs run are noisy: the table
+# records the load average before and after.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+page=book/src/bench
+if [ "${1:-}" = "--out" ]; then
+  page=${2:?"--out needs a directory"}
+fi
+PYTHON=${PYTHON:-.venv/bin/python}
+# shellcheck source=scripts/libtorch-env.sh
+source scripts/libtorch-env.sh >&2
+# The same target directory as scripts/bench-vs-torch.sh; absolute, because criterion puts
+# its results under it and runs in the chapter's folder.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
+export SHARED_DEVICE=cpu
+
+all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa"
+groups=${PART4_GROUPS:-"$all_groups ch19"}
+out=$CARGO_TARGET_DIR/part4-bench
+mkdir -p "$out" "$page"
+rm -rf "$out/ch19.json"
+for group in $all_groups; do rm -rf "$CARGO_TARGET_DIR/criterion/$group"; done
+
+echo "==> building the benches (with tch) and chapter 19" >&2
+# One cargo call for both benches, so that `shared` is built once, with tch.
+benches=(-p ch16-flex-attention -p ch18-linear-attention --features ch16-flex-attention/tch
+  --bench flex --bench linear)
+cargo bench -q "${benches[@]}" --no-run
+cargo build --release -q -p ch19-induction-heads --bin ch19-induction-heads --example loss_bits
+
+# As for chapter 9's benchmarks: glibc's malloc keeps the memory it is given back, on both
+# sides, so that no call faults its buffers' pages in afresh.
+export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+criterion_groups=$(for g in $groups; do [ "$g" = ch19 ] || echo "$g"; done | tr '\n' ' ')
+if [ -n "${criterion_groups// /}" ]; then
+  echo "==> criterion: $criterion_groups" >&2
+  filter="^($(echo "$criterion_groups" | xargs | tr ' ' '|'))/"
+  cargo bench -q "${benches[@]}" -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
+fi
+
+if [[ " $groups " == *" ch19 "* ]]; then
+  echo "==> chapter 19's training run, ours and PyTorch's, timed in turns" >&2
+  if [ -n "${CH19_STEPS:-}" ]; then
+    ours=("$CARGO_TARGET_DIR/release/examples/loss_bits" 7 "$CH19_STEPS")
+    torch=("$PYTHON" reference/ch19_induction_heads.py --steps "$CH19_STEPS" --fixed-steps 1 --dump /dev/null)
+  else
+    ours=("$CARGO_TARGET_DIR/release/ch19-induction-heads" --train)
+    torch=("$PYTHON" reference/ch19_induction_heads.py)
+  fi
+  unset GLIBC_TUNABLES
+  python3 - "$out/ch19.json" "${CH19_ROUNDS:-3}" "${#ours[@]}" "${ours[@]}" "${torch[@]}" <<'PY'
+import json, statistics, subprocess, sys, time
+path, rounds, n_ours = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ours, torch = sys.argv[4:4 + n_ours], sys.argv[4 + n_ours:]
+def seconds(cmd):
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+times = {"ours": [], "torch": []}
+for r in range(rounds):
+    # One order, then the other: neither side always runs on a machine the other warmed.
+    order = [("ours", ours), ("torch", torch)] if r % 2 == 0 else [("torch", torch), ("ours", ours)]
+    for side, cmd in order:
+        times[side].append(seconds(cmd))
+    print(f"round {r + 1}: ours {times['ours'][-1]:.2f} s, pytorch {times['torch'][-1]:.2f} s", file=sys.stderr)
+def short(cmd):
+    return " ".join(c.rsplit("/", 1)[-1] if c.startswith("/") else c for c in cmd)
+json.dump({"rounds": rounds, "ours_s": statistics.median(times["ours"]),
+           "torch_s": statistics.median(times["torch"]),
+           "ratio": statistics.median(o / t for o, t in zip(times["ours"], times["torch"])),
+           "ours_command": short(ours), "torch_command": "python " + " ".join(torch[1:])},
+          open(path, "w"))
+PY
+fi
+load_after=$(cut -d' ' -f1 /proc/loadavg)
+
+python3 - "$out/meta.json" "$load_before" "$load_after" "$libtorch_version" "${CH16_DOC_N:-4096}" <<'PY'
+import datetime, json, subprocess, sys
+path, before, after, torch, doc_n = sys.argv[1:6]
+def run(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+    except Exception:
+        return "?"
+cpu = "?"
+for line in run("lscpu").splitlines():
+    if line.startswith("Model name:"):
+        cpu = line.split(":", 1)[1].strip()
+json.dump({
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    "cpu": cpu, "cores": run("nproc"), "rustc": run("rustc", "--version"),
+    "torch": f"libtorch {torch} through tch", "load_before": before, "load_after": after,
+    "commit": run("git", "rev-parse", "--short", "HEAD"), "doc_n": int(doc_n),
+}, open(path, "w"))
+PY
+
+python3 scripts/part4_table.py --criterion "$CARGO_TARGET_DIR/criterion" --ch19 "$out/ch19.json" \
+  --meta "$out/meta.json" --md "$page/part4.md" \
+  --svg-window "$page/part4-window.svg" --svg-linear "$page/part4-linear.svg"

@@ -1,0 +1,361 @@
+"""Turns the results of scripts/bench-part4.sh into tables, plots and headline lines.
+
+    python3 scripts/part4_table.py --criterion target/tch/criterion --ch19 R.json \
+        --meta META.json --md OUT.md --svg-window W.svg --svg-linear L.svg
+
+Reads criterion's medians of chapter 16's benchmarks (chapters/ch16-flex-attention/benches/
+flex/: groups flex_window, flex_documents, flex_causal, flex_vs_torch, flex_threads) and of
+chapter 18's (chapters/ch18-linear-attention/benches/linear/: groups linear and dsa), and the
+timing of chapter 19's training run against the reference script's (in turns, one JSON
+object). Writes a Markdown fragment with one anchor per table, two log-log plots (the
+window's time against n; linear attention's forms against the causal flash kernel), prints
+the tables, then the headline lines:
+
+    flex window time slope over n=1024..32768: X.XX (n·w is 1.00); time/n spread S %
+    flex documents time ÷ Σ Lᵢ², relative to one document: 2 X.XX, 4 Y.YY, ...
+    flex causal / ch09 flash causal time ratio: n=1024 X.XX, n=4096 Y.YY
+    flex window / torch sdpa with a boolean mask time ratio: n=1024 X.XX, n=4096 Y.YY
+    flex window / torch formula time ratio: n=1024 X.XX, n=4096 Y.YY
+    flex 2-thread speed-up: n=4096 X.XX (the kernel has no threads of its own)
+    linear/softmax crossover: n≈N
+    dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY
+    dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
+    ch19 training run ours/pytorch: X.XX
+
+Time ratios below 1: ours (the first named) is faster. The slope is the least-squares slope
+of log(time) against log(n). The crossover is where chapter 18's chunked linear attention
+becomes faster than chapter 9's causal flash kernel, interpolated on log-log axes between the
+two lengths around it. Only the standard library is used.
+"""
+import argparse
+import json
+import math
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from bench_table import escape, fmt_ratio, fmt_time, ratio  # noqa: E402
+
+HEADS, HEAD_DIM, WINDOW, TILE = 2, 64, 256, 128
+CHUNK, TOP_K, INDEX_HEADS, D_INDEX = 64, 2048, 4, 32
+
+VARIANTS = {
+    "flex_window": [("ch16_flex", "ch16: flex_kernel, causal window of 256")],
+    "flex_documents": [("ch16_flex", "ch16: flex_kernel, document mask")],
+    "flex_causal": [
+        ("ch16_flex", "ch16: flex_kernel, causal mask_mod"),
+        ("ch09_flash", "ch09: flash_attention, causal"),
+    ],
+    "flex_vs_torch": [
+        ("ch16_flex", "ch16: flex_kernel (block mask, tiles skipped)"),
+        ("ch16_formula", "ch16: flex_attention, the formula (n × n scores)"),
+        ("torch_sdpa_mask", "PyTorch: F.scaled_dot_product_attention, boolean mask"),
+        ("torch_formula", "PyTorch: matmul, masked_fill, softmax, matmul"),
+    ],
+    "flex_threads": [
+        ("ch16_flex_1t", "ch16: flex_kernel, 1 thread"),
+        ("ch16_flex_2t", "ch16: flex_kernel, 2 threads"),
+        ("torch_sdpa_mask_1t", "PyTorch: SDPA with the boolean mask, 1 thread"),
+        ("torch_sdpa_mask_2t", "PyTorch: SDPA with the boolean mask, 2 threads"),
+    ],
+    "linear": [
+        ("ch18_parallel", "ch18: linear_parallel (T × T weights)"),
+        ("ch18_recurrent", "ch18: linear_recurrent (a token at a time)"),
+        ("ch18_chunked", f"ch18: linear_chunked (chunks of {CHUNK})"),
+        ("ch09_flash", "ch09: flash_attention, causal softmax"),
+    ],
+    "dsa": [
+        ("ch18_dsa", f"ch18: DSA (index_scores, top_k_kept, sparse_attention), k = {TOP_K}"),
+        ("ch18_sparse_attention", "ch18: sparse_attention alone, kept keys given"),
+        ("ch18_dsa_tiles", f"ch18: block selection (index_scores, top_k_tiles_kept, sparse_attention_tiled), "
+                           f"{TOP_K // 128} tiles of 128"),
+        ("ch09_flash", "ch09: flash_attention, dense causal softmax"),
+    ],
+}
+
+TITLES = {
+    "flex_window": f"Chapter 16's kernel with a causal sliding window of {WINDOW} keys: "
+                   f"q, k, v of [1, {HEADS}, n, {HEAD_DIM}], tiles of {TILE}, one thread",
+    "flex_documents": "The document mask at one length cut into equal documents (the column is "
+                      "the number of documents), one thread",
+    "flex_causal": "The causal mask: the generic kernel against chapter 9's, one thread",
+    "flex_vs_torch": "The causal window of 256: the kernel, the formula and PyTorch without "
+                     "FlexAttention's compiler, one thread",
+    "flex_threads": "The causal window of 256 on one and on two threads",
+    "linear": f"Causal attention of one head of {HEAD_DIM}, q, k, v of [T, {HEAD_DIM}], one thread",
+    "dsa": f"DeepSeek Sparse Attention against dense causal attention: one head of {HEAD_DIM}, "
+           f"an indexer of {INDEX_HEADS} heads of {D_INDEX}, one thread",
+}
+
+
+def load_criterion(root):
+    results = {}
+    for estimates in pathlib.Path(root).glob("*/*/*/new/estimates.json"):
+        group, variant, n = estimates.parts[-5:-2]
+        if group in VARIANTS and n.isdigit():
+            results[(group, variant, int(n))] = json.loads(estimates.read_text())["median"]["point_estimate"]
+    return results
+
+
+def columns(results, group):
+    return sorted({n for (g, _, n) in results if g == group})
+
+
+def table(results, group, column_name="n", extra=None):
+    """One group's table of median times, `extra(variant, n, time)` appended in brackets."""
+    ns = columns(results, group)
+    present = [(v, label) for v, label in VARIANTS[group] if any((group, v, n) in results for n in ns)]
+    if not present:
+        return not_measured(group)
+    lines = [f"<!-- ANCHOR: {group} -->", f"**{TITLES[group]}** (median time)", "",
+             "| variant | " + " | ".join(f"{column_name} = {n}" for n in ns) + " |",
+             "|---|" + "---:|" * len(ns)]
+    for v, label in present:
+        cells = []
+        for n in ns:
+            t = results.get((group, v, n))
+            cell = fmt_time(t)
+            if t is not None and extra:
+                cell += extra(v, n, t)
+            cells.append(cell)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines + ["", f"<!-- ANCHOR_END: {group} -->", ""]
+
+
+def not_measured(anchor):
+    """An anchor that a page can include although this run left its table out."""
+    return [f"<!-- ANCHOR: {anchor} -->", "(not measured in this run)", f"<!-- ANCHOR_END: {anchor} -->", ""]
+
+
+def window_pairs(n):
+    """The pairs the causal window lets through in one head: n·w less the first triangle."""
+    return n * WINDOW - WINDOW * (WINDOW - 1) // 2 if n >= WINDOW else n * (n + 1) // 2
+
+
+def slope(points):
+    """Least-squares slope of log(time) against log(n)."""
+    if len(points) < 2:
+        return None
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else None
+
+
+def series(results, group, variant):
+    return [(n, results[(group, variant, n)]) for n in columns(results, group) if (group, variant, n) in results]
+
+
+def crossover(results):
+    """The length where chunked linear attention becomes faster than the flash kernel, on
+    log-log axes between the lengths around it; (n, how) with how one of 'between',
+    'below' (faster at every length measured), 'none' (slower at every length)."""
+    pairs = [(n, results[("linear", "ch18_chunked", n)] / results[("linear", "ch09_flash", n)])
+             for n in columns(results, "linear")
+             if ("linear", "ch18_chunked", n) in results and ("linear", "ch09_flash", n) in results]
+    if not pairs:
+        return None, "none"
+    if pairs[0][1] < 1:
+        return pairs[0][0], "below"
+    for (n0, r0), (n1, r1) in zip(pairs, pairs[1:]):
+        if r0 >= 1 > r1:
+            # log(ratio) is linear in log(n) between the two: where it is 0.
+            f = math.log(r0) / (math.log(r0) - math.log(r1))
+            return round(math.exp(math.log(n0) + f * (math.log(n1) - math.log(n0)))), "between"
+    return pairs[-1][0], "none"
+
+
+def memory_lines(ns):
+    """What each form holds besides its inputs and output, computed (not measured)."""
+    if not ns:
+        return not_measured("memory")
+    d = HEAD_DIM
+    rows = [
+        (f"linear attention's state S and z (d × d + d), recurrent and chunked", lambda n: (d * d + d) * 4),
+        (f"the chunked form's weights of one chunk (C × C, C = {CHUNK})", lambda n: CHUNK * CHUNK * 4),
+        ("the parallel form's weights, and the materialised softmax's scores (T × T)", lambda n: n * n * 4),
+        ("softmax attention's KV cache for generating the next token (2 × T × d)", lambda n: 2 * n * d * 4),
+    ]
+    def size(b):
+        for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+            if b >= scale:
+                return f"{b / scale:.3g} {unit}"
+        return f"{b} B"
+    lines = ["<!-- ANCHOR: memory -->",
+             f"**What each form holds, in float32, one head of {d}** (computed from the shapes, not measured)", "",
+             "| held | " + " | ".join(f"T = {n}" for n in ns) + " |", "|---|" + "---:|" * len(ns)]
+    for label, bytes_of in rows:
+        lines.append(f"| {label} | " + " | ".join(size(bytes_of(n)) for n in ns) + " |")
+    return lines + ["", "<!-- ANCHOR_END: memory -->", ""]
+
+
+def ch19_lines(run):
+    if not run:
+        return not_measured("ch19")
+    return ["<!-- ANCHOR: ch19 -->",
+            f"**Chapter 19's training run, ours and the reference script's, timed in turns** "
+            f"(whole processes: `{run['ours_command']}` and `{run['torch_command']}`; "
+            f"{run['rounds']} round(s), each running both in one order or the reverse; medians over the "
+            f"rounds; PyTorch on the threads the script sets, ours on the threads it uses by default)", "",
+            "| rounds | ours | PyTorch | ratio (median of the rounds') |", "|---:|---:|---:|---:|",
+            f"| {run['rounds']} | {run['ours_s']:.1f} s | {run['torch_s']:.1f} s | {run['ratio']:.2f} |",
+            "", "<!-- ANCHOR_END: ch19 -->", ""]
+
+
+def svg_loglog(title, lines, path, guide=None):
+    """A log-log plot of time (ms) against n; `lines` is [(label, [(n, ms)], dashed)], `guide`
+    an optional (label, slope) reference line through the first line's first point."""
+    values = [t for _, pts, _ in lines for _, t in pts]
+    ns = sorted({n for _, pts, _ in lines for n, _ in pts})
+    if not values:
+        return
+    width, height = 820, 470
+    left, right, top, bottom = 70, 300, 30, 60
+    y_lo = 10 ** math.floor(math.log10(min(values)))
+    y_hi = 10 ** math.ceil(math.log10(max(values)))
+    x_lo, x_hi = math.log2(min(ns)), math.log2(max(ns))
+    px = lambda n: left + (math.log2(n) - x_lo) / max(x_hi - x_lo, 1) * (width - left - right)
+    py = lambda t: top + (math.log10(y_hi) - math.log10(t)) / max(math.log10(y_hi) - math.log10(y_lo), 1) * (height - top - bottom)
+    colours = ["#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#999999"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="18" font-size="14">{escape(title)}</text>']
+    decade = y_lo
+    while decade <= y_hi * 1.0001:
+        y = py(decade)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#dddddd"/>')
+        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{decade:g} ms</text>')
+        decade *= 10
+    for n in ns:
+        x = px(n)
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" stroke="#eeeeee"/>')
+        out.append(f'<text x="{x:.1f}" y="{height - bottom + 18}" text-anchor="middle">{n}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 20}" text-anchor="middle">'
+               f'sequence length n (log scale)</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+               f'fill="none" stroke="#444444"/>')
+    legend = list(lines)
+    if guide and lines and lines[0][1]:
+        label, power = guide
+        n0, t0 = lines[0][1][0]
+        pts = [(n, t0 * (n / n0) ** power) for n in ns]
+        pts = [(n, t) for n, t in pts if y_lo <= t <= y_hi]
+        legend.append((label, pts, "guide"))
+    for i, (label, pts, dashed) in enumerate(legend):
+        colour = "#999999" if dashed == "guide" else colours[i % len(colours)]
+        dash = ' stroke-dasharray="6 4"' if dashed else ""
+        if len(pts) > 1:
+            line = " ".join(f"{px(n):.1f},{py(t):.1f}" for n, t in pts)
+            out.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        if dashed != "guide":
+            for n, t in pts:
+                out.append(f'<circle cx="{px(n):.1f}" cy="{py(t):.1f}" r="3" fill="{colour}"/>')
+        ly = top + 14 + 24 * i
+        out.append(f'<line x1="{width - right + 14}" y1="{ly}" x2="{width - right + 40}" y2="{ly}" '
+                   f'stroke="{colour}" stroke-width="2"{dash}/>')
+        out.append(f'<text x="{width - right + 46}" y="{ly + 4}" font-size="11">{escape(label)}</text>')
+    out.append("</svg>")
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(path).write_text("\n".join(out) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--criterion", default="target/tch/criterion")
+    parser.add_argument("--ch19")
+    parser.add_argument("--meta")
+    parser.add_argument("--md")
+    parser.add_argument("--svg-window")
+    parser.add_argument("--svg-linear")
+    args = parser.parse_args()
+
+    results = load_criterion(args.criterion)
+    run = None
+    if args.ch19 and pathlib.Path(args.ch19).exists():
+        run = json.loads(pathlib.Path(args.ch19).read_text())
+    meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
+    if not results and not run:
+        sys.exit("part4_table.py: no results (run scripts/bench-part4.sh)")
+
+    head = ["<!-- ANCHOR: machine -->"]
+    if meta:
+        head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores), "
+                    f"{meta.get('rustc', '?')}, {meta.get('torch', '?')}; load average {meta.get('load_before', '?')} "
+                    f"before, {meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
+    head += ["<!-- ANCHOR_END: machine -->", ""]
+
+    # Time per visible pair of the window, in nanoseconds: flat if the time is linear in n·w.
+    def per_pair(v, n, t):
+        return f" ({t / (HEADS * window_pairs(n)):.2f} ns/pair)"
+    body = table(results, "flex_window", extra=per_pair)
+    doc_n = meta.get("doc_n")
+    def per_square(v, docs, t):
+        if not doc_n:
+            return ""
+        length = doc_n // docs
+        return f" ({t / (HEADS * docs * length * (length + 1) / 2):.2f} ns/pair)"
+    body += table(results, "flex_documents", column_name="documents", extra=per_square)
+    for group in ("flex_causal", "flex_vs_torch", "flex_threads"):
+        body += table(results, group)
+    body += table(results, "linear", column_name="T")
+    body += memory_lines(columns(results, "linear"))
+    body += table(results, "dsa", column_name="T")
+    body += ch19_lines(run)
+    text = "\n".join(head + body)
+    if args.md:
+        pathlib.Path(args.md).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.md).write_text(text)
+    window = series(results, "flex_window", "ch16_flex")
+    if args.svg_window:
+        svg_loglog(f"Sliding window of {WINDOW}, [1, {HEADS}, n, {HEAD_DIM}], one thread: median time",
+                   [("ch16: flex_kernel, causal window", [(n, t / 1e6) for n, t in window], False)],
+                   args.svg_window, guide=("time ∝ n (slope 1)", 1))
+    if args.svg_linear:
+        lines = [(label, [(n, t / 1e6) for n, t in series(results, "linear", v)], v == "ch09_flash")
+                 for v, label in VARIANTS["linear"]]
+        svg_loglog(f"Causal attention, one head of {HEAD_DIM}, one thread: median time",
+                   [line for line in lines if line[1]], args.svg_linear)
+    shown = "\n".join(line for line in text.splitlines() if "ANCHOR" not in line)
+    print(shown.replace("\n\n\n", "\n\n"))
+
+    def n_range(points):
+        return f"n={points[0][0]}..{points[-1][0]}" if points else "n=–"
+    s = slope(window)
+    per_n = [t / n for n, t in window]
+    spread = (max(per_n) / min(per_n) - 1) * 100 if per_n else None
+    print(f"flex window time slope over {n_range(window)}: {fmt_ratio(s)} (n·w is 1.00); time/n spread "
+          + ("–" if spread is None else f"{spread:.0f} %") + " (flat within 10 %: "
+          + ("–" if spread is None else ("yes" if spread <= 10 else "no")) + ")")
+    docs = series(results, "flex_documents", "ch16_flex")
+    if docs and doc_n:
+        base = docs[0][1] / (doc_n ** 2 / docs[0][0])
+        cells = [f"{d} {t / (doc_n ** 2 / d) / base:.2f}" for d, t in docs]
+        print(f"flex documents time ÷ Σ Lᵢ², relative to {docs[0][0]} document(s): " + ", ".join(cells))
+    def pair_line(what, group, a, b, ns):
+        cells = [f"n={n} {fmt_ratio(ratio(results.get((group, a, n)), results.get((group, b, n))))}" for n in ns]
+        print(f"{what} time ratio: " + ", ".join(cells))
+    pair_line("flex causal / ch09 flash causal", "flex_causal", "ch16_flex", "ch09_flash",
+              columns(results, "flex_causal") or [1024, 4096])
+    torch_ns = columns(results, "flex_vs_torch") or [1024, 4096]
+    pair_line("flex window / torch sdpa with a boolean mask", "flex_vs_torch", "ch16_flex", "torch_sdpa_mask", torch_ns)
+    pair_line("flex window / torch formula", "flex_vs_torch", "ch16_flex", "torch_formula", torch_ns)
+    thread_ns = columns(results, "flex_threads")
+    cells = [f"n={n} {fmt_ratio(ratio(results.get(('flex_threads', 'ch16_flex_1t', n)), results.get(('flex_threads', 'ch16_flex_2t', n))))}"
+             for n in thread_ns[-1:]]
+    print("flex 2-thread speed-up: " + (", ".join(cells) or "–") + " (the kernel has no threads of its own)")
+    n, how = crossover(results)
+    if how == "between":
+        print(f"linear/softmax crossover: n≈{n}")
+    elif how == "below":
+        print(f"linear/softmax crossover: n≤{n} (chunked faster at every length measured)")
+    else:
+        print(f"linear/softmax crossover: none up to n={n if n else '–'}")
+    pair_line("dsa/dense", "dsa", "ch18_dsa", "ch09_flash", columns(results, "dsa") or [4096])
+    pair_line("dsa block selection/dense", "dsa", "ch18_dsa_tiles", "ch09_flash", columns(results, "dsa") or [4096])
+    print(f"ch19 training run ours/pytorch: {fmt_ratio(run['ratio'] if run else None)}")
+
+
+if __name__ == "__main__":
+    main()
