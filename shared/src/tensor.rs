@@ -11,7 +11,7 @@
 //! `expand` is a view too: the tensor keeps its elements once and shows them repeated, with
 //! stride 0 along the repeated dims, as PyTorch does. ndarray's owned arrays cannot step by 0,
 //! so such a tensor stores its elements before expanding plus the shape it shows, and
-//! [`Tensor::array`] lays the repeats over them when an operation reads it.
+//! `Tensor::array` lays the repeats over them when an operation reads it.
 
 use ndarray::{ArcArray, ArrayView, Axis, Dimension, IxDyn};
 
