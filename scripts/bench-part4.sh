@@ -6,7 +6,8 @@
 # plain formula through the `tch` feature in the same process, one and two threads) and
 # chapter 18's forms of attention (chapters/ch18-linear-attention/benches/linear/: causal
 # linear attention parallel, recurrent and chunked against chapter 9's causal flash kernel
-# over T; DeepSeek Sparse Attention against dense causal attention); then chapter 19's
+# over T; DeepSeek Sparse Attention against dense causal attention, as the chapter writes it
+# and as a kernel with no T × T matrix at T = 4096 ... 32768); then chapter 19's
 # whole training run (`ch19-induction-heads --train`, release) and the reference script's
 # PyTorch run are timed in turns, whole processes, A B then B A. scripts/part4_table.py
 # prints the tables, writes the book's tables and plots (book/src/bench/part4.md,
@@ -20,6 +21,7 @@
 #   linear/softmax crossover: n≈N
 #   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
 #   dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
+#   dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
 #   ch19 training run ours/pytorch: X.XX
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's run (each side on the threads it sets itself).
@@ -53,12 +55,13 @@ source scripts/libtorch-env.sh >&2
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
 export SHARED_DEVICE=cpu
 
-all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa"
+all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa dsa_long"
 groups=${PART4_GROUPS:-"$all_groups ch19"}
 out=$CARGO_TARGET_DIR/part4-bench
 mkdir -p "$out" "$page"
-rm -rf "$out/ch19.json"
-for group in $all_groups; do rm -rf "$CARGO_TARGET_DIR/criterion/$group"; done
+# Only the groups this run measures are cleared: the tables of the others are rebuilt from
+# their last results, and the machine line says which groups were measured later.
+for group in $groups; do rm -rf "$CARGO_TARGET_DIR/criterion/$group" "$out/$group.json"; done
 
 echo "==> building the benches (with tch) and chapter 19" >&2
 # One cargo call for both benches, so that `shared` is built once, with tch.
@@ -114,9 +117,13 @@ PY
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
-python3 - "$out/meta.json" "$load_before" "$load_after" "$libtorch_version" "${CH16_DOC_N:-4096}" <<'PY'
+# A run of every group writes meta.json; a run of some (PART4_GROUPS) writes
+# meta-partial.json, which the tables name beside the full run's.
+meta=$out/meta.json
+if [ -n "${PART4_GROUPS:-}" ]; then meta=$out/meta-partial.json; else rm -f "$out/meta-partial.json"; fi
+python3 - "$meta" "$load_before" "$load_after" "$libtorch_version" "${CH16_DOC_N:-4096}" "$groups" <<'PY'
 import datetime, json, subprocess, sys
-path, before, after, torch, doc_n = sys.argv[1:6]
+path, before, after, torch, doc_n, groups = sys.argv[1:7]
 def run(*cmd):
     try:
         return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
@@ -131,9 +138,10 @@ json.dump({
     "cpu": cpu, "cores": run("nproc"), "rustc": run("rustc", "--version"),
     "torch": f"libtorch {torch} through tch", "load_before": before, "load_after": after,
     "commit": run("git", "rev-parse", "--short", "HEAD"), "doc_n": int(doc_n),
+    "groups": groups.split(),
 }, open(path, "w"))
 PY
 
 python3 scripts/part4_table.py --criterion "$CARGO_TARGET_DIR/criterion" --ch19 "$out/ch19.json" \
-  --meta "$out/meta.json" --md "$page/part4.md" \
+  --meta "$out/meta.json" --meta-partial "$out/meta-partial.json" --md "$page/part4.md" \
   --svg-window "$page/part4-window.svg" --svg-linear "$page/part4-linear.svg"

@@ -5,7 +5,7 @@
 
 Reads criterion's medians of chapter 16's benchmarks (chapters/ch16-flex-attention/benches/
 flex/: groups flex_window, flex_documents, flex_causal, flex_vs_torch, flex_threads) and of
-chapter 18's (chapters/ch18-linear-attention/benches/linear/: groups linear and dsa), and the
+chapter 18's (chapters/ch18-linear-attention/benches/linear/: groups linear, dsa and dsa_long), and the
 timing of chapter 19's training run against the reference script's (in turns, one JSON
 object). Writes a Markdown fragment with one anchor per table, two log-log plots (the
 window's time against n; linear attention's forms against the causal flash kernel), prints
@@ -20,6 +20,7 @@ the tables, then the headline lines:
     linear/softmax crossover: n≈N
     dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY
     dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
+    dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
     ch19 training run ours/pytorch: X.XX
 
 Time ratios below 1: ours (the first named) is faster. The slope is the least-squares slope
@@ -38,6 +39,7 @@ from bench_table import escape, fmt_ratio, fmt_time, ratio  # noqa: E402
 
 HEADS, HEAD_DIM, WINDOW, TILE = 2, 64, 256, 128
 CHUNK, TOP_K, INDEX_HEADS, D_INDEX = 64, 2048, 4, 32
+LONG_HEADS, QUERY_TILE = 8, 64
 
 VARIANTS = {
     "flex_window": [("ch16_flex", "ch16: flex_kernel, causal window of 256")],
@@ -71,6 +73,10 @@ VARIANTS = {
                            f"{TOP_K // 128} tiles of 128"),
         ("ch09_flash", "ch09: flash_attention, dense causal softmax"),
     ],
+    "dsa_long": [
+        ("ch18_dsa_kernel", f"ch18: dsa_kernel (queries in tiles of {QUERY_TILE}, k = {TOP_K})"),
+        ("ch09_flash", "ch09: flash_attention, dense causal softmax"),
+    ],
 }
 
 TITLES = {
@@ -85,6 +91,9 @@ TITLES = {
     "linear": f"Causal attention of one head of {HEAD_DIM}, q, k, v of [T, {HEAD_DIM}], one thread",
     "dsa": f"DeepSeek Sparse Attention against dense causal attention: one head of {HEAD_DIM}, "
            f"an indexer of {INDEX_HEADS} heads of {D_INDEX}, one thread",
+    "dsa_long": f"DeepSeek Sparse Attention with no T × T matrix against dense causal attention: "
+                f"{LONG_HEADS} query heads of {HEAD_DIM} over one key and value per token, an indexer "
+                f"of {INDEX_HEADS} heads of {D_INDEX}, one thread",
 }
 
 
@@ -266,6 +275,7 @@ def main():
     parser.add_argument("--criterion", default="target/tch/criterion")
     parser.add_argument("--ch19")
     parser.add_argument("--meta")
+    parser.add_argument("--meta-partial")
     parser.add_argument("--md")
     parser.add_argument("--svg-window")
     parser.add_argument("--svg-linear")
@@ -276,6 +286,9 @@ def main():
     if args.ch19 and pathlib.Path(args.ch19).exists():
         run = json.loads(pathlib.Path(args.ch19).read_text())
     meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
+    partial = None
+    if args.meta_partial and pathlib.Path(args.meta_partial).exists():
+        partial = json.loads(pathlib.Path(args.meta_partial).read_text())
     if not results and not run:
         sys.exit("part4_table.py: no results (run scripts/bench-part4.sh)")
 
@@ -284,6 +297,10 @@ def main():
         head.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')} ({meta.get('cores', '?')} cores), "
                     f"{meta.get('rustc', '?')}, {meta.get('torch', '?')}; load average {meta.get('load_before', '?')} "
                     f"before, {meta.get('load_after', '?')} after; commit {meta.get('commit', '?')}.")
+    if partial:
+        head.append(f"The group(s) {', '.join(partial.get('groups', []))} measured again {partial.get('date', '?')} on "
+                    f"the same machine, load average {partial.get('load_before', '?')} before, "
+                    f"{partial.get('load_after', '?')} after; commit {partial.get('commit', '?')}.")
     head += ["<!-- ANCHOR_END: machine -->", ""]
 
     # Time per visible pair of the window, in nanoseconds: flat if the time is linear in n·w.
@@ -302,6 +319,7 @@ def main():
     body += table(results, "linear", column_name="T")
     body += memory_lines(columns(results, "linear"))
     body += table(results, "dsa", column_name="T")
+    body += table(results, "dsa_long", column_name="T")
     body += ch19_lines(run)
     text = "\n".join(head + body)
     if args.md:
@@ -354,6 +372,8 @@ def main():
         print(f"linear/softmax crossover: none up to n={n if n else '–'}")
     pair_line("dsa/dense", "dsa", "ch18_dsa", "ch09_flash", columns(results, "dsa") or [4096])
     pair_line("dsa block selection/dense", "dsa", "ch18_dsa_tiles", "ch09_flash", columns(results, "dsa") or [4096])
+    pair_line(f"dsa kernel/dense, {LONG_HEADS} heads,", "dsa_long", "ch18_dsa_kernel", "ch09_flash",
+              columns(results, "dsa_long") or [4096])
     print(f"ch19 training run ours/pytorch: {fmt_ratio(run['ratio'] if run else None)}")
 
 

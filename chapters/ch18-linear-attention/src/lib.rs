@@ -26,6 +26,8 @@
 //!   the keys a small indexer picks (DeepSeek-AI, 2025,
 //!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention"),
 //!   and the kept keys run by chapter 16's tiled kernel, which reads only their tiles;
+//! - [`sparse_kernel`]: the same at long lengths, a tile of queries at a time, with no
+//!   `T × T` matrix;
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
 //! - [`memory`]: what the state keeps, against a KV cache;
 //! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
@@ -52,6 +54,7 @@ pub mod recall;
 pub mod recurrent;
 pub mod short_conv;
 pub mod sparse;
+pub mod sparse_kernel;
 
 /// The exercises and their hints, shown by `cargo run -p ch18-linear-attention -- hint NAME`.
 pub const HINTS: &str = include_str!("../exercises/hints.md");

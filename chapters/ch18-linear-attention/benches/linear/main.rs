@@ -9,12 +9,17 @@
 //!   `top_k_kept` with `k` = [`TOP_K`], `sparse_attention`), the last step alone given the
 //!   kept keys, the chapter's block selection (`top_k_tiles_kept`, whole tiles of
 //!   [`TILE`] keys, as many keys in all, and `sparse_attention_tiled`, chapter 16's kernel
-//!   over the kept tiles), and dense causal softmax attention by chapter 9's flash kernel.
+//!   over the kept tiles), and dense causal softmax attention by chapter 9's flash kernel;
+//! - `dsa_long`: `dsa_kernel`, DSA a tile of queries at a time with no `T × T` matrix, for
+//!   [`LONG_HEADS`] query heads over one key and value per token (MLA's absorbed form, as
+//!   DeepSeek-V3.2 runs it), against dense causal attention of the same heads by chapter 9's
+//!   kernel.
 //!
-//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS` pick the lengths (defaults 256 to
-//! 16384; the parallel form up to 8192, its weights take `4·T²` bytes; 4096 and 8192 for
-//! DSA: the chapter's DSA computes every index score and every main score before masking,
-//! a call takes tens of seconds at `T = 16384`, and `T = 32768` would need tens of GiB),
+//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS`, `CH18_DSA_LONG_NS` pick the lengths
+//! (defaults 256 to 16384; the parallel form up to 8192, its weights take `4·T²` bytes; 4096
+//! and 8192 for `dsa`: the chapter's DSA computes every index score and every main score
+//! before masking, a call takes tens of seconds at `T = 16384`, and `T = 32768` would need
+//! tens of GiB; 4096 to 32768 for `dsa_long`),
 //! `PART4_BENCH_SECONDS` the measuring time of a variant (default 3). `scripts/bench-part4.sh` runs it all and prints the tables.
 
 use std::hint::black_box;
@@ -27,6 +32,7 @@ use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::sparse::{
     index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
 };
+use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main,
     measurement::WallTime,
@@ -50,6 +56,11 @@ const TOP_TILES: usize = TOP_K / TILE;
 /// The indexer's heads and their features (DeepSeek-V3.2's 64 of 128, scaled down).
 const INDEX_HEADS: usize = 4;
 const D_INDEX: usize = 32;
+/// The query heads of `dsa_long`, which share each token's key and value and the indexer's
+/// choice of keys.
+const LONG_HEADS: usize = 8;
+/// Queries the indexer scores at a time in `dsa_kernel`.
+const QUERY_TILE: usize = 64;
 
 /// Whole numbers from the environment variable `name`, or `default`.
 fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
@@ -165,5 +176,40 @@ fn dsa(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, linear, dsa);
+fn dsa_long(c: &mut Criterion) {
+    let one = pool(1);
+    let mut group = c.benchmark_group("dsa_long");
+    configure(&mut group);
+    for t in env_list("CH18_DSA_LONG_NS", &[4096, 8192, 16384, 32768]) {
+        manual_seed(0);
+        let q = randn(&[t, LONG_HEADS, HEAD_DIM]);
+        let (k, v) = (randn(&[t, HEAD_DIM]), randn(&[t, HEAD_DIM]));
+        let q_index = randn(&[t, INDEX_HEADS, D_INDEX]);
+        let k_index = randn(&[t, D_INDEX]);
+        let w_index = randn(&[t, INDEX_HEADS]);
+        let indexer = Indexer {
+            q: &q_index,
+            k: &k_index,
+            w: &w_index,
+        };
+        bench_one(&mut group, "ch18_dsa_kernel", t, &one, || {
+            dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel")
+        });
+        // Dense attention of the same heads: each head reads every key it can see.
+        let heads = |x: &Tensor| {
+            x.unsqueeze(0)
+                .expand([LONG_HEADS, t, HEAD_DIM])
+                .contiguous()
+                .unsqueeze(0)
+        };
+        let q4 = q.transpose(0, 1).contiguous().unsqueeze(0);
+        let (k4, v4) = (heads(&k), heads(&v));
+        bench_one(&mut group, "ch09_flash", t, &one, || {
+            flash_attention(&q4, &k4, &v4, true)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, linear, dsa, dsa_long);
 criterion_main!(benches);
