@@ -19,7 +19,7 @@
 
 use std::ops::Range;
 
-use ch09_flash_attention::kernel::flash_attention;
+use ch09_flash_attention::kernel::{AttentionShape, Isa, flash_attention_slices};
 use shared::{Error, Result, Tensor};
 
 use crate::sparse::index_scores;
@@ -45,25 +45,41 @@ pub fn keep_top_k(scores: &[f32], top_k: usize) -> Vec<usize> {
 }
 // ANCHOR_END: keep_top_k
 
-/// The rows `queries` of the indexer's scores, over the keys those queries can see
-/// (`0..queries.end`): a block of [`index_scores`] without the rest of the matrix.
+/// The rows `queries` of the indexer's scores, over the keys those queries can see: a
+/// block of [`index_scores`] without the rest of the matrix,
+/// `I[t, s] = Σ_h w[t, h] · ReLU(q_I[t, h] · k_I[s])`. The products of every index head come
+/// from one matrix product, `[rows · heads, d_I] × [d_I, keys]`; the entries of keys a query
+/// cannot see (`s > t`) are left 0.
 ///
 /// # Shapes
 /// `q_index`: `[T, heads, d_I]`, `k_index`: `[T, d_I]`, `w`: `[T, heads]`. Returns
 /// `[queries.len(), queries.end]`.
+// ANCHOR: index_scores_of_tile
 pub fn index_scores_of_tile(
     q_index: &Tensor,
     k_index: &Tensor,
     w: &Tensor,
     queries: Range<usize>,
 ) -> Tensor {
-    let seen = queries.end;
-    index_scores(
-        &q_index.slice(0, queries.clone()),
-        &k_index.slice(0, 0..seen),
-        &w.slice(0, queries),
-    )
+    let (rows, seen, heads) = (queries.len(), queries.end, q_index.size(1));
+    let q_rows = q_index
+        .slice(0, queries.clone())
+        .reshape([rows * heads, q_index.size(2)]);
+    let products = q_rows.matmul(&k_index.slice(0, 0..seen).t()).to_vec();
+    let w = w.slice(0, queries.clone()).contiguous().to_vec();
+    let mut scores = vec![0.0; rows * seen];
+    for (r, t) in queries.enumerate() {
+        let row = &mut scores[r * seen..][..=t];
+        for h in 0..heads {
+            let head = &products[(r * heads + h) * seen..][..=t];
+            for (score, &product) in row.iter_mut().zip(head) {
+                *score += w[r * heads + h] * product.max(0.0);
+            }
+        }
+    }
+    Tensor::from_vec(scores, &[rows, seen])
 }
+// ANCHOR_END: index_scores_of_tile
 
 /// The indexer's inputs: DeepSeek's lightning indexer, a few small heads per query and one
 /// small key per token.
@@ -98,9 +114,17 @@ pub fn dsa_kernel(
     tile: usize,
 ) -> Result<Tensor> {
     check_shapes(q, k, v, indexer, top_k, tile)?;
-    let (t, heads, d_v) = (q.size(0), q.size(1), v.size(1));
-    let (k, v) = (k.contiguous().to_vec(), v.contiguous().to_vec());
+    let (t, heads, d, d_v) = (q.size(0), q.size(1), q.size(2), v.size(1));
+    let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
+    let (q, k, v) = (q.as_slice(), k.as_slice(), v.as_slice());
+    let (q, k, v) = (
+        q.expect("contiguous"),
+        k.expect("contiguous"),
+        v.expect("contiguous"),
+    );
     let mut out = Vec::with_capacity(t * heads * d_v);
+    // The kept keys and values of one query, gathered; the buffers serve every query.
+    let (mut k_kept, mut v_kept) = (Vec::new(), Vec::new());
     for start in (0..t).step_by(tile) {
         let queries = start..(start + tile).min(t);
         let scores = index_scores_of_tile(indexer.q, indexer.k, indexer.w, queries.clone());
@@ -108,30 +132,41 @@ pub fn dsa_kernel(
         for (row, i) in scores.chunks(queries.end).zip(queries) {
             // Query i sees keys 0..=i.
             let kept = keep_top_k(&row[..=i], top_k);
+            gather_rows(k, d, &kept, &mut k_kept);
+            gather_rows(v, d_v, &kept, &mut v_kept);
             // The query's heads are `heads` rows of queries over the same kept keys.
-            let attended = flash_attention(
-                &q.select(0, i as i64),
-                &gather_rows(&k, q.size(2), &kept),
-                &gather_rows(&v, d_v, &kept),
+            let shape = AttentionShape {
+                heads: 1,
+                queries: heads,
+                keys: kept.len(),
+                d,
+                d_v,
+            };
+            let q_i = &q[i * heads * d..][..heads * d];
+            out.extend(flash_attention_slices(
+                Isa::detect(),
+                q_i,
+                &k_kept,
+                &v_kept,
+                shape,
                 false,
-            );
-            out.extend(attended.to_vec());
+            ));
         }
     }
     Ok(Tensor::from_vec(out, &[t, heads, d_v]))
 }
 // ANCHOR_END: dsa_kernel
 
-/// The rows `rows` of a matrix of `width` columns stored row after row in `x`.
+/// Writes into `gathered` the rows `rows` of a matrix of `width` columns stored row after
+/// row in `x`.
 ///
 /// # Shapes
-/// `x`: `[_, width]`, flattened. Returns `[rows.len(), width]`.
-fn gather_rows(x: &[f32], width: usize, rows: &[usize]) -> Tensor {
-    let mut gathered = Vec::with_capacity(rows.len() * width);
+/// `x`: `[_, width]`, flattened. `gathered` becomes `[rows.len(), width]`, flattened.
+fn gather_rows(x: &[f32], width: usize, rows: &[usize], gathered: &mut Vec<f32>) {
+    gathered.clear();
     for &row in rows {
-        gathered.extend_from_slice(&x[row * width..(row + 1) * width]);
+        gathered.extend_from_slice(&x[row * width..][..width]);
     }
-    Tensor::from_vec(gathered, &[rows.len(), width])
 }
 
 /// The errors of [`dsa_kernel`], named after it, with the shapes given.
