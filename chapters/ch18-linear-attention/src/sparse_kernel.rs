@@ -6,7 +6,7 @@
 //! the same thing a tile of queries at a time:
 //!
 //! 1. the indexer scores the tile's queries against the keys they can see, a `tile × T`
-//!    block of [`index_scores`];
+//!    block of [`index_scores`](crate::sparse::index_scores);
 //! 2. each query keeps its `k` best keys ([`keep_top_k`]);
 //! 3. the main attention gathers those keys and values and runs chapter 9's kernel over
 //!    them, for every head of the query at once.
@@ -22,7 +22,6 @@ use std::ops::Range;
 use ch09_flash_attention::kernel::{AttentionShape, Isa, flash_attention_slices};
 use shared::{Error, Result, Tensor};
 
-use crate::sparse::index_scores;
 
 /// The keys one query keeps: the indices of the `top_k` best of `scores` (the query's index
 /// scores of the keys it can see), in increasing order. Of equal scores the earlier key wins,
@@ -46,7 +45,7 @@ pub fn keep_top_k(scores: &[f32], top_k: usize) -> Vec<usize> {
 // ANCHOR_END: keep_top_k
 
 /// The rows `queries` of the indexer's scores, over the keys those queries can see: a
-/// block of [`index_scores`] without the rest of the matrix,
+/// block of [`index_scores`](crate::sparse::index_scores) without the rest of the matrix,
 /// `I[t, s] = Σ_h w[t, h] · ReLU(q_I[t, h] · k_I[s])`. The products of every index head come
 /// from one matrix product, `[rows · heads, d_I] × [d_I, keys]`; the entries of keys a query
 /// cannot see (`s > t`) are left 0.
