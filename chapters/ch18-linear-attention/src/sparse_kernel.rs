@@ -22,7 +22,6 @@ use std::ops::Range;
 use ch09_flash_attention::kernel::{AttentionShape, Isa, flash_attention_slices};
 use shared::{Error, Result, Tensor};
 
-
 /// The keys one query keeps: the indices of the `top_k` best of `scores` (the query's index
 /// scores of the keys it can see), in increasing order. Of equal scores the earlier key wins,
 /// so the choice does not depend on how the selection is carried out.

@@ -27,7 +27,6 @@
 //! prints the tables.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use ch09_flash_attention::kernel::flash_attention;
 use ch16_flex_attention::block_mask::BlockMask;
@@ -35,15 +34,20 @@ use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::kernel::flex_kernel;
 use ch16_flex_attention::recipes::{MaskMod, causal, causal_window, document_mask, unchanged};
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
-    criterion_main, measurement::WallTime,
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+    measurement::WallTime,
 };
 use pinned::pool;
-use shared::{Device, Tensor, manual_seed, randn, set_device};
+use shared::{Tensor, manual_seed, randn};
 
 // Pools of one and two threads, their threads pinned to cores, as chapter 9's benchmarks.
 #[path = "../../../ch09-flash-attention/examples/common/pinned.rs"]
 mod pinned;
+
+// Lengths from the environment and criterion's settings, shared with chapter 18's benchmarks.
+#[path = "../common/part4.rs"]
+mod part4;
+use part4::{configure, env_list};
 #[cfg(feature = "tch")]
 mod torch;
 
@@ -54,35 +58,6 @@ const HEAD_DIM: usize = 64;
 const WINDOW: usize = 256;
 /// Queries and keys per tile, PyTorch's default `BLOCK_SIZE`.
 const TILE: usize = 128;
-
-/// Whole numbers from the environment variable `name`, or `default`.
-fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
-    std::env::var(name).ok().map_or_else(
-        || default.to_vec(),
-        |s| {
-            s.split_whitespace()
-                .map(|n| {
-                    n.parse()
-                        .unwrap_or_else(|_| panic!("{name}: whole numbers"))
-                })
-                .collect()
-        },
-    )
-}
-
-/// Few samples of flat size, each variant measured for `PART4_BENCH_SECONDS` (default 3)
-/// after a sixth of that of warm-up; our code on our own CPU back-end.
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
-    set_device(Device::Cpu);
-    let seconds: f64 = std::env::var("PART4_BENCH_SECONDS")
-        .ok()
-        .map_or(3.0, |s| s.parse().expect("PART4_BENCH_SECONDS: seconds"));
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_secs_f64(seconds / 6.0))
-        .measurement_time(Duration::from_secs_f64(seconds));
-}
 
 /// `q`, `k`, `v` of shape `[1, HEADS, n, 64]`, the same numbers for every variant.
 fn qkv(n: usize) -> (Tensor, Tensor, Tensor) {

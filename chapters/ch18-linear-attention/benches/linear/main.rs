@@ -23,7 +23,6 @@
 //! `PART4_BENCH_SECONDS` the measuring time of a variant (default 3). `scripts/bench-part4.sh` runs it all and prints the tables.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use ch09_flash_attention::kernel::flash_attention;
 use ch18_linear_attention::chunked::linear_chunked;
@@ -34,15 +33,19 @@ use ch18_linear_attention::sparse::{
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main,
-    measurement::WallTime,
+    BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main, measurement::WallTime,
 };
 use pinned::pool;
-use shared::{Device, Tensor, manual_seed, randn, set_device};
+use shared::{Tensor, manual_seed, randn};
 
 // A pool of one thread pinned to a core, as chapter 9's benchmarks.
 #[path = "../../../ch09-flash-attention/examples/common/pinned.rs"]
 mod pinned;
+
+// Lengths from the environment and criterion's settings, as chapter 16's benchmarks.
+#[path = "../../../ch16-flex-attention/benches/common/part4.rs"]
+mod part4;
+use part4::{configure, env_list};
 
 const HEAD_DIM: usize = 64;
 /// Tokens per chunk of the chunked form.
@@ -61,35 +64,6 @@ const D_INDEX: usize = 32;
 const LONG_HEADS: usize = 8;
 /// Queries the indexer scores at a time in `dsa_kernel`.
 const QUERY_TILE: usize = 64;
-
-/// Whole numbers from the environment variable `name`, or `default`.
-fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
-    std::env::var(name).ok().map_or_else(
-        || default.to_vec(),
-        |s| {
-            s.split_whitespace()
-                .map(|n| {
-                    n.parse()
-                        .unwrap_or_else(|_| panic!("{name}: whole numbers"))
-                })
-                .collect()
-        },
-    )
-}
-
-/// Few samples of flat size, each variant measured for `PART4_BENCH_SECONDS` (default 3)
-/// after a sixth of that of warm-up; our code on our own CPU back-end.
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
-    set_device(Device::Cpu);
-    let seconds: f64 = std::env::var("PART4_BENCH_SECONDS")
-        .ok()
-        .map_or(3.0, |s| s.parse().expect("PART4_BENCH_SECONDS: seconds"));
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_secs_f64(seconds / 6.0))
-        .measurement_time(Duration::from_secs_f64(seconds));
-}
 
 /// `q`, `k`, `v` of shape `[T, 64]`, the same numbers for every variant.
 fn qkv(t: usize) -> (Tensor, Tensor, Tensor) {
