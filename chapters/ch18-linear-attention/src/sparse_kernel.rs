@@ -113,13 +113,8 @@ pub fn dsa_kernel(
 ) -> Result<Tensor> {
     check_shapes(q, k, v, indexer, top_k, tile)?;
     let (t, heads, d, d_v) = (q.size(0), q.size(1), q.size(2), v.size(1));
-    let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
-    let (q, k, v) = (q.as_slice(), k.as_slice(), v.as_slice());
-    let (q, k, v) = (
-        q.expect("contiguous"),
-        k.expect("contiguous"),
-        v.expect("contiguous"),
-    );
+    // Row after row: query i's heads, and key or value j, are stretches of these.
+    let (q, k, v) = (q.to_vec(), k.to_vec(), v.to_vec());
     let mut out = Vec::with_capacity(t * heads * d_v);
     // The kept keys and values of one query, gathered; the buffers serve every query.
     let (mut k_kept, mut v_kept) = (Vec::new(), Vec::new());
@@ -130,8 +125,8 @@ pub fn dsa_kernel(
         for (row, i) in scores.chunks(queries.end).zip(queries) {
             // Query i sees keys 0..=i.
             let kept = keep_top_k(&row[..=i], top_k);
-            gather_rows(k, d, &kept, &mut k_kept);
-            gather_rows(v, d_v, &kept, &mut v_kept);
+            gather_rows(&k, d, &kept, &mut k_kept);
+            gather_rows(&v, d_v, &kept, &mut v_kept);
             // The query's heads are `heads` rows of queries over the same kept keys.
             let shape = AttentionShape {
                 heads: 1,
