@@ -32,8 +32,11 @@ use shared::{Error, Result, Tensor};
 pub fn keep_top_k(scores: &[f32], top_k: usize) -> Vec<usize> {
     let mut keys: Vec<usize> = (0..scores.len()).collect();
     if top_k < keys.len() {
-        // `better(a, b)` orders a before b: a higher score, or the same score and earlier.
-        let better = |a: &usize, b: &usize| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b));
+        // Key a comes before key b: a higher score, or the same score and earlier.
+        let better = |a: &usize, b: &usize| {
+            let by_score = scores[*b].total_cmp(&scores[*a]);
+            by_score.then(a.cmp(b))
+        };
         // Puts the `top_k` best keys first, in some order, without sorting the rest.
         keys.select_nth_unstable_by(top_k, better);
         keys.truncate(top_k);
@@ -120,7 +123,8 @@ pub fn dsa_kernel(
     let (mut k_kept, mut v_kept) = (Vec::new(), Vec::new());
     for start in (0..t).step_by(tile) {
         let queries = start..(start + tile).min(t);
-        let scores = index_scores_of_tile(indexer.q, indexer.k, indexer.w, queries.clone());
+        let rows = queries.clone();
+        let scores = index_scores_of_tile(indexer.q, indexer.k, indexer.w, rows);
         let scores = scores.to_vec();
         for (row, i) in scores.chunks(queries.end).zip(queries) {
             // Query i sees keys 0..=i.
