@@ -10,9 +10,11 @@
 # (default .venv/bin/python) and must have torch 2.13.0.
 #
 # The reference is PyTorch on an Intel CPU with AVX-512, whose MKL order of additions the
-# matrix products follow. On AMD CPUs MKL adds some products in another order, so a last
-# digit can differ there for PyTorch's own reason (`MKL_CBWR=AUTO` makes the articles'
-# seeds print as on Intel, but not every other seed).
+# matrix products follow. Elsewhere (an AMD CPU, another MKL path) MKL adds some products in
+# another order, so a last digit can differ for PyTorch's own reason: there an output that
+# differs only within one unit of each number's last printed digit (`compare-printed`, the
+# rule of course::printed) is reported as "digits" and does not fail; on an Intel CPU with
+# AVX-512 every output must be equal.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,12 +48,17 @@ packages=()
 for chapter in "${chapters[@]}"; do
     packages+=(-p "$chapter")
 done
-cargo build -q --bins "${packages[@]}"
+cargo build -q --bins "${packages[@]}" -p course
 bin_dir="${CARGO_TARGET_DIR:-$root/target}/debug"
+reference_platform=0
+if grep -q GenuineIntel /proc/cpuinfo 2>/dev/null && grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+    reference_platform=1
+fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 failed=0
+within_digits=0
 checked=0
 for chapter in "${chapters[@]}"; do
     script="reference/${chapter//-/_}.py"
@@ -61,6 +68,12 @@ for chapter in "${chapters[@]}"; do
         checked=$((checked + 1))
         if ! diff -u --label "pytorch $chapter --seed $seed" --label "ours" \
             "$tmp/pytorch.txt" "$tmp/ours.txt" >"$tmp/diff.txt"; then
+            if [ "$reference_platform" -eq 0 ] &&
+                "$bin_dir/compare-printed" "$tmp/ours.txt" "$tmp/pytorch.txt" >"$tmp/digits.txt"; then
+                within_digits=$((within_digits + 1))
+                echo "digits  $chapter --seed $seed: $(cat "$tmp/digits.txt")"
+                continue
+            fi
             failed=$((failed + 1))
             echo "DIFFERS $chapter --seed $seed"
             cat "$tmp/diff.txt"
@@ -70,5 +83,5 @@ for chapter in "${chapters[@]}"; do
     done
 done
 
-echo "$((checked - failed)) of $checked outputs equal PyTorch's"
+echo "$((checked - failed - within_digits)) of $checked outputs equal PyTorch's, $within_digits within its last printed digits"
 [ "$failed" -eq 0 ]

@@ -26,3 +26,21 @@ def num(x):
     if isinstance(x, float) and not math.isfinite(x):
         return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
     return x
+
+
+def processor():
+    """The processor this script runs on, for a fixture's "made_on": its model name and the CPU
+    build PyTorch picked, e.g. "Intel(R) Xeon(R) ... (AVX512)". Fixtures that hold the bits
+    of matrix products are the bits of this processor's MKL order; the tests assert them bit for
+    bit on libtorch only where libtorch reproduces them (see course::platform)."""
+    import platform
+
+    import torch
+
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            name = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{name} ({torch.backends.cpu.get_cpu_capability()})"

@@ -22,7 +22,7 @@ import warnings
 
 import torch
 
-from fixture_json import enc
+from fixture_json import enc, processor
 
 # nn.Linear(0, n) warns that initialising its empty weight does nothing: that is the point.
 warnings.filterwarnings("ignore", message="Initializing zero-element tensors is a no-op")
@@ -457,7 +457,7 @@ for e in [1.5, -3.0, 4.0, 0.3, 2.5, -1.5, 7.0]:
     # The general case: a vectorised powf in blocks of 8, correctly rounded powf for the rest
     result(f"x ** {e}", "edge_pow", [values], lambda: values ** e, exponent=e, ulp=1)
 
-out = {"torch_version": torch.__version__, "cases": cases}
+out = {"torch_version": torch.__version__, "made_on": processor(), "cases": cases}
 path = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "edge_fixtures.json"
 path.write_text(json.dumps(out, indent=1) + "\n")
 print(f"{len(cases)} cases written to {path}")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from fixture_json import enc
+from fixture_json import enc, processor
 
 assert torch.__version__.startswith("2.13.0"), torch.__version__
 torch.set_grad_enabled(False)
@@ -247,7 +247,7 @@ for dim in [None, 0, 1]:
 out = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "ops_fixtures.json"
 # One case per line keeps diffs of regenerated fixtures readable.
 body = ",\n".join(json.dumps(c) for c in cases)
-header = {"torch_version": torch.__version__,
+header = {"torch_version": torch.__version__, "made_on": processor(),
           "cpu_capability": torch.backends.cpu.get_cpu_capability(),
           "num_threads": torch.get_num_threads()}
 out.write_text(json.dumps(header)[:-1] + f', "cases": [\n{body}\n]}}\n')

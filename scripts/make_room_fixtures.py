@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from fixture_json import enc
+from fixture_json import enc, processor
 
 assert torch.__version__.startswith("2.13.0"), torch.__version__
 torch.set_grad_enabled(False)
@@ -79,7 +79,7 @@ w = torch.randn(16, 1, generator=g)
 x = torch.randn(24, 16, generator=g)
 result("matmul of [24, 16] by a [16, 1] column", "matmul", [x, w], x @ w)
 
-out = {"torch_version": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+out = {"torch_version": torch.__version__, "made_on": processor(), "cpu_capability": torch.backends.cpu.get_cpu_capability(),
        "num_threads": torch.get_num_threads(), "cases": cases}
 path = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "room_fixtures.json"
 path.write_text(json.dumps(out, indent=1) + "\n")

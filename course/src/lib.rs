@@ -6,6 +6,9 @@
 //! - [`narrative`]: a chapter's printed story ([`Narrative`], its [`Step`]s, the [`Seed`] it
 //!   runs with), the Python print helpers, and the output tests against PyTorch
 //!   ([`chapter_output_tests!`]);
+//! - [`platform`] and [`printed`]: whether this run computes as the reference platform
+//!   where PyTorch's outputs were made, and the comparison of printed text within its
+//!   printed digits used elsewhere (libtorch on another processor, a GPU);
 //! - [`cli`]: the command line every chapter binary shares (the story, `exercises`, `hint`,
 //!   `--seed`, `--device`, `doctor`);
 //! - `quiet_proptest` (feature `proptest`, for the exercises' tests): property tests that
@@ -28,6 +31,8 @@
 pub mod cli;
 pub mod doctor;
 pub mod narrative;
+pub mod platform;
+pub mod printed;
 #[cfg(feature = "proptest")]
 pub mod quiet_proptest;
 

@@ -316,39 +316,16 @@ pub fn seed_references(root: &std::path::Path, chapter: &str) -> Vec<(u64, Strin
         .collect()
 }
 
-/// The folder of PyTorch's text on an AMD processor, for the chapters where it differs from
-/// `reference/expected/` (see [`processor_variant`]).
-pub const AMD_FOLDER: &str = "reference/expected/amd";
-
-/// The text PyTorch prints for `chapter` on the processor the chapter's numbers are
-/// computed on, where that differs from `reference/expected/` (made on an Intel processor
-/// with AVX-512); `None` where the committed text applies.
-///
-/// Our own kernels add every matrix product in the order MKL uses on Intel processors, on
-/// any machine. libtorch's CPU back-end calls MKL itself, and on an AMD processor MKL takes
-/// its generic code, which adds some small products without fused multiply-adds: there
-/// libtorch prints what PyTorch prints on that processor, a few last digits apart.
-/// `reference/expected/amd/CHAPTER.txt` holds PyTorch's text from an AMD processor for the
-/// chapters where a printed digit changes. For the tests: read under the workspace root
-/// `root`.
-pub fn processor_variant(root: &std::path::Path, chapter: &str) -> Option<String> {
-    let on_amd = std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
-        info.lines()
-            .any(|line| line.starts_with("vendor_id") && line.contains("AuthenticAMD"))
-    });
-    if shared::device() != shared::Device::TorchCpu || !on_amd {
-        return None;
-    }
-    std::fs::read_to_string(root.join(AMD_FOLDER).join(format!("{chapter}.txt"))).ok()
-}
-
 /// The output tests of a chapter, for its `tests/output.rs`:
 /// `output_equals_pytorch` (the whole output with the articles' seeds equals the PyTorch
-/// reference text, byte for byte), `output_equals_pytorch_for_other_seeds` (the same for
-/// every seed [`SEEDS_FILE`] lists for the package, against PyTorch's output for that
-/// seed) and `output_snapshots` (insta snapshots of the whole output and of every step,
-/// the answer key the book includes). The chapter's tests need `insta` as a
-/// dev-dependency; the package's name is the chapter's name in [`SEEDS_FILE`].
+/// reference text), `output_equals_pytorch_for_other_seeds` (the same for every seed
+/// [`SEEDS_FILE`] lists for the package, against PyTorch's output for that seed) and
+/// `output_snapshots` (insta snapshots of the whole output and of every step, the answer key
+/// the book includes). The texts are compared byte for byte on the reference platform and
+/// within their printed digits elsewhere ([`crate::platform::assert_printed`]); the
+/// snapshots, which hold the reference platform's text, only on the reference platform. The
+/// chapter's tests need `insta` as a dev-dependency; the package's name is the chapter's name
+/// in [`SEEDS_FILE`].
 ///
 /// ```ignore
 /// course::chapter_output_tests!(
@@ -362,7 +339,7 @@ macro_rules! chapter_output_tests {
         #[test]
         fn output_equals_pytorch() {
             let story = $narrative($crate::narrative::Seed::ARTICLES).expect("the chapter runs");
-            assert_eq!(story.to_string(), $pytorch);
+            $crate::platform::assert_printed(&story.to_string(), $pytorch, env!("CARGO_PKG_NAME"));
         }
 
         #[test]
@@ -373,12 +350,20 @@ macro_rules! chapter_output_tests {
             for (seed, pytorch) in $crate::narrative::seed_references(&root, chapter) {
                 let story =
                     $narrative($crate::narrative::Seed::given(seed)).expect("the chapter runs");
-                assert_eq!(story.to_string(), pytorch, "{chapter} --seed {seed}");
+                let what = format!("{chapter} --seed {seed}");
+                $crate::platform::assert_printed(&story.to_string(), &pytorch, &what);
             }
         }
 
         #[test]
         fn output_snapshots() {
+            let platform = $crate::platform::platform();
+            if !platform.is_reference() {
+                // The snapshots are the reference platform's text, the book's answer key;
+                // here output_equals_pytorch compares the same text within its digits.
+                eprintln!("skipped: {platform}");
+                return;
+            }
             let story = $narrative($crate::narrative::Seed::ARTICLES).expect("the chapter runs");
             ::insta::assert_snapshot!("output", story.to_string());
             for step in &story.steps {

@@ -88,6 +88,33 @@ pub fn weights_side_by_side(want: &Tensor, got: &Tensor) -> Option<String> {
     (want.is_weights() && got.is_weights()).then(|| viz::side_by_side(&want, &got))
 }
 
+/// How many float32 values lie between `a` and `b`, plus one: 0 for equal values (and for
+/// `0.0` against `-0.0`, and for two NaNs), 1 for neighbours. The distance a failure message
+/// gives when two computations of the same formula round differently.
+///
+/// ```
+/// use shared::testing::ulps;
+/// assert_eq!(ulps(1.0, 1.0 + f32::EPSILON), 1);
+/// assert_eq!(ulps(-0.0, 0.0), 0);
+/// assert_eq!(ulps(-f32::MIN_POSITIVE, f32::MIN_POSITIVE), 2 * 0x0080_0000);
+/// ```
+pub fn ulps(a: f32, b: f32) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    // Maps the floats onto a line where neighbouring floats are neighbouring integers.
+    let line = |x: f32| {
+        let bits = x.to_bits();
+        let magnitude = i64::from(bits & 0x7fff_ffff);
+        if bits >> 31 == 1 {
+            -magnitude
+        } else {
+            magnitude
+        }
+    };
+    line(a).abs_diff(line(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

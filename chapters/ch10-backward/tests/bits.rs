@@ -9,9 +9,9 @@
 //!   gradients bit for bit.
 //! - The printed gradients also go through `nn.Linear`'s products, which PyTorch hands to
 //!   MKL. `shared` follows the order MKL uses on Intel processors (a fused multiply-add per
-//!   term), so every printed gradient must have autograd's bits too. (On an AMD processor
-//!   MKL adds these small products without fusing, and PyTorch's own last bits differ there;
-//!   see `reference/NOTES.md`.)
+//!   term), so every printed gradient must have autograd's bits too. (Where libtorch's MKL
+//!   adds them in another order, on another processor, they are held to 1e-6 of their
+//!   tensor's largest magnitude; see `course::platform`.)
 
 use ch01_embeddings::inputs::your_journey;
 use ch05_causal::CausalAttention;
@@ -142,28 +142,35 @@ fn attention_core_gradients_have_autograds_bits() {
 
 #[test]
 fn printed_gradients_have_autograds_bits() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if course::narrative::processor_variant(&root, env!("CARGO_PKG_NAME")).is_some() {
-        // The fixture holds autograd's bits on an Intel processor; libtorch's MKL on this
-        // one adds the Linear products in its own order (the output test checks its text).
-        eprintln!("skipped: libtorch on this processor adds the products in its own order");
-        return;
-    }
+    // The fixture holds autograd's bits on the reference platform. Where libtorch's MKL
+    // adds the Linear products in another order (another processor), each value is held to
+    // 1e-6 of its tensor's largest magnitude instead.
+    let platform = course::platform::platform();
     let mut total = 0;
+    let mut differing = 0;
     for (title, tensors) in our_tensors() {
         let theirs = fixture_tensors("steps", &title);
         assert_eq!(theirs.len(), tensors.len(), "{title}");
         for (ours, theirs) in tensors.iter().zip(&theirs) {
             assert_eq!(ours.sizes(), theirs.sizes(), "{title}");
-            for (i, (o, t)) in ours.to_vec().iter().zip(theirs.to_vec()).enumerate() {
-                assert_eq!(
-                    o.to_bits(),
-                    t.to_bits(),
-                    "{title}[{i}]: ours {o:e}, autograd {t:e}"
+            let theirs = theirs.to_vec();
+            let scale = theirs.iter().fold(0.0f32, |m, t| m.max(t.abs()));
+            for (i, (o, t)) in ours.to_vec().iter().zip(theirs).enumerate() {
+                if o.to_bits() == t.to_bits() {
+                    continue;
+                }
+                differing += 1;
+                assert!(
+                    !platform.is_reference() && (o - t).abs() <= 1e-6 * scale,
+                    "{title}[{i}]: ours {o:e}, autograd {t:e} ({} ulps apart; {platform})",
+                    shared::testing::ulps(*o, t)
                 );
             }
             total += ours.numel();
         }
     }
-    println!("{total}/{total} printed values bit-equal to autograd's");
+    println!(
+        "{}/{total} printed values bit-equal to autograd's ({platform})",
+        total - differing
+    );
 }

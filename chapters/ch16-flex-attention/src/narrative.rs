@@ -28,16 +28,8 @@ pub const PREFIX: usize = 6;
 /// The softcap.
 pub const CAP: f32 = 2.0;
 
-/// The sum of the float32 bit patterns of `t`'s elements, each read as an `i32`: any
-/// change of any element, even in its last bit, changes it.
-///
-/// # Shapes
-/// Any shape.
-pub fn bit_sum(t: &Tensor) -> i64 {
-    t.to_vec().iter().map(|x| x.to_bits() as i32 as i64).sum()
-}
-
-/// One recipe's step: its block mask, its tile counts, two rows of its output.
+/// One recipe's step: its block mask, its tile counts, two rows of its output and the mean
+/// magnitude of all of it.
 fn recipe_step(
     story: &mut Narrative,
     name: &str,
@@ -63,13 +55,14 @@ fn recipe_step(
     step.print("out[0, 0, [4, 7]] (head 0, queries 4 and 7):")
         .print(out.select(0, 0).select(0, 0).index_select(0, &rows));
     step.print(format!(
-        "sum of the output's bit patterns: {}",
-        bit_sum(&out)
+        "mean |out| over its {} numbers: {}",
+        out.numel(),
+        out.abs().mean()
     ));
     Ok(())
 }
 
-/// One recipe's backward step: two rows of the gradient of `k` and the bit-pattern sums of
+/// One recipe's backward step: two rows of the gradient of `k` and the mean magnitudes of
 /// the three gradients. The gradients are the formula's, with softmax's backward in
 /// PyTorch's order of additions ([`crate::pytorch_order`]), so every bit is autograd's.
 fn backward_step(
@@ -94,10 +87,7 @@ fn backward_step(
     step.print("grad_k[0, 0, [4, 7]] (key/value head 0, keys 4 and 7):")
         .print(grads.k.select(0, 0).select(0, 0).index_select(0, &rows));
     for (label, grad) in [("q", &grads.q), ("k", &grads.k), ("v", &grads.v)] {
-        step.print(format!(
-            "sum of grad_{label}'s bit patterns: {}",
-            bit_sum(grad)
-        ));
+        step.print(format!("mean |grad_{label}|: {}", grad.abs().mean()));
     }
     Ok(())
 }

@@ -54,9 +54,11 @@ fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
     x.slice(0, ..rows).slice(1, ..cols)
 }
 
-/// `max |a − b|` as a 0-d tensor.
-fn max_gap(a: &Tensor, b: &Tensor) -> Tensor {
-    (a - b).abs().max()
+/// Whether two forms of one output agree up to float32 rounding, every entry within 1e-5,
+/// printed as Python prints a bool. They add the same terms in other orders, so they are not
+/// equal bit for bit; `tests/forms.rs` measures by how much they differ.
+fn agree(a: &Tensor, b: &Tensor) -> &'static str {
+    python_bool(a.allclose(b, 0.0, 1e-5, false))
 }
 
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 18.
@@ -121,11 +123,7 @@ fn linear_attention(story: &mut Narrative, seed: Seed, q: &Tensor, k: &Tensor, v
         ("chunked vs recurrent", &chunked, &recurrent),
         ("chunked vs parallel", &chunked, &parallel),
     ] {
-        step.print(format!(
-            "{name}: equal {}, max |difference| {}",
-            python_bool(a == b),
-            max_gap(a, b)
-        ));
+        step.print(format!("{name}: agree within 1e-5: {}", agree(a, b)));
     }
     step.print(format!("max |output| {}", recurrent.abs().max()));
 }
@@ -185,9 +183,8 @@ fn gated_deltanet(story: &mut Narrative) {
         .print(recurrent.get(-1).slice(0, ..6))
         .print(chunked.get(-1).slice(0, ..6));
     step.print(format!(
-        "equal {}, max |difference| {}",
-        python_bool(chunked == recurrent),
-        max_gap(&chunked, &recurrent)
+        "recurrent and chunked agree within 1e-5: {}",
+        agree(&chunked, &recurrent)
     ));
     step.print(format!("max |output| {}", recurrent.abs().max()));
 }
@@ -333,9 +330,8 @@ fn gated_layer(story: &mut Narrative) {
     .print(token_by_token.get(-1).slice(0, ..6))
     .print(chunked.get(-1).slice(0, ..6));
     step.print(format!(
-        "equal {}, max |difference| {}",
-        python_bool(chunked == token_by_token),
-        max_gap(&chunked, &token_by_token)
+        "token by token and chunked agree within 1e-5: {}",
+        agree(&chunked, &token_by_token)
     ));
     step.print(format!("max |output| {}", token_by_token.abs().max()));
 }

@@ -30,6 +30,21 @@ pub struct Report {
     pub passed: usize,
     /// Cases that did not, with both results.
     pub failures: Vec<Failure>,
+    /// How far the float32 values of operation fixtures are from PyTorch's bits.
+    pub drift: Drift,
+}
+
+/// How many float32 values a fixture file's results hold, how many differ from PyTorch's
+/// bits, and the largest difference relative to the largest magnitude of its result: all 0
+/// where every value is bit for bit; within 1e-6 off the reference platform.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Drift {
+    /// Values compared.
+    pub values: usize,
+    /// Values whose bits differ.
+    pub differing: usize,
+    /// The largest `|ours - PyTorch's| / max |PyTorch's|` over one result.
+    pub largest_relative: f64,
 }
 
 impl Report {

@@ -20,9 +20,10 @@ mod norms;
 
 use serde_json::Value;
 use shared::cpu::{self, Capability};
+use shared::testing::ulps;
 use shared::{Element, Tensor};
 
-use super::{Failure, Report};
+use super::{Drift, Failure, Report};
 
 /// What `shared` gave for one case.
 pub(crate) enum Got {
@@ -181,24 +182,6 @@ fn dispatch(op: &str, case: &Case) -> Option<Got> {
         .or_else(|| norms::run(op, case))
 }
 
-/// The distance between two floats in units in the last place (0 for equal bits, and for
-/// two NaNs).
-fn ulps(a: f32, b: f32) -> u64 {
-    if a.is_nan() && b.is_nan() {
-        return 0;
-    }
-    // Map the bit patterns onto a line where adjacent floats are adjacent integers.
-    let key = |x: f32| {
-        let bits = x.to_bits() as i64;
-        if bits < 0x8000_0000 {
-            bits
-        } else {
-            0x8000_0000 - bits
-        }
-    };
-    key(a).abs_diff(key(b))
-}
-
 /// How far a value may be from PyTorch's: bit for bit unless the case says otherwise.
 #[derive(Clone, Copy)]
 struct Tolerance {
@@ -217,8 +200,10 @@ impl Tolerance {
             ulp: case["ulp"].as_u64().unwrap_or(0),
             atol: case["atol_of_max"].as_f64().unwrap_or(0.0) as f32,
         };
-        // On a GPU nothing is bit for bit the CPU's: every value within 1e-6 of the scale.
-        if matches!(shared::device(), shared::Device::Cuda(_)) {
+        // Off the reference platform (libtorch on another processor or MKL path, a GPU),
+        // nothing is bit for bit the reference machine's: every value within 1e-6 of the
+        // scale of its result.
+        if shared::device() != shared::Device::Cpu && !course::platform::platform().is_reference() {
             tol.atol = tol.atol.max(1e-6);
         }
         tol
@@ -231,6 +216,7 @@ fn compare(
     expected: &Value,
     repr: Option<&Value>,
     tol: Tolerance,
+    drift: &mut Drift,
 ) -> Result<(), String> {
     // The printed text must match too, unless the values may differ by more than a last
     // bit (a matrix product within `atol` can print another 4th digit).
@@ -261,15 +247,26 @@ fn compare(
             }
             check_shape(t, expected)?;
             let want = decode_f32(expected).to_vec();
-            let atol = tol.atol * want.iter().fold(0.0f32, |m, e| m.max(e.abs()));
+            let scale = want.iter().fold(0.0f32, |m, e| m.max(e.abs()));
+            let atol = tol.atol * scale;
             for (i, (g, e)) in t.to_vec().into_iter().zip(want).enumerate() {
-                differs |= ulps(g, e) > 0;
+                drift.values += 1;
+                if ulps(g, e) > 0 {
+                    differs = true;
+                    drift.differing += 1;
+                    let relative =
+                        (g as f64 - e as f64).abs() / scale.max(f32::MIN_POSITIVE) as f64;
+                    if relative.is_finite() {
+                        drift.largest_relative = drift.largest_relative.max(relative);
+                    }
+                }
                 let within_atol = (g - e).abs() <= atol; // false for NaN against a number
                 if ulps(g, e) > tol.ulp && !within_atol {
                     return Err(format!(
-                        "value {i}: {g:e} ({:#010x}), PyTorch {e:e} ({:#010x})",
-                        g.to_bits(),
-                        e.to_bits()
+                        "value {i}: {g:e}, PyTorch {e:e} ({} ulps apart; allowed {} ulps or \
+                         {atol:e})",
+                        ulps(g, e),
+                        tol.ulp
                     ));
                 }
             }
@@ -312,14 +309,14 @@ fn compare(
             }
             for (i, (g, e)) in parts.iter().zip(want).enumerate() {
                 let r = repr.and_then(|r| r.as_array()).map(|r| &r[i]);
-                compare(g, e, r, tol).map_err(|m| format!("result {i}: {m}"))?;
+                compare(g, e, r, tol, drift).map_err(|m| format!("result {i}: {m}"))?;
             }
             Ok(())
         }
     }
 }
 
-fn run_case(case: &Value) -> Result<Option<Failure>, String> {
+fn run_case(case: &Value, drift: &mut Drift) -> Result<Option<Failure>, String> {
     let name = case["name"].as_str().ok_or("a case without a name")?;
     let op = case["op"].as_str().ok_or("a case without an op")?;
     let inputs = case["inputs"].as_array().map(Vec::as_slice).unwrap_or(&[]);
@@ -335,7 +332,13 @@ fn run_case(case: &Value) -> Result<Option<Failure>, String> {
             Err(format!("error `{e}`, expected one containing `{want}`"))
         }
         (_, Some(want)) => Err(format!("a result, PyTorch raised `{want}`")),
-        (_, None) => compare(&got, &case["expected"], case.get("expected_repr"), tol),
+        (_, None) => compare(
+            &got,
+            &case["expected"],
+            case.get("expected_repr"),
+            tol,
+            drift,
+        ),
     };
     Ok(outcome.err().map(|got| Failure {
         name: name.to_string(),
@@ -364,7 +367,8 @@ pub fn run(header: &serde_json::Map<String, Value>, cases: &[Value]) -> Result<R
     }
     let mut report = Report::default();
     let outcome = cases.iter().try_for_each(|case| {
-        report.record(run_case(case)?);
+        let failure = run_case(case, &mut report.drift)?;
+        report.record(failure);
         Ok::<(), String>(())
     });
     cpu::set_capability(Some(before_capability));
