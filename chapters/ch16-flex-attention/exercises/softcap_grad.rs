@@ -4,16 +4,14 @@
 use crate::backward::ScoreModGrad;
 
 /// The backward of [`softcap`](crate::recipes::softcap), `cap · tanh(score / cap)`:
-/// `grad · (1 − tanh²(score / cap))`, through the forward's steps in reverse
-/// (times `cap`, the derivative of `tanh` in `f64` where the forward took
-/// `tanh`, divided by `cap`).
+/// `grad · (1 − tanh²(score / cap))`.
 ///
 /// # Shapes
 /// One gradient, one score and its indices; returns one gradient.
 pub fn softcap_grad(cap: f32) -> impl ScoreModGrad + Copy {
     // TODO: return a closure `move |grad, score, _b, _h, _q_idx, _kv_idx| ...` that
     // multiplies `grad` by the derivative of `cap · tanh(score / cap)` with respect to
-    // `score`, taking tanh in f64 as the forward does.
+    // `score`.
     let _ = cap;
     #[allow(unreachable_code)]
     |_grad: f32, _score: f32, _b: usize, _h: usize, _q_idx: usize, _kv_idx: usize| -> f32 {
