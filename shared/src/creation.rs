@@ -307,8 +307,8 @@ pub fn randn(shape: &[usize]) -> Tensor {
     or_panic(f_randn(shape))
 }
 
-/// What `arange` can count with, as in Python: integers (`arange(0, 5, 1)` makes `i64`
-/// values, like `torch.arange(5)`) or floats (`f64` like Python's floats, or `f32`; both make
+/// What `arange` can count with, as in Python: integers (`arange(0, 5, 1)` or
+/// `arange(0, n, 1)` with a `usize` length make `i64` values, like `torch.arange(5)`) or floats (`f64` like Python's floats, or `f32`; both make
 /// `f32` values, PyTorch's default float dtype).
 pub trait Arange: Copy + std::fmt::Display {
     /// The element type of the result.
@@ -339,6 +339,24 @@ impl Arange for i64 {
         // Every value lies between `start` and `end`; wrapping only guards against a count
         // that `f64` rounded up at the very ends of the i64 range (PyTorch wraps there too).
         out.extend((0..n as i64).map(|i| start.wrapping_add(step.wrapping_mul(i))));
+    }
+}
+
+/// Counting with `usize` (`arange(0, n, 1)` with a length `n`) makes `i64` values, as
+/// counting with `i64` does.
+impl Arange for usize {
+    type Output = i64;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        // Called once the bounds are checked: `end >= start` and `step > 0`.
+        ((end - start) as f64 / step as f64).ceil()
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
+        // The values stay below `end`, a usize: beyond i64::MAX they saturate, as a
+        // `Position` does (no tensor is that long).
+        out.extend((0..n).map(|i| i64::try_from(start + step * i).unwrap_or(i64::MAX)));
     }
 }
 

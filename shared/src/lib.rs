@@ -50,7 +50,7 @@ pub use ops::compare::{f_where_, where_};
 pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};
 pub use ops::join::{cat, f_cat, f_stack, stack};
 pub use ops::outer::{f_polar, polar};
-pub use ops::views::IntoShape;
+pub use ops::views::{IntoShape, Position};
 pub use rng::{f_randint, manual_seed, randint};
 /// The `tch` crate the libtorch back-end is built on, for code that calls libtorch itself
 /// (chapter 9's benchmarks time PyTorch's own kernels through it), at the same version.

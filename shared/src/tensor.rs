@@ -456,3 +456,26 @@ impl<E: Element> std::fmt::Debug for Tensor<E> {
         f.write_str(&self.print_text())
     }
 }
+
+/// Positions as a 1-d index tensor, like `torch.tensor([2, 0, 1])`: the `usize` positions a
+/// loop, `enumerate` or `len()` gives become the `int64` ids PyTorch indexes with.
+///
+/// ```
+/// use shared::Tensor;
+/// let ids = Tensor::from(vec![2usize, 0, 1]);
+/// assert_eq!(ids.to_vec(), [2i64, 0, 1]);
+/// ```
+///
+/// # Shapes
+/// Returns `[positions.len()]`.
+impl From<Vec<usize>> for Tensor<i64> {
+    fn from(positions: Vec<usize>) -> Self {
+        let n = positions.len();
+        // A position beyond i64::MAX saturates, as `Position` does: no tensor is that long.
+        let ids = positions
+            .into_iter()
+            .map(|p| i64::try_from(p).unwrap_or(i64::MAX))
+            .collect();
+        Tensor::from_vec(ids, &[n])
+    }
+}

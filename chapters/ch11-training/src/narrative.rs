@@ -179,10 +179,10 @@ fn story(seed: Seed, steps: u32, on_step: impl FnMut(u32, f32)) -> Result<Narrat
 fn print_heads(step: &mut Step, weights: &Tensor) {
     for h in 0..HEADS {
         step.print(format!("head {h}:"));
-        let head = weights.select(0, 0).select(0, h as i64);
+        let head = weights.select(0, 0).select(0, h);
         for i in 0..head.size(0) {
             let row: Vec<String> = head
-                .select(0, i as i64)
+                .select(0, i)
                 .slice(0, ..=i)
                 .to_vec()
                 .iter()

@@ -196,11 +196,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let step = story.step("Which key/value head each query head reads");
     for (n_kv, name) in [(4, "multi-head"), (2, "grouped-query"), (1, "multi-query")] {
-        let heads = arange(0i64, n_kv as i64, 1).float().view([1, n_kv, 1, 1]);
-        let kv_of: Vec<i64> = repeat_kv(&heads, CONFIG.n_heads / n_kv)
+        let heads = arange(0, n_kv, 1).float().view([1, n_kv, 1, 1]);
+        let kv_of: Vec<usize> = repeat_kv(&heads, CONFIG.n_heads / n_kv)
             .to_vec()
             .iter()
-            .map(|&h| h as i64)
+            .map(|&h| h as usize)
             .collect();
         step.print(format!(
             "{name} ({n_kv} kv heads): query head -> kv head {kv_of:?}"

@@ -246,12 +246,10 @@ pub fn streaming_mask(tokens: usize, window: Option<usize>, sink_tokens: usize) 
 /// # Shapes
 /// Returns `[seen]`.
 pub fn visible(i: usize, window: Option<usize>, sink_tokens: usize) -> Tensor<i64> {
-    let seen: Vec<i64> = (0..=i)
+    let seen: Vec<usize> = (0..=i)
         .filter(|&j| sees(i, j, window, sink_tokens))
-        .map(|j| j as i64)
         .collect();
-    let n = seen.len();
-    Tensor::from_vec(seen, &[n])
+    Tensor::from(seen)
 }
 
 /// The cache a layer keeps of its keys and values so far: those the last of them sees.

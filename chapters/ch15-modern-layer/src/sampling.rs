@@ -98,7 +98,7 @@ pub fn top_k(logits: &Tensor, k: usize) -> Tensor {
         "top_k: k ({k}) must be between 1 and the vocabulary size ({vocab})"
     );
     let (largest, _) = logits.topk(k, -1, true, true); // largest first
-    let kth = largest.get(k as i64 - 1).item();
+    let kth = largest.get(k - 1).item();
     logits
         .masked_fill(&below(logits, kth), f32::NEG_INFINITY)
         .softmax(-1)
@@ -149,13 +149,12 @@ pub fn repetition_penalty(logits: &Tensor, seen: &[i64], penalty: f32) -> Tensor
 ///
 /// # Shapes
 /// `probs`: `[vocab]`. Returns the ids and a `[kept]` tensor.
-pub fn kept(probs: &Tensor) -> (Vec<i64>, Tensor) {
-    let (ids, values): (Vec<i64>, Vec<f32>) = probs
+pub fn kept(probs: &Tensor) -> (Vec<usize>, Tensor) {
+    let (ids, values): (Vec<usize>, Vec<f32>) = probs
         .to_vec()
         .into_iter()
         .enumerate()
         .filter(|&(_, p)| p > 0.0)
-        .map(|(i, p)| (i as i64, p))
         .unzip();
     let n = values.len();
     (ids, Tensor::from_vec(values, &[n]))

@@ -207,7 +207,7 @@ fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<(
         .print(scores.get(-1));
     step.print(format!("keys kept (1) by queries 8-{}:", T_SPARSE - 1));
     for t in 8..T_SPARSE {
-        let row = kept.get(t as i64).to_vec();
+        let row = kept.get(t).to_vec();
         let marks: String = row.iter().map(|&x| if x { '1' } else { '.' }).collect();
         step.print(format!("  {t:2}: {marks}"));
     }

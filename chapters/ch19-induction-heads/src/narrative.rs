@@ -173,7 +173,7 @@ fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
     for layer in 0..LAYERS {
         let weights = attention_weights(&model, &shown.ids, layer);
         for h in 0..HEADS {
-            let head = weights.select(0, 0).select(0, h as i64);
+            let head = weights.select(0, 0).select(0, h);
             let keys: Vec<String> = strongest_keys(&head, TOKENS - k)
                 .into_iter()
                 .map(|(q, key, w)| format!("{q}->{key} {w:.2}"))

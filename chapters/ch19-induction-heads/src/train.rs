@@ -139,7 +139,7 @@ impl AttentionOnly {
         block_grads.reverse();
         // x₀ = tok[ids] + pos[positions]; the position table was broadcast over the
         // batch, so its gradient is summed over it.
-        let positions = arange(0, tape.ids.size(1) as i64, 1);
+        let positions = arange(0, tape.ids.size(1), 1);
         let mut grads = vec![
             embedding_backward(&tape.ids, &grad_stream, VOCAB),
             embedding_backward(&positions, &grad_stream.sum_dim(0, false), TOKENS),
@@ -170,7 +170,7 @@ pub fn loss_and_gradients<A: Arithmetic>(
     let (batch, tokens) = (ids.size(0), ids.size(1));
     let (logits, tape) = model.forward_with_tape(ids, None);
     // Position i predicts the token at i + 1: logits[:, :-1] against ids[:, 1:].
-    let scored = logits.slice(1, ..tokens - 1).reshape(&[-1, VOCAB as i64]);
+    let scored = logits.slice(1, ..tokens - 1).flatten(0, 1);
     let targets = ids.slice(1, 1..).reshape(&[-1]);
     let ce = A::cross_entropy(&scored, &targets);
     let grad_scored = A::cross_entropy_backward(&ce.log_probs, &targets);
