@@ -226,6 +226,21 @@ impl Display for Narrative {
     }
 }
 
+/// The values of a 1-D tensor with two decimals, comma separated, as a script's
+/// `", ".join(f"{s:.2f}" for s in t)` (used for sums that are 1 up to rounding).
+///
+/// ```
+/// use course::narrative::two_decimals;
+/// assert_eq!(two_decimals(&shared::tensor!([1.0, 0.999])), "1.00, 1.00");
+/// ```
+///
+/// # Shapes
+/// `t`: `[n]`.
+pub fn two_decimals(t: &Tensor) -> String {
+    let values: Vec<String> = t.to_vec().iter().map(|s| format!("{s:.2}")).collect();
+    values.join(", ")
+}
+
 /// How Python prints a `bool`: `True` or `False`.
 pub fn python_bool(value: bool) -> &'static str {
     if value { "True" } else { "False" }

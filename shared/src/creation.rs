@@ -342,6 +342,20 @@ impl Arange for i64 {
     }
 }
 
+/// Integer literals (`arange(0, 5, 1)`, whose type Rust picks as `i32`) count as `i64`.
+impl Arange for i32 {
+    type Output = i64;
+    fn to_f64(self) -> f64 {
+        self.into()
+    }
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        i64::count(start.into(), end.into(), step.into())
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
+        i64::push_values(start.into(), step.into(), n, out);
+    }
+}
+
 /// Counting with `usize` (`arange(0, n, 1)` with a length `n`) makes `i64` values, as
 /// counting with `i64` does.
 impl Arange for usize {

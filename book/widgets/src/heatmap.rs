@@ -213,7 +213,7 @@ pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
         None => match chapter {
             16 => flex::SEED,
             18 => sparse::SEED,
-            19 => ch19_induction_heads::narrative::SEED,
+            19 => ch19_induction_heads::runs::SEED,
             _ => DEFAULT_SEED,
         },
     };

@@ -15,7 +15,7 @@ use shared::{manual_seed, tensor};
 #[test]
 fn exercise_vocabulary() {
     let vocab = vocabulary(LIFE_IS_SHORT);
-    let words: Vec<(&str, i64)> = vocab.iter().map(|(w, &i)| (w.as_str(), i)).collect();
+    let words: Vec<(&str, usize)> = vocab.iter().map(|(w, &i)| (w.as_str(), i)).collect();
     assert_eq!(
         words,
         [

@@ -33,7 +33,9 @@ pub fn inverse_permutation(order: &Tensor<i64>) -> Tensor<i64> {
     let n = order.len();
     let mut back = vec![None; n];
     for (i, &o) in order.iter().enumerate() {
-        let slot = usize::try_from(o).ok().filter(|&o| o < n && back[o].is_none());
+        let slot = usize::try_from(o)
+            .ok()
+            .filter(|&o| o < n && back[o].is_none());
         let slot = slot.unwrap_or_else(|| {
             panic!("inverse_permutation: {order:?} is not a permutation of 0..{n}")
         });

@@ -20,7 +20,8 @@
 //! - [`padded`] and [`left_padding`]: prompts of different lengths decoded in one batch;
 //! - [`cache_size`] and [`context_fit`]: the cache's size in bytes for real models, and
 //!   the context a memory holds;
-//! - [`digits`]: a float32 printed with all the digits that tell it from its neighbours.
+//! - [`digits`]: a float32 printed with all the digits that tell it from its neighbours;
+//! - [`setup`]: the chapter's model sizes, prompt and window, and the real models it sizes.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -42,6 +43,7 @@ pub mod model;
 pub mod narrative;
 pub mod padded;
 pub mod products;
+pub mod setup;
 pub mod window;
 
 pub use attention::GroupedQueryAttention;

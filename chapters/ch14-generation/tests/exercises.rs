@@ -73,8 +73,8 @@ proptest! {
 #[test]
 fn exercise_decode_step_prints_pytorchs_logits() {
     manual_seed(123);
-    let model = TinyDecoder::new(ch14_generation::narrative::CONFIG);
-    let prompt = Tensor::from_vec(ch14_generation::narrative::PROMPT.to_vec(), &[1, 3]);
+    let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
+    let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
     let cached = generate_cached(&model, &prompt, 6, Products::Batched);
     let printed = step_text(PYTORCH, "Greedy decoding with a KV cache").expect("the step");
     assert!(

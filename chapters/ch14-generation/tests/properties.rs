@@ -99,8 +99,8 @@ fn the_batched_products_differ_in_the_last_bits() {
     // The chapter's model: recomputing and caching pick the same tokens, but some logits
     // differ in their last bits.
     manual_seed(123);
-    let model = TinyDecoder::new(ch14_generation::narrative::CONFIG);
-    let prompt = Tensor::from_vec(ch14_generation::narrative::PROMPT.to_vec(), &[1, 3]);
+    let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
+    let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
     let recomputed = generate_recomputing(&model, &prompt, 6, Products::Batched);
     let cached = generate_cached(&model, &prompt, 6, Products::Batched);
     assert!(cached.ids == recomputed.ids);
@@ -121,7 +121,7 @@ fn heads_must_group_evenly() {
 /// weights summing to 1 over the positions up to its own, at most a window of them.
 #[test]
 fn weight_rows_hold_each_fed_token_over_the_cache() {
-    use ch14_generation::narrative::{CONFIG, N_NEW, PROMPT, WINDOW};
+    use ch14_generation::setup::{CONFIG, N_NEW, PROMPT, WINDOW};
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
     for window in [None, Some(WINDOW)] {
         manual_seed(123);

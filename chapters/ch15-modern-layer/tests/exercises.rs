@@ -12,8 +12,8 @@ use shared::{Tensor, manual_seed, randn};
 
 use ch15_modern_layer::cache_size::recipe_cache_bytes;
 use ch15_modern_layer::model::{generate_cached, generate_recomputing};
-use ch15_modern_layer::narrative::{CONFIG, PROMPT};
 use ch15_modern_layer::recipe::CacheCard;
+use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::top_p::top_p;
 use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};

@@ -19,6 +19,8 @@
 //!   one shared RoPE key per token instead of a key and value per head, attended in
 //!   two orders ([`mla`], [`ledger`], [`mla_bytes`]).
 //!
+//! [`setup`] holds the chapter's sizes, requests and prompts.
+//!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
@@ -33,6 +35,7 @@ pub mod mla_bytes;
 pub mod narrative;
 pub mod paged;
 pub mod paged_decode;
+pub mod setup;
 pub mod speculative;
 pub mod speculative_sampling;
 pub mod target_pass;

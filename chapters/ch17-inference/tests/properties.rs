@@ -11,9 +11,9 @@ use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, cat, manual_seed, randn};
 
-use ch17_inference::narrative::{CONFIG, recipe};
 use ch17_inference::paged::{BlockPool, Sequence};
 use ch17_inference::paged_decode::{generate_paged, prefill_paged, step_paged};
+use ch17_inference::setup::{CONFIG, recipe};
 use ch17_inference::speculative::speculate_greedy;
 
 fn bits(t: &Tensor) -> Vec<u32> {
@@ -192,7 +192,7 @@ proptest! {
     #[test]
     fn absorbed_mla_agrees_with_naive_mla(tokens in 1usize..8, seed in any::<u64>()) {
         use ch17_inference::mla::Mla;
-        use ch17_inference::narrative::MLA;
+        use ch17_inference::setup::MLA;
         manual_seed(seed);
         let mla = Mla::new(MLA);
         let x = randn(&[1, tokens, MLA.d_model]);

@@ -52,6 +52,7 @@ pub mod parallel;
 pub mod recall;
 #[cfg_attr(feature = "exercise", path = "../exercises/recurrent.rs")]
 pub mod recurrent;
+pub mod setup;
 pub mod short_conv;
 pub mod sparse;
 pub mod sparse_kernel;

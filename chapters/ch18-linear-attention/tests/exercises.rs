@@ -13,9 +13,9 @@ use ch18_linear_attention::chunked_delta::{gated_delta_chunked, ut_transform};
 use ch18_linear_attention::delta::delta_write;
 use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::memory::{Memory, numbers_kept};
-use ch18_linear_attention::narrative::{CHUNK, D, T};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
+use ch18_linear_attention::setup::{CHUNK, D, T};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch18-linear-attention.txt");
 

@@ -9,7 +9,7 @@
 use shared::manual_seed;
 
 use ch18_linear_attention::hybrid::{Mixer, PATTERN, hybrid_stack};
-use ch18_linear_attention::narrative::D;
+use ch18_linear_attention::setup::D;
 
 #[test]
 fn three_gated_delta_layers_then_one_softmax_layer() {

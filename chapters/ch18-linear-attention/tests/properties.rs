@@ -12,8 +12,8 @@ use shared::{Tensor, manual_seed, randn};
 use ch18_linear_attention::chunked::linear_chunked;
 use ch18_linear_attention::feature_map::elu_plus_one;
 use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
-use ch18_linear_attention::narrative::{D, T};
 use ch18_linear_attention::parallel::{linear_parallel, softmax_attention};
+use ch18_linear_attention::setup::{D, T};
 use ch18_linear_attention::sparse::{index_scores, sparse_attention, top_k_kept};
 
 fn bits(t: &Tensor) -> Vec<u32> {
@@ -126,9 +126,9 @@ mod with_the_solved_exercises {
     use ch18_linear_attention::chunked_delta::gated_delta_chunked;
     use ch18_linear_attention::delta::delta_write;
     use ch18_linear_attention::gated_delta::gated_delta_recurrent;
-    use ch18_linear_attention::narrative::CHUNK;
     use ch18_linear_attention::recall::{pairs_recalled, recall};
     use ch18_linear_attention::recurrent::linear_recurrent;
+    use ch18_linear_attention::setup::CHUNK;
     use shared::eye;
     use shared::zeros;
 

@@ -14,6 +14,7 @@
 //! - [`train`]: the backward pass through the residual stream, and training;
 //! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
+//! - [`runs`]: the chapter's two training runs from one seed, and the saved one;
 //! - [`checkpoint`]: the trained run, with the parameters at every logged step, saved and
 //!   read back;
 //! - [`circuits`]: where the heads look, what zeroing one does, what they read and write;
@@ -30,6 +31,7 @@ pub mod heads;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;
+pub mod runs;
 pub mod scores;
 pub mod train;
 
