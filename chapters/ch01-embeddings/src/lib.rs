@@ -9,6 +9,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 pub mod inputs;
 #[cfg_attr(feature = "exercise", path = "../exercises/lookup.rs")]
 pub mod lookup;

@@ -20,6 +20,7 @@
 
 #[cfg_attr(feature = "exercise", path = "../exercises/all_at_once.rs")]
 pub mod all_at_once;
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/context.rs")]
 pub mod context;
 pub mod narrative;

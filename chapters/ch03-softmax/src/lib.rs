@@ -16,6 +16,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/naive.rs")]
 pub mod naive;
 pub mod narrative;

@@ -23,6 +23,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/forward.rs")]
 pub mod forward;
 pub mod narrative;

@@ -24,8 +24,6 @@ pub mod grouped;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;
 pub mod multihead;
-#[cfg_attr(feature = "exercise", path = "../exercises/multihead_forward.rs")]
-mod multihead_forward;
 pub mod narrative;
 pub mod qkv;
 #[cfg_attr(feature = "exercise", path = "../exercises/scaled_dot_product.rs")]

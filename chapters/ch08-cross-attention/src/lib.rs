@@ -17,6 +17,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/cross.rs")]
 pub mod cross;
 pub mod narrative;

@@ -33,7 +33,6 @@ pub mod kernel;
 #[cfg_attr(feature = "exercise", path = "../exercises/merge.rs")]
 pub mod merge;
 pub mod narrative;
-#[cfg_attr(feature = "exercise", path = "../exercises/online.rs")]
 pub mod online;
 pub mod partial;
 pub mod products;

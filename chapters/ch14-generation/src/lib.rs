@@ -31,8 +31,6 @@ pub mod attention;
 pub mod cache_size;
 #[cfg_attr(feature = "exercise", path = "../exercises/context_fit.rs")]
 pub mod context_fit;
-#[cfg_attr(feature = "exercise", path = "../exercises/decode_step.rs")]
-mod decode_step;
 pub mod digits;
 pub mod generate;
 pub mod gqa;

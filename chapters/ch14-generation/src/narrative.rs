@@ -118,7 +118,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
 
     let step = story.step("Which key/value head each query head reads");
-    for (n_kv, name) in [(4usize, "multi-head"), (2, "grouped-query"), (1, "multi-query")] {
+    for (n_kv, name) in [
+        (4usize, "multi-head"),
+        (2, "grouped-query"),
+        (1, "multi-query"),
+    ] {
         let heads = arange(0, n_kv, 1).float().view([1, n_kv, 1, 1]);
         let kv_of: Vec<usize> = repeat_kv(&heads, CONFIG.n_heads / n_kv)
             .to_vec()

@@ -34,8 +34,6 @@ pub mod gate;
 pub mod layer;
 pub mod model;
 pub mod narrative;
-#[cfg_attr(feature = "exercise", path = "../exercises/qkv.rs")]
-mod qkv;
 pub mod recipe;
 pub mod rope;
 pub mod sampling;

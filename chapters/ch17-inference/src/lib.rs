@@ -39,6 +39,7 @@ pub mod setup;
 pub mod speculative;
 pub mod speculative_sampling;
 pub mod target_pass;
+pub mod write;
 #[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]
 pub mod write_target;
 

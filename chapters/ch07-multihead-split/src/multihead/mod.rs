@@ -16,6 +16,9 @@ use ch05_causal::causal_mask;
 use shared::Tensor;
 use shared::nn::{Dropout, Linear};
 
+#[cfg_attr(feature = "exercise", path = "../../exercises/multihead_forward.rs")]
+mod forward;
+
 /// Causal multi-head attention with weight splits.
 ///
 /// The article's `forward` does not run as printed: it calls `values.tranpose(1,2)` (a

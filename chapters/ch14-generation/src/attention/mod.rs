@@ -15,6 +15,9 @@ use crate::kv_cache::KvCache;
 use crate::products::Products;
 use crate::window::sliding_window_mask;
 
+#[cfg_attr(feature = "exercise", path = "../../exercises/decode_step.rs")]
+mod decode_step;
+
 /// Causal attention whose `n_heads` query heads share `n_kv_heads` key/value heads.
 // ANCHOR: gqa_struct
 pub struct GroupedQueryAttention {

@@ -26,6 +26,9 @@ use crate::recipe::Recipe;
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 
+#[cfg_attr(feature = "exercise", path = "../../exercises/qkv.rs")]
+mod qkv;
+
 /// The RMSNorms' epsilon, as in Llama 3 and Qwen3.
 pub const EPS: f64 = 1e-6;
 

@@ -7,7 +7,9 @@
 use ch05_causal::causal_mask;
 use shared::Tensor;
 
-pub use crate::recompute_backward::backward_from_lse;
+#[cfg_attr(feature = "exercise", path = "../../exercises/recompute_backward.rs")]
+mod backward;
+pub use backward::backward_from_lse;
 
 /// The scaled scores `Q·Kᵀ/√d`, with `-inf` above the diagonal when `causal`.
 ///

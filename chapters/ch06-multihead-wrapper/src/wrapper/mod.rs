@@ -10,6 +10,9 @@
 
 use ch05_causal::CausalAttention;
 
+#[cfg_attr(feature = "exercise", path = "../../exercises/wrapper_forward.rs")]
+mod forward;
+
 /// `num_heads` causal attention heads whose outputs are concatenated.
 // ANCHOR: wrapper
 #[derive(Clone, Debug)]
