@@ -2,7 +2,6 @@
 //! constant, counting up (`arange`), or drawn from PyTorch's generator (`rand`, `randn`).
 
 use ndarray::{ArcArray, IxDyn};
-use rayon::iter::IndexedParallelIterator;
 
 use crate::error::{Error, Result, or_panic};
 use crate::rng::with_default_generator;
@@ -107,7 +106,7 @@ impl<E: Element> Tensor<E> {
 
 /// A tensor of `shape` with every element `value`; `op` names the caller in errors.
 fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
-    let mut values = crate::storage::f_alloc(op, shape)?;
+    let mut values = crate::alloc::f_alloc(op, shape)?;
     values.resize(shape.iter().product(), value);
     Ok(crate::storage::from_checked_vec(values, shape))
 }
@@ -139,21 +138,8 @@ pub fn zeros(shape: &[usize]) -> Tensor {
 /// `len` values.
 pub fn zeros_in_parallel(len: usize) -> Vec<f32> {
     let mut zeros = Vec::new();
-    push_zeros_in_parallel(&mut zeros, len);
+    crate::alloc::push_zeros_in_parallel(&mut zeros, len);
     zeros
-}
-
-/// Fills `values` (emptied first) with `len` zeros as [`zeros_in_parallel`] does, in the
-/// memory it already holds when it has room for them.
-pub(crate) fn push_zeros_in_parallel(values: &mut Vec<f32>, len: usize) {
-    // Below this (256 KiB), one thread clears the buffer sooner than it could hand out work.
-    const MIN_PARALLEL: usize = 1 << 16;
-    if len < MIN_PARALLEL {
-        values.clear();
-        values.resize(len, 0.0);
-    } else {
-        rayon::iter::repeat_n(0.0f32, len).collect_into_vec(values);
-    }
 }
 
 /// `torch.ones(shape)`.
@@ -457,7 +443,7 @@ pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output
         )));
     }
     let n = count as usize;
-    let mut values = crate::storage::f_alloc("arange", &[n])?;
+    let mut values = crate::alloc::f_alloc("arange", &[n])?;
     A::push_values(start, step, n, &mut values);
     Ok(Tensor::from_vec(values, &[n]))
 }

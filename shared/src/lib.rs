@@ -21,9 +21,11 @@
 //! [`Result`], `matmul` panics with the same message, which names the operation and the
 //! shapes.
 
+mod alloc;
 pub mod backend;
 pub mod cpu;
 pub mod creation;
+pub mod element;
 pub mod error;
 pub mod exact;
 pub mod fmt;

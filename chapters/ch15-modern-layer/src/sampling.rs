@@ -100,7 +100,7 @@ pub fn top_k(logits: &Tensor, k: usize) -> Tensor {
     let (largest, _) = logits.topk(k, -1, true, true); // largest first
     let kth = largest.get(k - 1).item();
     logits
-        .masked_fill(&below(logits, kth), f32::NEG_INFINITY)
+        .masked_fill(&logits.lt_scalar(kth), f32::NEG_INFINITY)
         .softmax(-1)
 }
 // ANCHOR_END: top_k
@@ -115,7 +115,7 @@ pub fn min_p(logits: &Tensor, p_base: f32) -> Tensor {
     let probs = logits.softmax(-1);
     let threshold = p_base * probs.max().item();
     logits
-        .masked_fill(&below(&probs, threshold), f32::NEG_INFINITY)
+        .masked_fill(&probs.lt_scalar(threshold), f32::NEG_INFINITY)
         .softmax(-1)
 }
 // ANCHOR_END: min_p
@@ -158,13 +158,4 @@ pub fn kept(probs: &Tensor) -> (Vec<usize>, Tensor) {
         .unzip();
     let n = values.len();
     (ids, Tensor::from_vec(values, &[n]))
-}
-
-/// `t < value`, elementwise: a mask of the entries below `value`.
-///
-/// # Shapes
-/// Any shape; unchanged.
-pub fn below(t: &Tensor, value: f32) -> Tensor<bool> {
-    let mask = t.to_vec().into_iter().map(|v| v < value).collect();
-    Tensor::from_vec(mask, t.sizes())
 }

@@ -12,6 +12,7 @@
 //! - [`data`]: sequences that end with a repeat of varying length (or a fixed one);
 //! - [`model`]: the two-layer attention-only model and its forward pass;
 //! - [`train`]: the backward pass through the residual stream, and training;
+//! - [`arithmetic`]: the formulas of a training step, or the same in PyTorch's order;
 //! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
 //! - [`runs`]: the chapter's two training runs from one seed, and the saved one;
@@ -23,6 +24,7 @@
 //! With `--features exercise`, [`heads`] comes from `exercises/` instead, where the learner
 //! writes it.
 
+pub mod arithmetic;
 pub mod checkpoint;
 pub mod circuits;
 pub mod data;

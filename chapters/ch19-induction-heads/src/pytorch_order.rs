@@ -24,7 +24,7 @@ use ch11_training::pytorch_order::{
 use shared::Tensor;
 use shared::nn::Linear;
 
-use crate::train::Arithmetic;
+use crate::arithmetic::Arithmetic;
 
 /// The training step's arithmetic in PyTorch's order: the printed run's.
 pub struct PytorchOrder;

@@ -59,7 +59,7 @@ pub fn f_randint(low: impl Position, high: impl Position, shape: &[usize]) -> Re
             ),
         });
     }
-    let mut values = crate::storage::f_alloc("randint", shape)?;
+    let mut values = crate::alloc::f_alloc("randint", shape)?;
     values.resize(shape.iter().product(), 0);
     with_default_generator(|g| g.fill_randint(&mut values, low, high));
     Ok(crate::storage::from_checked_vec(values, shape))
