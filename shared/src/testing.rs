@@ -88,6 +88,72 @@ pub fn weights_side_by_side(want: &Tensor, got: &Tensor) -> Option<String> {
     (want.is_weights() && got.is_weights()).then(|| viz::side_by_side(&want, &got))
 }
 
+/// Where `got` and `want` differ bit for bit: `None` if they hold the same float32 values
+/// in the same shape, else a message naming the shapes, or the first index that differs, both
+/// values and how many float32 steps apart they are ([`ulps`]). Two computations that are
+/// meant to be the same sums in the same order must agree this way.
+///
+/// # Shapes
+/// `got`, `want`: any shapes (different shapes always differ).
+pub fn bits_difference(got: &Tensor, want: &Tensor) -> Option<String> {
+    if got.sizes() != want.sizes() {
+        return Some(format!(
+            "shapes differ: got {:?}, want {:?}",
+            got.sizes(),
+            want.sizes()
+        ));
+    }
+    let (got, want) = (got.to_vec(), want.to_vec());
+    let differing = got
+        .iter()
+        .zip(&want)
+        .filter(|(g, w)| g.to_bits() != w.to_bits())
+        .count();
+    let (i, (g, w)) = got
+        .iter()
+        .zip(&want)
+        .enumerate()
+        .find(|(_, (g, w))| g.to_bits() != w.to_bits())?;
+    Some(format!(
+        "{differing} of {} values differ; the first at flat index {i}: got {g:e}, want {w:e} \
+         ({} ulps apart)",
+        got.len(),
+        ulps(*g, *w)
+    ))
+}
+
+/// Whether `a` and `b` hold the same float32 values, bit for bit, in the same shape.
+///
+/// # Shapes
+/// `a`, `b`: any shapes.
+pub fn same_bits(a: &Tensor, b: &Tensor) -> bool {
+    bits_difference(a, b).is_none()
+}
+
+/// Panics unless `got` and `want` are the same bit for bit, with [`bits_difference`]'s
+/// message after `what`.
+///
+/// # Shapes
+/// `got`, `want`: the same shape.
+#[track_caller]
+pub fn assert_same_bits(got: &Tensor, want: &Tensor, what: impl std::fmt::Display) {
+    if let Some(difference) = bits_difference(got, want) {
+        panic!("{what}: not the same bits: {difference}");
+    }
+}
+
+/// `max |a − b|` over all elements (0 for two empty tensors).
+///
+/// # Shapes
+/// `a`, `b`: the same shape.
+pub fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
+    assert_eq!(a.sizes(), b.sizes(), "max_abs_diff: shapes differ");
+    a.to_vec()
+        .iter()
+        .zip(b.to_vec())
+        .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()))
+}
+
 /// How many float32 values lie between `a` and `b`, plus one: 0 for equal values (and for
 /// `0.0` against `-0.0`, and for two NaNs), 1 for neighbours. The distance a failure message
 /// gives when two computations of the same formula round differently.
