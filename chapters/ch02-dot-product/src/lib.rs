@@ -29,6 +29,3 @@ pub mod normalise;
 pub mod scores;
 #[cfg_attr(feature = "exercise", path = "../exercises/top_key.rs")]
 pub mod top_key;
-
-/// The exercises and their hints, shown by `cargo run -p ch02-dot-product -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

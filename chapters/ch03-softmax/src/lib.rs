@@ -24,6 +24,3 @@ pub mod narrative;
 pub mod shift_scale;
 #[cfg_attr(feature = "exercise", path = "../exercises/stable.rs")]
 pub mod stable;
-
-/// The exercises and their hints, shown by `cargo run -p ch03-softmax -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -34,6 +34,3 @@ pub mod self_attention;
 pub mod unscaled;
 
 pub use self_attention::{SelfAttentionV1, SelfAttentionV2};
-
-/// The exercises and their hints, shown by `cargo run -p ch04-trainable -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -24,6 +24,3 @@ pub mod one_big_head;
 #[cfg_attr(feature = "exercise", path = "../exercises/stacked.rs")]
 pub mod stacked;
 pub mod wrapper;
-
-/// The exercises and their hints, shown by `cargo run -p ch06-multihead-wrapper -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

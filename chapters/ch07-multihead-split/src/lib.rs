@@ -28,6 +28,3 @@ pub mod narrative;
 pub mod qkv;
 #[cfg_attr(feature = "exercise", path = "../exercises/scaled_dot_product.rs")]
 pub mod scaled_dot_product;
-
-/// The exercises and their hints, shown by `cargo run -p ch07-multihead-split -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -39,6 +39,3 @@ pub mod products;
 pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/tiled.rs")]
 pub mod tiled;
-
-/// The exercises and their hints, shown by `cargo run -p ch09-flash-attention -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

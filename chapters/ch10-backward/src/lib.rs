@@ -44,6 +44,3 @@ pub mod saturation;
 pub mod softmax;
 #[cfg_attr(feature = "exercise", path = "../exercises/zero_grads.rs")]
 pub mod zero_grads;
-
-/// The exercises and their hints, shown by `cargo run -p ch10-backward -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

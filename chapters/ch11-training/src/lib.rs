@@ -39,6 +39,3 @@ pub mod task;
 pub mod train;
 #[cfg_attr(feature = "exercise", path = "../exercises/weight_decay.rs")]
 pub mod weight_decay;
-
-/// The exercises and their hints, shown by `cargo run -p ch11-training -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

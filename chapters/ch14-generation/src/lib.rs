@@ -48,6 +48,3 @@ pub use attention::GroupedQueryAttention;
 pub use kv_cache::KvCache;
 pub use model::{DecoderConfig, TinyDecoder};
 pub use products::Products;
-
-/// The exercises and their hints, shown by `cargo run -p ch14-generation -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -49,6 +49,3 @@ pub use attention::Attention;
 pub use layer::Layer;
 pub use model::{ModelConfig, TinyModel};
 pub use recipe::Recipe;
-
-/// The exercises and their hints, shown by `cargo run -p ch15-modern-layer -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -45,6 +45,3 @@ pub mod recipes;
 pub mod setup;
 #[cfg_attr(feature = "exercise", path = "../exercises/softcap_grad.rs")]
 pub mod softcap_grad;
-
-/// The exercises and their hints, shown by `cargo run -p ch16-flex-attention -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -42,6 +42,3 @@ pub mod target_pass;
 pub mod write;
 #[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]
 pub mod write_target;
-
-/// The exercises and their hints, shown by `cargo run -p ch17-inference -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -36,6 +36,3 @@ pub mod pytorch_order;
 pub mod runs;
 pub mod scores;
 pub mod train;
-
-/// The exercises and their hints, shown by `cargo run -p ch19-induction-heads -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");
