@@ -181,6 +181,42 @@ pub fn ulps(a: f32, b: f32) -> u64 {
     line(a).abs_diff(line(b))
 }
 
+/// Checks against libtorch's own autograd, for the `tch` back-end's tests.
+#[cfg(feature = "tch")]
+pub mod libtorch {
+    use crate::backend::torch::{from_tch, to_tch};
+    use crate::tensor::Tensor;
+
+    /// `t` on libtorch's CPU as a leaf whose gradient autograd will keep.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn leaf(t: &Tensor) -> tch::Tensor {
+        to_tch(t, tch::Device::Cpu).detach().set_requires_grad(true)
+    }
+
+    /// Panics unless every value of `ours` equals libtorch's `theirs` bit for bit or lies
+    /// within `rtol` of `theirs`'s largest magnitude (libtorch's products add in the order
+    /// of its processor), naming `what`, the value and both numbers.
+    ///
+    /// # Shapes
+    /// `ours`, `theirs`: the same shape.
+    #[track_caller]
+    pub fn assert_agrees(what: &str, ours: &Tensor, theirs: &tch::Tensor, rtol: f32) {
+        let theirs = from_tch(theirs);
+        assert_eq!(ours.sizes(), theirs.sizes(), "{what}");
+        let theirs = theirs.to_vec();
+        let scale = theirs.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        for (i, (o, t)) in ours.to_vec().iter().zip(theirs).enumerate() {
+            assert!(
+                o.to_bits() == t.to_bits() || (o - t).abs() <= rtol * scale,
+                "{what}[{i}]: ours {o:e}, libtorch {t:e} ({} ulps apart)",
+                super::ulps(*o, t)
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

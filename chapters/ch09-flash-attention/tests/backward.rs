@@ -12,6 +12,9 @@ use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, rand, randn, zeros};
 
+mod common;
+use common::ODD_SIZES;
+
 /// Attention and its gradients for one upstream gradient, in `f64`, from the whole
 /// `n × m` weight matrix per head: `(out, lse, [dq, dk, dv])`.
 struct Reference {
@@ -243,17 +246,7 @@ proptest! {
 
 #[test]
 fn odd_sizes() {
-    // n = 1; d = 1; sizes just past a tile; more queries than keys and fewer.
-    for (queries, keys, d, d_v) in [
-        (1, 1, 1, 1),
-        (1, 1, 64, 64),
-        (2, 2, 3, 5),
-        (65, 65, 17, 33),
-        (129, 129, 64, 64),
-        (200, 70, 64, 64),
-        (70, 200, 64, 80),
-        (150, 150, 96, 96),
-    ] {
+    for (queries, keys, d, d_v) in ODD_SIZES {
         for causal in [false, true] {
             manual_seed(7);
             let q = randn(&[1, 3, queries, d]);
