@@ -9,8 +9,9 @@
 //! - [`platform`] and [`printed`]: whether this run computes as the reference platform
 //!   where PyTorch's outputs were made, and the comparison of printed text within its
 //!   printed digits used elsewhere (libtorch on another processor, a GPU);
-//! - [`cli`]: the command line every chapter binary shares (the story, `exercises`, `hint`,
-//!   `--seed`, `--device`, `doctor`);
+//! - [`cli`]: the command line every chapter binary shares (the story, `--seed`,
+//!   `--heatmaps`, `--device`, `doctor`);
+//! - [`hints`]: a chapter's exercises and their hints, which `learn` shows;
 //! - `quiet_proptest` (feature `proptest`, for the exercises' tests): property tests that
 //!   print one message when they fail.
 //!
@@ -30,6 +31,7 @@
 
 pub mod cli;
 pub mod doctor;
+pub mod hints;
 pub mod narrative;
 pub mod platform;
 pub mod printed;

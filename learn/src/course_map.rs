@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use course::cli::parse_hints;
+use course::hints::parse_hints;
 
 /// One exercise: which chapter, its name (also the prefix of its tests), its stub file and
 /// its hints.

@@ -2,7 +2,6 @@
 //! constant, counting up (`arange`), or drawn from PyTorch's generator (`rand`, `randn`).
 
 use ndarray::{ArcArray, IxDyn};
-use rayon::iter::IndexedParallelIterator;
 
 use crate::error::{Error, Result, or_panic};
 use crate::rng::with_default_generator;
@@ -107,7 +106,7 @@ impl<E: Element> Tensor<E> {
 
 /// A tensor of `shape` with every element `value`; `op` names the caller in errors.
 fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
-    let mut values = crate::storage::f_alloc(op, shape)?;
+    let mut values = crate::alloc::f_alloc(op, shape)?;
     values.resize(shape.iter().product(), value);
     Ok(crate::storage::from_checked_vec(values, shape))
 }
@@ -139,21 +138,8 @@ pub fn zeros(shape: &[usize]) -> Tensor {
 /// `len` values.
 pub fn zeros_in_parallel(len: usize) -> Vec<f32> {
     let mut zeros = Vec::new();
-    push_zeros_in_parallel(&mut zeros, len);
+    crate::alloc::push_zeros_in_parallel(&mut zeros, len);
     zeros
-}
-
-/// Fills `values` (emptied first) with `len` zeros as [`zeros_in_parallel`] does, in the
-/// memory it already holds when it has room for them.
-pub(crate) fn push_zeros_in_parallel(values: &mut Vec<f32>, len: usize) {
-    // Below this (256 KiB), one thread clears the buffer sooner than it could hand out work.
-    const MIN_PARALLEL: usize = 1 << 16;
-    if len < MIN_PARALLEL {
-        values.clear();
-        values.resize(len, 0.0);
-    } else {
-        rayon::iter::repeat_n(0.0f32, len).collect_into_vec(values);
-    }
 }
 
 /// `torch.ones(shape)`.
@@ -307,8 +293,8 @@ pub fn randn(shape: &[usize]) -> Tensor {
     or_panic(f_randn(shape))
 }
 
-/// What `arange` can count with, as in Python: integers (`arange(0, 5, 1)` makes `i64`
-/// values, like `torch.arange(5)`) or floats (`f64` like Python's floats, or `f32`; both make
+/// What `arange` can count with, as in Python: integers (`arange(0, 5, 1)` or
+/// `arange(0, n, 1)` with a `usize` length make `i64` values, like `torch.arange(5)`) or floats (`f64` like Python's floats, or `f32`; both make
 /// `f32` values, PyTorch's default float dtype).
 pub trait Arange: Copy + std::fmt::Display {
     /// The element type of the result.
@@ -342,6 +328,38 @@ impl Arange for i64 {
     }
 }
 
+/// Integer literals (`arange(0, 5, 1)`, whose type Rust picks as `i32`) count as `i64`.
+impl Arange for i32 {
+    type Output = i64;
+    fn to_f64(self) -> f64 {
+        self.into()
+    }
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        i64::count(start.into(), end.into(), step.into())
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
+        i64::push_values(start.into(), step.into(), n, out);
+    }
+}
+
+/// Counting with `usize` (`arange(0, n, 1)` with a length `n`) makes `i64` values, as
+/// counting with `i64` does.
+impl Arange for usize {
+    type Output = i64;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn count(start: Self, end: Self, step: Self) -> f64 {
+        // Called once the bounds are checked: `end >= start` and `step > 0`.
+        ((end - start) as f64 / step as f64).ceil()
+    }
+    fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
+        // The values stay below `end`, a usize: beyond i64::MAX they saturate, as a
+        // `Position` does (no tensor is that long).
+        out.extend((0..n).map(|i| i64::try_from(start + step * i).unwrap_or(i64::MAX)));
+    }
+}
+
 impl Arange for f64 {
     type Output = f32;
     fn to_f64(self) -> f64 {
@@ -351,7 +369,7 @@ impl Arange for f64 {
         ((end - start) / step).ceil()
     }
     fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<f32>) {
-        float_range(start, step, n, out);
+        crate::kernels::arange::float_range(start, step, n, out);
     }
 }
 
@@ -364,34 +382,8 @@ impl Arange for f32 {
         f64::count(start as f64, end as f64, step as f64)
     }
     fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<f32>) {
-        float_range(start as f64, step as f64, n, out);
+        crate::kernels::arange::float_range(start as f64, step as f64, n, out);
     }
-}
-
-/// PyTorch's float `arange` values: `start` and `step` stay in `f64` and each value is
-/// rounded to `f32` once, so `arange(0., 1., 0.1)` ends in `0.9000` (`0.9` rounded), not in
-/// `0.90000004` (nine `f32` steps of `0.1f32` added up).
-///
-/// The exact bits follow PyTorch's CPU kernel, whose `start + step·i` is compiled to one
-/// fused multiply-add (`step.mul_add(i, start)`: a single rounding, which matters where the
-/// values cross 0). It fills 16 values at a time with two vectors of 8: each vector starts
-/// from `base = f32(start + step·i)` and its lanes are `f32(base + j·step)`, `j = 0..8`, again
-/// fused, from the rounded `base`; the last `n mod 16` values are `f32(start + step·i)`. A
-/// lane's two roundings can differ from the tail's one in the last bit, so both are
-/// reproduced. (Above 32768 values PyTorch splits the range between its threads, each piece
-/// with its own 16-value blocks; this is the one-thread layout.)
-fn float_range(start: f64, step: f64, n: usize, values: &mut Vec<f32>) {
-    const LANES: usize = 8;
-    let at = |i: usize| step.mul_add(i as f64, start) as f32;
-    let mut i = 0;
-    while i + 2 * LANES <= n {
-        for _ in 0..2 {
-            let base = at(i) as f64;
-            values.extend((0..LANES).map(|j| (j as f64).mul_add(step, base) as f32));
-            i += LANES;
-        }
-    }
-    values.extend((i..n).map(at));
 }
 
 /// `torch.arange(start, end, step)`: `start, start + step, ...` while short of `end`.
@@ -425,7 +417,7 @@ pub fn f_arange<A: Arange>(start: A, end: A, step: A) -> Result<Tensor<A::Output
         )));
     }
     let n = count as usize;
-    let mut values = crate::storage::f_alloc("arange", &[n])?;
+    let mut values = crate::alloc::f_alloc("arange", &[n])?;
     A::push_values(start, step, n, &mut values);
     Ok(Tensor::from_vec(values, &[n]))
 }

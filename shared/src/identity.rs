@@ -20,7 +20,7 @@ pub fn eye(n: usize) -> Tensor {
 /// # Shapes
 /// Returns `[n, m]`; `n · m` floats must fit in memory.
 pub fn f_eye_m(n: usize, m: usize) -> Result<Tensor> {
-    let mut values = crate::storage::f_alloc("eye", &[n, m])?;
+    let mut values = crate::alloc::f_alloc("eye", &[n, m])?;
     // `m == 0` leaves no elements, so the division below never sees it.
     values.extend((0..n * m).map(|i| if i / m == i % m { 1.0 } else { 0.0 }));
     Ok(crate::storage::from_checked_vec(values, &[n, m]))

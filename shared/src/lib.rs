@@ -21,9 +21,11 @@
 //! [`Result`], `matmul` panics with the same message, which names the operation and the
 //! shapes.
 
+mod alloc;
 pub mod backend;
 pub mod cpu;
 pub mod creation;
+pub mod element;
 pub mod error;
 pub mod exact;
 pub mod fmt;
@@ -50,7 +52,7 @@ pub use ops::compare::{f_where_, where_};
 pub use ops::einsum::{einsum, einsum_n, f_einsum, f_einsum_n};
 pub use ops::join::{cat, f_cat, f_stack, stack};
 pub use ops::outer::{f_polar, polar};
-pub use ops::views::IntoShape;
+pub use ops::views::{IntoShape, Position};
 pub use rng::{f_randint, manual_seed, randint};
 /// The `tch` crate the libtorch back-end is built on, for code that calls libtorch itself
 /// (chapter 9's benchmarks time PyTorch's own kernels through it), at the same version.

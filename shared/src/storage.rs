@@ -1,40 +1,11 @@
-//! Where the memory of a new tensor comes from: one checked path for every operation whose
-//! result can be larger than its inputs (creation, broadcasting, `repeat`, `expand`, `cat`,
-//! products).
-//!
-//! A size is checked twice before any memory is touched: its element count and its byte
-//! count must fit in the address space (else PyTorch's "Storage size calculation
-//! overflowed"), and the memory must then really be granted (`try_reserve_exact`, else
-//! PyTorch's "can't allocate memory: you tried to allocate N bytes"). Either way the caller
-//! gets an [`Error`] naming the operation, the shape and the bytes, in debug and release
-//! builds alike, instead of a `capacity overflow` panic or an abort of the whole program
-//! (which is what a plain `Vec::with_capacity` of terabytes does).
+//! New tensors from checked memory ([`crate::alloc`]): filled through a mutable view, from
+//! values already pushed, or all zeros.
 
 use ndarray::{ArcArray, ArrayViewMut, IxDyn};
 
-use crate::error::{Error, Result, f_checked_numel, shape_list};
+use crate::alloc::{f_alloc, push_zeros_in_parallel};
+use crate::error::Result;
 use crate::tensor::{Element, Tensor};
-
-/// An empty `Vec` with room for exactly the elements of `shape`, or an error.
-///
-/// # Shapes
-/// `shape`: the shape of the tensor about to be made.
-pub(crate) fn f_alloc<E: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<E>> {
-    let numel = f_checked_numel(op, shape, std::mem::size_of::<E>())?;
-    let mut values = Vec::new();
-    values
-        .try_reserve_exact(numel)
-        .map_err(|_| Error::InvalidArgument {
-            op,
-            detail: format!(
-                "can't allocate memory: you tried to allocate {} bytes (shape {})",
-                // Cannot overflow: `f_checked_numel` checked the byte count.
-                numel * std::mem::size_of::<E>(),
-                shape_list(shape)
-            ),
-        })?;
-    Ok(values)
-}
 
 /// The zeros of a tensor of `shape`, written by the current rayon pool's threads when there
 /// are many (see [`crate::creation::zeros_in_parallel`]), or the error of [`f_alloc`].
@@ -43,7 +14,7 @@ pub(crate) fn f_alloc<E: Element>(op: &'static str, shape: &[usize]) -> Result<V
 /// Returns the product of `shape` zeros.
 pub(crate) fn f_zeros_in_parallel(op: &'static str, shape: &[usize]) -> Result<Vec<f32>> {
     let mut values = f_alloc(op, shape)?;
-    crate::creation::push_zeros_in_parallel(&mut values, shape.iter().product());
+    push_zeros_in_parallel(&mut values, shape.iter().product());
     Ok(values)
 }
 
@@ -80,20 +51,6 @@ pub(crate) fn from_checked_vec<E: Element>(values: Vec<E>, shape: &[usize]) -> T
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_impossible_size_is_an_error_naming_the_op_shape_and_bytes() {
-        let err = f_alloc::<f32>("add", &[1 << 20, 1 << 20]).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "add: can't allocate memory: you tried to allocate 4398046511104 bytes \
-             (shape [1048576, 1048576])"
-        );
-        let err = f_alloc::<i64>("randint", &[1 << 31, 1 << 31]).unwrap_err();
-        assert!(err.to_string().contains("overflowed"), "{err}");
-        let err = f_alloc::<f32>("eye", &[1 << 62, 4]).unwrap_err();
-        assert!(err.to_string().contains("overflowed"), "{err}");
-    }
 
     #[test]
     fn the_fill_writes_in_row_major_order() {

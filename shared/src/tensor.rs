@@ -15,39 +15,9 @@
 
 use ndarray::{ArcArray, ArrayView, Axis, Dimension, IxDyn};
 
+pub use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::fmt::{Size, Suffixes, Values};
-
-/// The element types a tensor can hold: `f32` (the default, like `torch.float32`),
-/// `i64` (token ids, like `torch.int64`) and `bool` (masks, like `torch.bool`).
-pub trait Element: Copy + PartialEq + std::fmt::Debug + Default + Send + Sync + 'static {
-    /// PyTorch's name of the dtype, e.g. `torch.float32`.
-    const DTYPE: &'static str;
-
-    /// Borrows the values for the printer.
-    fn values(values: &[Self]) -> Values<'_>;
-}
-
-impl Element for f32 {
-    const DTYPE: &'static str = "torch.float32";
-    fn values(values: &[Self]) -> Values<'_> {
-        Values::F32(values)
-    }
-}
-
-impl Element for i64 {
-    const DTYPE: &'static str = "torch.int64";
-    fn values(values: &[Self]) -> Values<'_> {
-        Values::I64(values)
-    }
-}
-
-impl Element for bool {
-    const DTYPE: &'static str = "torch.bool";
-    fn values(values: &[Self]) -> Values<'_> {
-        Values::Bool(values)
-    }
-}
+use crate::fmt::{Size, Suffixes};
 
 /// An n-dimensional tensor. `Tensor` alone means `Tensor<f32>`.
 ///
@@ -120,7 +90,12 @@ impl<E: Element> Tensor<E> {
         if !self.is_expanded() {
             return Ok(self.clone());
         }
-        crate::storage::f_new(op, self.sizes(), |mut out| out.assign(&self.array()))
+        // The repeats laid out in row-major order, in memory whose size was checked.
+        let mut values = crate::alloc::f_alloc(op, self.sizes())?;
+        values.extend(self.array().iter().copied());
+        let array = ArcArray::from_shape_vec(IxDyn(self.sizes()), values)
+            .expect("one value per element of the shape");
+        Ok(Tensor::from_array(array))
     }
 
     /// Makes an expanded tensor a plain copy before a write, so that the write changes one
@@ -300,8 +275,7 @@ impl<E: Element> Tensor<E> {
     pub fn to_vec(&self) -> Vec<E> {
         if self.is_expanded() {
             // Every repeat becomes a value: the size is checked first.
-            let mut values =
-                crate::error::or_panic(crate::storage::f_alloc("to_vec", self.sizes()));
+            let mut values = crate::error::or_panic(crate::alloc::f_alloc("to_vec", self.sizes()));
             values.extend(self.array().iter().copied());
             return values;
         }
@@ -419,7 +393,7 @@ impl<E: Element> Tensor<E> {
         if self.is_expanded() {
             // Every repeat becomes an element of the result: the size is checked first.
             let mut values =
-                crate::error::or_panic(crate::storage::f_alloc::<O>("elementwise", self.sizes()));
+                crate::error::or_panic(crate::alloc::f_alloc::<O>("elementwise", self.sizes()));
             values.extend(self.array().iter().map(|&x| f(x)));
             return Tensor::from_vec(values, self.sizes());
         }
@@ -454,5 +428,28 @@ impl<E: Element> std::fmt::Display for Tensor<E> {
 impl<E: Element> std::fmt::Debug for Tensor<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.print_text())
+    }
+}
+
+/// Positions as a 1-d index tensor, like `torch.tensor([2, 0, 1])`: the `usize` positions a
+/// loop, `enumerate` or `len()` gives become the `int64` ids PyTorch indexes with.
+///
+/// ```
+/// use shared::Tensor;
+/// let ids = Tensor::from(vec![2usize, 0, 1]);
+/// assert_eq!(ids.to_vec(), [2i64, 0, 1]);
+/// ```
+///
+/// # Shapes
+/// Returns `[positions.len()]`.
+impl From<Vec<usize>> for Tensor<i64> {
+    fn from(positions: Vec<usize>) -> Self {
+        let n = positions.len();
+        // A position beyond i64::MAX saturates, as `Position` does: no tensor is that long.
+        let ids = positions
+            .into_iter()
+            .map(|p| i64::try_from(p).unwrap_or(i64::MAX))
+            .collect();
+        Tensor::from_vec(ids, &[n])
     }
 }

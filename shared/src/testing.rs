@@ -88,6 +88,72 @@ pub fn weights_side_by_side(want: &Tensor, got: &Tensor) -> Option<String> {
     (want.is_weights() && got.is_weights()).then(|| viz::side_by_side(&want, &got))
 }
 
+/// Where `got` and `want` differ bit for bit: `None` if they hold the same float32 values
+/// in the same shape, else a message naming the shapes, or the first index that differs, both
+/// values and how many float32 steps apart they are ([`ulps`]). Two computations that are
+/// meant to be the same sums in the same order must agree this way.
+///
+/// # Shapes
+/// `got`, `want`: any shapes (different shapes always differ).
+pub fn bits_difference(got: &Tensor, want: &Tensor) -> Option<String> {
+    if got.sizes() != want.sizes() {
+        return Some(format!(
+            "shapes differ: got {:?}, want {:?}",
+            got.sizes(),
+            want.sizes()
+        ));
+    }
+    let (got, want) = (got.to_vec(), want.to_vec());
+    let differing = got
+        .iter()
+        .zip(&want)
+        .filter(|(g, w)| g.to_bits() != w.to_bits())
+        .count();
+    let (i, (g, w)) = got
+        .iter()
+        .zip(&want)
+        .enumerate()
+        .find(|(_, (g, w))| g.to_bits() != w.to_bits())?;
+    Some(format!(
+        "{differing} of {} values differ; the first at flat index {i}: got {g:e}, want {w:e} \
+         ({} ulps apart)",
+        got.len(),
+        ulps(*g, *w)
+    ))
+}
+
+/// Whether `a` and `b` hold the same float32 values, bit for bit, in the same shape.
+///
+/// # Shapes
+/// `a`, `b`: any shapes.
+pub fn same_bits(a: &Tensor, b: &Tensor) -> bool {
+    bits_difference(a, b).is_none()
+}
+
+/// Panics unless `got` and `want` are the same bit for bit, with [`bits_difference`]'s
+/// message after `what`.
+///
+/// # Shapes
+/// `got`, `want`: the same shape.
+#[track_caller]
+pub fn assert_same_bits(got: &Tensor, want: &Tensor, what: impl std::fmt::Display) {
+    if let Some(difference) = bits_difference(got, want) {
+        panic!("{what}: not the same bits: {difference}");
+    }
+}
+
+/// `max |a − b|` over all elements (0 for two empty tensors).
+///
+/// # Shapes
+/// `a`, `b`: the same shape.
+pub fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
+    assert_eq!(a.sizes(), b.sizes(), "max_abs_diff: shapes differ");
+    a.to_vec()
+        .iter()
+        .zip(b.to_vec())
+        .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()))
+}
+
 /// How many float32 values lie between `a` and `b`, plus one: 0 for equal values (and for
 /// `0.0` against `-0.0`, and for two NaNs), 1 for neighbours. The distance a failure message
 /// gives when two computations of the same formula round differently.
@@ -113,6 +179,42 @@ pub fn ulps(a: f32, b: f32) -> u64 {
         }
     };
     line(a).abs_diff(line(b))
+}
+
+/// Checks against libtorch's own autograd, for the `tch` back-end's tests.
+#[cfg(feature = "tch")]
+pub mod libtorch {
+    use crate::backend::torch::{from_tch, to_tch};
+    use crate::tensor::Tensor;
+
+    /// `t` on libtorch's CPU as a leaf whose gradient autograd will keep.
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn leaf(t: &Tensor) -> tch::Tensor {
+        to_tch(t, tch::Device::Cpu).detach().set_requires_grad(true)
+    }
+
+    /// Panics unless every value of `ours` equals libtorch's `theirs` bit for bit or lies
+    /// within `rtol` of `theirs`'s largest magnitude (libtorch's products add in the order
+    /// of its processor), naming `what`, the value and both numbers.
+    ///
+    /// # Shapes
+    /// `ours`, `theirs`: the same shape.
+    #[track_caller]
+    pub fn assert_agrees(what: &str, ours: &Tensor, theirs: &tch::Tensor, rtol: f32) {
+        let theirs = from_tch(theirs);
+        assert_eq!(ours.sizes(), theirs.sizes(), "{what}");
+        let theirs = theirs.to_vec();
+        let scale = theirs.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        for (i, (o, t)) in ours.to_vec().iter().zip(theirs).enumerate() {
+            assert!(
+                o.to_bits() == t.to_bits() || (o - t).abs() <= rtol * scale,
+                "{what}[{i}]: ours {o:e}, libtorch {t:e} ({} ulps apart)",
+                super::ulps(*o, t)
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! loss curve, from the chapter's own training run (seed 123, the default steps).
 
 use ch11_training::model::HEADS;
-use ch11_training::narrative::{DEFAULT_STEPS, TrainingRun, training_run};
+use ch11_training::run::{DEFAULT_STEPS, TrainingRun, training_run};
 
 use crate::line_chart::LineChart;
 use crate::{Figure, Panel};

@@ -3,7 +3,7 @@
 
 use ch14_generation::generate::generate_cached;
 use ch14_generation::gqa::repeat_kv;
-use ch14_generation::narrative::{CONFIG, N_NEW, PROMPT, WINDOW};
+use ch14_generation::setup::{CONFIG, N_NEW, PROMPT, WINDOW};
 use ch14_generation::window::sliding_window_mask;
 use ch14_generation::{DecoderConfig, Products, TinyDecoder};
 use shared::{Tensor, eye, manual_seed, zeros};

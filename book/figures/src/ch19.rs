@@ -6,7 +6,7 @@
 use ch19_induction_heads::checkpoint::Checkpoint;
 use ch19_induction_heads::data::{Batch, Repeats, TOKENS};
 use ch19_induction_heads::model::{AttentionOnly, HEADS, LAYERS};
-use ch19_induction_heads::narrative::{EVAL, LOG_EVERY, SAVED_RUN, SEED};
+use ch19_induction_heads::runs::{EVAL, LOG_EVERY, SAVED_RUN, SEED};
 use ch19_induction_heads::scores::attention_weights;
 use shared::manual_seed;
 

@@ -10,9 +10,9 @@
 use std::collections::HashSet;
 
 use ch15_modern_layer::TinyModel;
-use ch17_inference::narrative::{BLOCK_SIZE, CONFIG, SYSTEM, USER, recipe};
 use ch17_inference::paged::{BlockPool, Sequence};
 use ch17_inference::paged_decode::{prefill_paged, step_paged};
+use ch17_inference::setup::{BLOCK_SIZE, CONFIG, SYSTEM, USER, recipe};
 use serde::{Deserialize, Serialize};
 use shared::manual_seed;
 

@@ -53,7 +53,7 @@ pub fn story(chapter: u32, seed: Option<u64>) -> Result<String, String> {
         17 => ch17_inference::narrative::narrative,
         18 => ch18_linear_attention::narrative::narrative,
         19 => {
-            use ch19_induction_heads::narrative::{SEED, STEPS};
+            use ch19_induction_heads::runs::{SEED, STEPS};
             if let Some(seed) = seed.filter(|&s| s != SEED) {
                 return Err(format!(
                     "--seed {seed} trains the chapter's model from the start ({STEPS} steps):\n\

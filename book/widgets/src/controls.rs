@@ -9,7 +9,11 @@
 
 use serde::Serialize;
 
-use crate::heatmap::{DEFAULT_SEED, MAX_D_OUT};
+/// The widest `d_out` the widgets offer.
+pub const MAX_D_OUT: usize = 16;
+
+/// The seed of every chapter's runs up to chapter 15 unless the reader picks another.
+pub const DEFAULT_SEED: u64 = 123;
 
 /// One control of a widget.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use shared::nn::Dropout;
 use shared::{Tensor, manual_seed};
 
-use crate::controls::Control;
+use crate::controls::{Control, DEFAULT_SEED, MAX_D_OUT};
 
 /// The knobs of a chapter's widget; any left out takes the chapter's value, and one the
 /// chapter does not have is ignored.
@@ -187,9 +187,8 @@ impl Heatmap {
     }
 }
 
-/// The largest number of heads and the widest `d_out` the widgets offer.
+/// The largest number of heads the widgets offer.
 pub const MAX_HEADS: usize = 4;
-pub const MAX_D_OUT: usize = 16;
 
 /// Every number of heads the widgets offer, 1 to [`MAX_HEADS`].
 const ANY_HEADS: [usize; MAX_HEADS] = [1, 2, 3, 4];
@@ -199,9 +198,6 @@ const ANY_HEADS: [usize; MAX_HEADS] = [1, 2, 3, 4];
 const HEADS: usize = 2;
 const HEAD_DIM: usize = 2;
 
-/// The seed of every chapter's runs up to chapter 15 unless the reader picks another.
-pub const DEFAULT_SEED: u64 = 123;
-
 /// The chapters with a heatmap, as the messages name them.
 const CHAPTERS: &str = "2 to 16, 18 and 19";
 
@@ -209,11 +205,11 @@ const CHAPTERS: &str = "2 to 16, 18 and 19";
 pub fn heatmap(settings: &Settings) -> Result<Heatmap, String> {
     let chapter = settings.chapter;
     let seed = match &settings.seed {
-        Some(text) => crate::request::parse_seed(text)?,
+        Some(text) => crate::seed::parse_seed(text)?,
         None => match chapter {
             16 => flex::SEED,
             18 => sparse::SEED,
-            19 => ch19_induction_heads::narrative::SEED,
+            19 => ch19_induction_heads::runs::SEED,
             _ => DEFAULT_SEED,
         },
     };

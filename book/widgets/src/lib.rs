@@ -21,3 +21,4 @@ pub mod chapters;
 pub mod controls;
 pub mod heatmap;
 pub mod request;
+pub mod seed;

@@ -13,6 +13,7 @@
 use serde::Deserialize;
 
 use crate::heatmap::{Heatmap, Settings};
+use crate::seed::parse_seed;
 
 /// One request of a page.
 #[derive(Deserialize)]
@@ -54,16 +55,6 @@ pub fn answer(request: &str) -> Result<String, String> {
             serde_json::to_string(&pool).map_err(|e| e.to_string())
         }
     }
-}
-
-/// A seed as `--seed` takes it: a whole number from 0 to 18446744073709551615.
-pub fn parse_seed(text: &str) -> Result<u64, String> {
-    text.trim().parse::<u64>().map_err(|_| {
-        format!(
-            "a seed is a whole number from 0 to {}, not {text:?}",
-            u64::MAX
-        )
-    })
 }
 
 #[cfg(test)]

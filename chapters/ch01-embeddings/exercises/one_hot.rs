@@ -3,6 +3,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Agreement;
+
 /// One row per id, all zeros except a 1 in column `ids[i]`.
 ///
 /// # Shapes
@@ -21,15 +23,6 @@ pub fn lookup_by_matmul(table: &Tensor, ids: &Tensor<i64>) -> Tensor {
     // TODO: multiply the one-hot rows by the table.
     let _ = (table, ids);
     todo!("lookup_by_matmul")
-}
-
-/// How closely two ways of computing the same numbers agree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agreement {
-    /// Every number is the same `f32`, bit for bit.
-    BitForBit,
-    /// The numbers differ in their last bits, as sums taken in another order do.
-    UpToRounding,
 }
 
 /// The question: does `lookup_by_matmul` give the lookup's rows bit for bit, or only up to

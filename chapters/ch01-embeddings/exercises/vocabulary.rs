@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use shared::Tensor;
 
 /// Numbers the distinct words of `sentence` (commas removed) in sorted order, from 0.
-pub fn vocabulary(sentence: &str) -> BTreeMap<String, i64> {
+pub fn vocabulary(sentence: &str) -> BTreeMap<String, usize> {
     // TODO: split the sentence into words, drop the commas, sort them, and give the
     // i-th word in sorted order the id i.
     let _ = sentence;
@@ -18,7 +18,7 @@ pub fn vocabulary(sentence: &str) -> BTreeMap<String, i64> {
 ///
 /// # Shapes
 /// Returns `[number of words]`.
-pub fn token_ids(sentence: &str, vocab: &BTreeMap<String, i64>) -> Tensor<i64> {
+pub fn token_ids(sentence: &str, vocab: &BTreeMap<String, usize>) -> Tensor<i64> {
     // TODO: look up each word of the sentence (commas removed) in `vocab` and collect the
     // ids into a 1-D tensor.
     let _ = (sentence, vocab);

@@ -9,6 +9,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 pub mod inputs;
 #[cfg_attr(feature = "exercise", path = "../exercises/lookup.rs")]
 pub mod lookup;
@@ -17,6 +18,3 @@ pub mod narrative;
 pub mod one_hot;
 #[cfg_attr(feature = "exercise", path = "../exercises/vocabulary.rs")]
 pub mod vocabulary;
-
-/// The exercises and their hints, shown by `cargo run -p ch01-embeddings -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

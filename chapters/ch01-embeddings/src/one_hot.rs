@@ -6,6 +6,8 @@
 
 use shared::{Tensor, eye};
 
+use crate::answers::Agreement;
+
 /// One row per id, all zeros except a 1 in column `ids[i]`: row `ids[i]` of the identity
 /// matrix (`torch.nn.functional.one_hot(ids, vocab_size).float()`).
 ///
@@ -26,15 +28,6 @@ pub fn lookup_by_matmul(table: &Tensor, ids: &Tensor<i64>) -> Tensor {
     one_hot(ids, table.size(0)).matmul(table)
 }
 // ANCHOR_END: lookup_by_matmul
-
-/// How closely two ways of computing the same numbers agree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agreement {
-    /// Every number is the same `f32`, bit for bit.
-    BitForBit,
-    /// The numbers differ in their last bits, as sums taken in another order do.
-    UpToRounding,
-}
 
 /// The question: does `lookup_by_matmul` give the lookup's rows bit for bit, or only up to
 /// rounding? (Think about what each term of each dot product is.)

@@ -14,14 +14,14 @@ fn words(sentence: &str) -> impl Iterator<Item = &str> {
 /// `{s: i for i, s in enumerate(sorted(sentence.replace(',', '').split()))}`.
 /// Sorting is by Unicode code point, as Python's `sorted`, so `Life` comes before `dessert`.
 // ANCHOR: vocabulary
-pub fn vocabulary(sentence: &str) -> BTreeMap<String, i64> {
+pub fn vocabulary(sentence: &str) -> BTreeMap<String, usize> {
     let mut sorted: Vec<&str> = words(sentence).collect();
     sorted.sort_unstable();
     sorted.dedup();
     sorted
         .into_iter()
         .enumerate()
-        .map(|(id, word)| (word.to_string(), id as i64))
+        .map(|(id, word)| (word.to_string(), id))
         .collect()
 }
 // ANCHOR_END: vocabulary
@@ -31,14 +31,13 @@ pub fn vocabulary(sentence: &str) -> BTreeMap<String, i64> {
 /// # Shapes
 /// Returns `[number of words]`. Panics on a word missing from `vocab`, naming it.
 // ANCHOR: token_ids
-pub fn token_ids(sentence: &str, vocab: &BTreeMap<String, i64>) -> Tensor<i64> {
-    let ids: Vec<i64> = words(sentence)
+pub fn token_ids(sentence: &str, vocab: &BTreeMap<String, usize>) -> Tensor<i64> {
+    let ids: Vec<usize> = words(sentence)
         .map(|w| match vocab.get(w) {
             Some(&id) => id,
             None => panic!("token_ids: the word {w:?} is not in the vocabulary"),
         })
         .collect();
-    let n = ids.len();
-    Tensor::from_vec(ids, &[n])
+    Tensor::from(ids)
 }
 // ANCHOR_END: token_ids

@@ -3,9 +3,10 @@
 //! the reference output) or with the library's own layer, and checks a property a
 //! hard-coded answer cannot satisfy.
 
+use ch01_embeddings::answers::Agreement;
 use ch01_embeddings::inputs::LIFE_IS_SHORT;
 use ch01_embeddings::lookup::lookup;
-use ch01_embeddings::one_hot::{Agreement, lookup_by_matmul, one_hot, predict_matmul_agreement};
+use ch01_embeddings::one_hot::{lookup_by_matmul, one_hot, predict_matmul_agreement};
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -15,7 +16,7 @@ use shared::{manual_seed, tensor};
 #[test]
 fn exercise_vocabulary() {
     let vocab = vocabulary(LIFE_IS_SHORT);
-    let words: Vec<(&str, i64)> = vocab.iter().map(|(w, &i)| (w.as_str(), i)).collect();
+    let words: Vec<(&str, usize)> = vocab.iter().map(|(w, &i)| (w.as_str(), i)).collect();
     assert_eq!(
         words,
         [

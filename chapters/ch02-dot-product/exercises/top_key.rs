@@ -3,6 +3,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Score;
+
 /// For every query (row of `weights`), the key with the largest weight; the first one if
 /// several tie.
 ///
@@ -23,15 +25,6 @@ pub fn cosine_scores(inputs: &Tensor) -> Tensor {
     // TODO: make every row of length 1, then all dot products at once.
     let _ = inputs;
     todo!("cosine_scores")
-}
-
-/// Two ways to score a query against a key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// `x·y`, the chapter's scores.
-    DotProduct,
-    /// `x·y / (|x|·|y|)`, [`cosine_scores`].
-    Cosine,
 }
 
 /// The question: after the softmax of these scores, does every token, whatever the

@@ -20,6 +20,7 @@
 
 #[cfg_attr(feature = "exercise", path = "../exercises/all_at_once.rs")]
 pub mod all_at_once;
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/context.rs")]
 pub mod context;
 pub mod narrative;
@@ -28,6 +29,3 @@ pub mod normalise;
 pub mod scores;
 #[cfg_attr(feature = "exercise", path = "../exercises/top_key.rs")]
 pub mod top_key;
-
-/// The exercises and their hints, shown by `cargo run -p ch02-dot-product -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

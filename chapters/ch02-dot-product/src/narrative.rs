@@ -2,23 +2,14 @@
 //! `reference/ch02_dot_product.py`.
 
 use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
+use course::narrative::two_decimals;
 use course::{Narrative, Seed};
-use shared::{Result, Tensor};
+use shared::Result;
 
 use crate::all_at_once::{all_attention_scores, all_context_vectors};
 use crate::context::context_vector;
 use crate::normalise::normalise_by_sum;
 use crate::scores::attention_scores;
-
-/// The values of a 1-D tensor with two decimals, comma separated, as the script's
-/// `", ".join(f"{s:.2f}" for s in t)` (used for sums that are 1 up to rounding).
-///
-/// # Shapes
-/// `t`: `[n]`.
-pub fn two_decimals(t: &Tensor) -> String {
-    let values: Vec<String> = t.to_vec().iter().map(|s| format!("{s:.2}")).collect();
-    values.join(", ")
-}
 
 /// Runs the chapter and returns what it prints. It draws no random numbers, so `seed`
 /// changes nothing; every chapter takes one.

@@ -5,9 +5,10 @@
 
 use ch01_embeddings::inputs::your_journey;
 use ch02_dot_product::all_at_once::{all_attention_scores, all_context_vectors};
+use ch02_dot_product::answers::Score;
 use ch02_dot_product::context::context_vector;
 use ch02_dot_product::scores::attention_scores;
-use ch02_dot_product::top_key::{Score, cosine_scores, predict_always_itself, top_key};
+use ch02_dot_product::top_key::{cosine_scores, predict_always_itself, top_key};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::assert_close;

@@ -16,6 +16,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/naive.rs")]
 pub mod naive;
 pub mod narrative;
@@ -23,6 +24,3 @@ pub mod narrative;
 pub mod shift_scale;
 #[cfg_attr(feature = "exercise", path = "../exercises/stable.rs")]
 pub mod stable;
-
-/// The exercises and their hints, shown by `cargo run -p ch03-softmax -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,9 +2,9 @@
 //! `reference/ch03_softmax.py`.
 
 use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, your_journey};
-use ch02_dot_product::narrative::two_decimals;
 use ch02_dot_product::scores::attention_scores;
 use course::narrative::python_bool;
+use course::narrative::two_decimals;
 use course::{Narrative, Seed};
 use shared::{Result, tensor};
 

@@ -9,6 +9,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Effect;
+
 /// Every score plus the same constant `c`.
 ///
 /// # Shapes
@@ -28,17 +30,6 @@ pub fn scale_scores(scores: &Tensor, factor: f32) -> Tensor {
     scores * factor
 }
 // ANCHOR_END: scale_scores
-
-/// What a change of the scores does to a row of softmax weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
-    /// The same weights (up to rounding).
-    Unchanged,
-    /// The largest weight grows: the row moves towards one-hot.
-    Sharper,
-    /// The largest weight shrinks: the row moves towards uniform.
-    Flatter,
-}
 
 /// The question: what does [`shift_scores`] do to the softmax of a row of scores (not
 /// all equal), for any constant `c`?

@@ -5,8 +5,9 @@
 //! and the results agree with the library's `Tensor::softmax`.
 
 use ch01_embeddings::inputs::your_journey;
+use ch03_softmax::answers::Effect;
 use ch03_softmax::naive::softmax_naive;
-use ch03_softmax::shift_scale::{Effect, predict_scale, predict_shift, scale_scores, shift_scores};
+use ch03_softmax::shift_scale::{predict_scale, predict_shift, scale_scores, shift_scores};
 use ch03_softmax::stable::softmax_stable;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;

@@ -4,6 +4,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Trend;
+
 /// Attention weights without the scaling: `softmax(ω)` along the last dim.
 ///
 /// # Shapes
@@ -22,17 +24,6 @@ pub fn row_entropy(weights: &Tensor) -> Tensor {
     // TODO: -Σ w·ln w along the last dim; mind the weights that are exactly 0.
     let _ = weights;
     todo!("row_entropy")
-}
-
-/// How a row's entropy changes, on average, as the key size `d_k` grows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trend {
-    /// It falls towards 0: the weights become one-hot.
-    Falls,
-    /// It stays about where it was.
-    StaysAbout,
-    /// It grows towards `ln n`: the weights become uniform.
-    Grows,
 }
 
 /// The question: for random queries and keys with entries of variance 1, what happens to

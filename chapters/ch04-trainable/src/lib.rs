@@ -23,6 +23,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/forward.rs")]
 pub mod forward;
 pub mod narrative;
@@ -33,6 +34,3 @@ pub mod self_attention;
 pub mod unscaled;
 
 pub use self_attention::{SelfAttentionV1, SelfAttentionV2};
-
-/// The exercises and their hints, shown by `cargo run -p ch04-trainable -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

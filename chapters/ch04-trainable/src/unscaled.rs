@@ -8,6 +8,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Trend;
+
 /// Attention weights without the scaling: `softmax(ω)` along the last dim.
 ///
 /// # Shapes
@@ -30,17 +32,6 @@ pub fn row_entropy(weights: &Tensor) -> Tensor {
     -(weights * &logs).sum_dim(-1, false)
 }
 // ANCHOR_END: row_entropy
-
-/// How a row's entropy changes, on average, as the key size `d_k` grows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trend {
-    /// It falls towards 0: the weights become one-hot.
-    Falls,
-    /// It stays about where it was.
-    StaysAbout,
-    /// It grows towards `ln n`: the weights become uniform.
-    Grows,
-}
 
 /// The question: for random queries and keys with entries of variance 1, what happens to
 /// the average entropy of the weights as `d_k` grows, with the `1/√d_k` (`scaled`) and

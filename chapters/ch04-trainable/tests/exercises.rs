@@ -4,10 +4,9 @@
 //! hard-coded answer cannot satisfy.
 
 use ch01_embeddings::inputs::your_journey;
+use ch04_trainable::answers::Trend;
 use ch04_trainable::scaled::scaled_attention_weights;
-use ch04_trainable::unscaled::{
-    Trend, predict_entropy_trend, row_entropy, unscaled_attention_weights,
-};
+use ch04_trainable::unscaled::{predict_entropy_trend, row_entropy, unscaled_attention_weights};
 use ch04_trainable::{SelfAttentionV1, SelfAttentionV2};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;

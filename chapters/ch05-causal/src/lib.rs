@@ -26,6 +26,3 @@ pub mod sliding_window;
 
 pub use causal_attention::CausalAttention;
 pub use mask::causal_mask;
-
-/// The exercises and their hints, shown by `cargo run -p ch05-causal -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -1,5 +1,5 @@
-//! The chapter binary's command line: exercises, hints, `--heatmaps`, `--device` and
-//! `doctor`.
+//! The chapter binary's command line: the story, `--heatmaps`, `--device` and `doctor`
+//! (the exercises and their hints are `learn`'s).
 
 use std::process::Command;
 
@@ -46,22 +46,6 @@ fn heatmaps_follow_the_steps_that_compute_weights() {
     let story = ch05_causal::narrative::narrative(course::Seed::ARTICLES).unwrap();
     assert_eq!(story.to_string(), plain);
     assert_eq!(out, story.text_with_heatmaps(false));
-}
-
-#[test]
-fn lists_exercises_and_shows_hints_one_tier_at_a_time() {
-    let (ok, out, _) = run(&["exercises"]);
-    assert!(ok);
-    assert!(out.contains("causal_mask"));
-    let (ok, out, _) = run(&["hint", "causal_mask", "2"]);
-    assert!(ok);
-    assert!(out.starts_with("causal_mask — hint 2 of 3"), "{out}");
-    let (ok, _, err) = run(&["hint", "no_such_exercise"]);
-    assert!(!ok);
-    assert!(
-        err.contains("no exercise named \"no_such_exercise\""),
-        "{err}"
-    );
 }
 
 #[test]

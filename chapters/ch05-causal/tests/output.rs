@@ -4,7 +4,7 @@
 //! - with each seed `reference/expected/seeds/SEEDS` lists for the chapter, it equals what
 //!   the script printed with `--seed S`,
 //!   `reference/expected/seeds/ch05-causal.seed-S.txt`;
-//! - it matches the insta snapshots of the whole output and of every step (the answer key
+//! - it matches the insta snapshot of every step (the answer key
 //!   the book includes).
 
 course::chapter_output_tests!(

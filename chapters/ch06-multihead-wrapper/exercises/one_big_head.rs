@@ -3,6 +3,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Outcome;
+
 /// The weights of `h` heads stacked into the weights of one head: head 0's `d_out` rows,
 /// then head 1's, and so on.
 ///
@@ -12,15 +14,6 @@ pub fn one_big_head(w: &Tensor) -> Tensor {
     // TODO: put the heads' matrices on top of one another.
     let _ = w;
     todo!("one_big_head")
-}
-
-/// Two ways of computing something, compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The same numbers, up to rounding.
-    Same,
-    /// Different numbers.
-    Different,
 }
 
 /// The question: for `heads` heads with random weights, is the output of one big head

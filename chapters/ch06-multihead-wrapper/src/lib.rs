@@ -17,14 +17,10 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/one_big_head.rs")]
 pub mod one_big_head;
 #[cfg_attr(feature = "exercise", path = "../exercises/stacked.rs")]
 pub mod stacked;
 pub mod wrapper;
-#[cfg_attr(feature = "exercise", path = "../exercises/wrapper_forward.rs")]
-mod wrapper_forward;
-
-/// The exercises and their hints, shown by `cargo run -p ch06-multihead-wrapper -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,8 +2,5 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch06_multihead_wrapper::narrative::narrative,
-        ch06_multihead_wrapper::HINTS,
-    )
+    course::cli::chapter_main(ch06_multihead_wrapper::narrative::narrative)
 }

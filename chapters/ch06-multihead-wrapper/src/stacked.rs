@@ -42,7 +42,7 @@ pub fn project_heads(w: &Tensor, x: &Tensor) -> Tensor {
 // ANCHOR: head_contexts
 pub fn head_contexts(queries: &Tensor, keys: &Tensor, values: &Tensor) -> Tensor {
     let d_k = keys.size(-1) as f32;
-    let contexts: Vec<Tensor> = (0..queries.size(0) as i64)
+    let contexts: Vec<Tensor> = (0..queries.size(0))
         .map(|i| {
             let omega = queries.get(i).matmul(&keys.get(i).t()); // [tokens]
             let weights = (&omega / d_k.sqrt()).softmax(0); // [tokens], sums to 1

@@ -24,12 +24,7 @@ pub mod grouped;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;
 pub mod multihead;
-#[cfg_attr(feature = "exercise", path = "../exercises/multihead_forward.rs")]
-mod multihead_forward;
 pub mod narrative;
 pub mod qkv;
 #[cfg_attr(feature = "exercise", path = "../exercises/scaled_dot_product.rs")]
 pub mod scaled_dot_product;
-
-/// The exercises and their hints, shown by `cargo run -p ch07-multihead-split -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,8 +2,5 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch07_multihead_split::narrative::narrative,
-        ch07_multihead_split::HINTS,
-    )
+    course::cli::chapter_main(ch07_multihead_split::narrative::narrative)
 }

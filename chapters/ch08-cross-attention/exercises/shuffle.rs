@@ -3,6 +3,8 @@
 
 use shared::Tensor;
 
+use crate::answers::Change;
+
 /// The rows of `x` in the order `order`: row `i` of the result is row `order[i]` of `x`.
 ///
 /// # Shapes
@@ -11,17 +13,6 @@ pub fn shuffle_tokens(x: &Tensor, order: &[usize]) -> Tensor {
     // TODO: pick the rows in the given order.
     let _ = (x, order);
     todo!("shuffle_tokens")
-}
-
-/// What shuffling the other sequence does to one result of cross-attention.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Change {
-    /// The same numbers in the same places (up to rounding).
-    Unchanged,
-    /// The same numbers, moved the way the tokens were (up to rounding).
-    ShuffledLikeTheTokens,
-    /// Other numbers.
-    Different,
 }
 
 /// The question: shuffle the tokens of `other` (keys and values come from them), keep

@@ -17,6 +17,7 @@
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
+pub mod answers;
 #[cfg_attr(feature = "exercise", path = "../exercises/cross.rs")]
 pub mod cross;
 pub mod narrative;
@@ -24,6 +25,3 @@ pub mod narrative;
 pub mod padding;
 #[cfg_attr(feature = "exercise", path = "../exercises/shuffle.rs")]
 pub mod shuffle;
-
-/// The exercises and their hints, shown by `cargo run -p ch08-cross-attention -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,8 +2,5 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch08_cross_attention::narrative::narrative,
-        ch08_cross_attention::HINTS,
-    )
+    course::cli::chapter_main(ch08_cross_attention::narrative::narrative)
 }

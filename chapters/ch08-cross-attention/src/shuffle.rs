@@ -6,6 +6,8 @@
 
 use shared::{Tensor, stack};
 
+use crate::answers::Change;
+
 /// The rows of `x` in the order `order`: row `i` of the result is row `order[i]` of `x`.
 ///
 /// # Shapes
@@ -16,17 +18,6 @@ pub fn shuffle_tokens(x: &Tensor, order: &[usize]) -> Tensor {
     stack(&rows, 0)
 }
 // ANCHOR_END: shuffle_tokens
-
-/// What shuffling the other sequence does to one result of cross-attention.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Change {
-    /// The same numbers in the same places (up to rounding).
-    Unchanged,
-    /// The same numbers, moved the way the tokens were (up to rounding).
-    ShuffledLikeTheTokens,
-    /// Other numbers.
-    Different,
-}
 
 /// The question: shuffle the tokens of `other` (keys and values come from them), keep
 /// the query. What happens to the weights, and to the context vector? Returns

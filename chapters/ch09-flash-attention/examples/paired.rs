@@ -18,17 +18,15 @@
 //! (`CH09_PAIRED_ROUNDS`, default 15), the forward's first, then one with `"pass":
 //! "forward+backward"`. `scripts/bench-vs-torch.sh` runs it after criterion.
 
-#[path = "common/pinned.rs"]
-mod pinned;
 #[path = "common/turns.rs"]
 mod turns;
 
 use ch09_flash_attention::backward::{FlashGrads, flash_attention_backward};
 use ch09_flash_attention::kernel::{flash_attention, flash_attention_lse};
-use pinned::pool;
 use shared::backend::torch::{from_tch, to_tch};
 use shared::tch::{self, Device, Kind};
 use shared::{Tensor, manual_seed, randn};
+use timing::pinned::pool;
 use turns::{median, seconds, sizes_and_rounds};
 
 fn main() {

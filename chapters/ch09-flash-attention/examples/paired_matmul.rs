@@ -13,15 +13,13 @@
 //! (`CH09_PAIRED_ROUNDS`, default 15) and the throughput ratio, ours ÷ libtorch's (above 1:
 //! ours is faster). `scripts/bench-vs-torch.sh` runs it.
 
-#[path = "common/pinned.rs"]
-mod pinned;
 #[path = "common/turns.rs"]
 mod turns;
 
-use pinned::pool;
 use shared::backend::torch::to_tch;
 use shared::tch::Device;
 use shared::{Tensor, manual_seed, randn};
+use timing::pinned::pool;
 use turns::{median, seconds, sizes_and_rounds};
 
 fn main() {

@@ -33,13 +33,9 @@ pub mod kernel;
 #[cfg_attr(feature = "exercise", path = "../exercises/merge.rs")]
 pub mod merge;
 pub mod narrative;
-#[cfg_attr(feature = "exercise", path = "../exercises/online.rs")]
 pub mod online;
 pub mod partial;
 pub mod products;
 pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/tiled.rs")]
 pub mod tiled;
-
-/// The exercises and their hints, shown by `cargo run -p ch09-flash-attention -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

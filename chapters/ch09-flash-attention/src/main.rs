@@ -2,8 +2,5 @@
 //! script prints them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch09_flash_attention::narrative::narrative,
-        ch09_flash_attention::HINTS,
-    )
+    course::cli::chapter_main(ch09_flash_attention::narrative::narrative)
 }

@@ -1,18 +1,19 @@
 //! The backward pass in tiles against attention's gradients computed in double precision
-//! from the whole weight matrix, and against chapter 10's backward: on random inputs of
-//! odd sizes, with and without the causal mask, on every instruction set this CPU has, on
-//! one thread and on two. Also: the log-sum-exp the forward returns, the causal mask's
+//! from the whole weight matrix, on random inputs of odd sizes, with and without the causal
+//! mask, on every instruction set this CPU has, on one thread and on two (chapter 10's tests
+//! compare it with that chapter's backward). Also: the log-sum-exp the forward returns, the causal mask's
 //! effect on the gradients, and the same bits on any number of threads.
 
 use ch09_flash_attention::backward::{
     BLOCK, FlashGrads, flash_attention_backward, flash_attention_backward_with,
 };
 use ch09_flash_attention::kernel::{Isa, flash_attention_lse_with, flash_attention_with};
-use ch10_backward::attention::{attention_backward, attention_forward};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::nn::Dropout;
 use shared::{Tensor, manual_seed, rand, randn, zeros};
+
+mod common;
+use common::ODD_SIZES;
 
 /// Attention and its gradients for one upstream gradient, in `f64`, from the whole
 /// `n × m` weight matrix per head: `(out, lse, [dq, dk, dv])`.
@@ -216,35 +217,6 @@ proptest! {
         check_all((&q, &k, &v), &grad_out, causal).map_err(TestCaseError::fail)?;
     }
 
-    /// The same gradients as chapter 10's backward, which keeps the whole weight matrix.
-    #[test]
-    fn backward_equals_chapter_10s(
-        heads in 1usize..4, n in length(), d in 1usize..40, causal: bool, seed in 0u64..1000,
-    ) {
-        manual_seed(seed);
-        let (q, k, v) = (randn(&[heads, n, d]), randn(&[heads, n, d]), randn(&[heads, n, d]));
-        let grad_out = randn(&[heads, n, d]);
-        let hidden = if causal {
-            ch05_causal::causal_mask(n)
-        } else {
-            zeros(&[n, n]).bool()
-        };
-        let (_, tape) = attention_forward(&q, &k, &v, &hidden, &Dropout::new(0.0));
-        let want = attention_backward(&tape, &grad_out);
-        for isa in Isa::available() {
-            let (_, _, got) = forward_backward(isa, 2, (&q, &k, &v), &grad_out, causal);
-            for (name, got, want, terms) in [
-                ("dq", &got.q, &want.queries, term_scale(&grad_out, &v, &k)),
-                ("dk", &got.k, &want.keys, term_scale(&grad_out, &v, &q)),
-                ("dv", &got.v, &want.values, 0.0),
-            ] {
-                let want: Vec<f64> = want.to_vec().into_iter().map(f64::from).collect();
-                let error = relative_error(got, &want, terms);
-                prop_assert!(error <= 5e-5, "{isa:?} {name}: relative error {error}");
-            }
-        }
-    }
-
     /// Under the causal mask a query's gradient does not depend on later tokens, and the
     /// later tokens' keys and values get no gradient from earlier queries: change every
     /// token from `later` on, and the gradients of the queries before it stay the same
@@ -274,17 +246,7 @@ proptest! {
 
 #[test]
 fn odd_sizes() {
-    // n = 1; d = 1; sizes just past a tile; more queries than keys and fewer.
-    for (queries, keys, d, d_v) in [
-        (1, 1, 1, 1),
-        (1, 1, 64, 64),
-        (2, 2, 3, 5),
-        (65, 65, 17, 33),
-        (129, 129, 64, 64),
-        (200, 70, 64, 64),
-        (70, 200, 64, 80),
-        (150, 150, 96, 96),
-    ] {
+    for (queries, keys, d, d_v) in ODD_SIZES {
         for causal in [false, true] {
             manual_seed(7);
             let q = randn(&[1, 3, queries, d]);

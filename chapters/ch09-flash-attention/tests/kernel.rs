@@ -13,6 +13,9 @@ use ch09_flash_attention::simd::{FLUSH_BELOW, Portable, Simd, exp2_flushed_scala
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, ones, rand, randn};
 
+mod common;
+use common::ODD_SIZES;
+
 /// Chapter 7's attention, with the causal mask of PyTorch's `is_causal` if `causal`.
 fn materialised(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
     let visible = ones(&[q.size(-2), k.size(-2)]).tril(0).bool();
@@ -108,17 +111,7 @@ proptest! {
 
 #[test]
 fn odd_sizes() {
-    // n = 1; d = 1; d not a multiple of 16; n just past a tile; more queries than keys.
-    for (queries, keys, d, d_v) in [
-        (1, 1, 1, 1),
-        (1, 1, 64, 64),
-        (2, 2, 3, 5),
-        (65, 65, 17, 33),
-        (129, 129, 64, 64),
-        (300, 70, 64, 64),
-        (70, 300, 64, 80),
-        (200, 200, 96, 96),
-    ] {
+    for (queries, keys, d, d_v) in ODD_SIZES {
         for causal in [false, true] {
             manual_seed(7);
             let q = randn(&[1, 3, queries, d]);

@@ -11,26 +11,11 @@ use ch09_flash_attention::backward::flash_attention_backward_with;
 use ch09_flash_attention::kernel::{Isa, flash_attention_lse_with};
 use shared::backend::torch::{from_tch, to_tch};
 use shared::tch::{self, Device, Kind};
+use shared::testing::libtorch::{assert_agrees, leaf};
 use shared::{Tensor, manual_seed, randn};
 
 /// Relative to the largest entry: what float rounding in sums of a few hundred terms gives.
 const RTOL: f32 = 2e-5;
-
-fn leaf(t: &Tensor) -> tch::Tensor {
-    to_tch(t, Device::Cpu).detach().set_requires_grad(true)
-}
-
-fn assert_agrees(name: &str, ours: &Tensor, theirs: &tch::Tensor) {
-    let theirs = from_tch(theirs);
-    assert_eq!(ours.sizes(), theirs.sizes(), "{name}");
-    let scale = theirs.to_vec().iter().fold(0.0f32, |m, v| m.max(v.abs()));
-    for (o, t) in ours.to_vec().iter().zip(theirs.to_vec()) {
-        assert!(
-            (o - t).abs() <= RTOL * scale,
-            "{name}: ours {o:e}, libtorch {t:e}"
-        );
-    }
-}
 
 #[test]
 fn gradients_equal_sdpa_autograd() {
@@ -72,8 +57,8 @@ fn gradients_equal_sdpa_autograd() {
                 let at =
                     format!("{isa:?} {queries}x{keys}, d = {d}, d_v = {d_v}, causal = {causal}");
                 let (out, lse) = flash_attention_lse_with(isa, &q, &k, &v, causal);
-                assert_agrees(&format!("{at}: out"), &out, &theirs);
-                assert_agrees(&format!("{at}: lse"), &lse, &theirs_lse);
+                assert_agrees(&format!("{at}: out"), &out, &theirs, RTOL);
+                assert_agrees(&format!("{at}: lse"), &lse, &theirs_lse, RTOL);
                 let grads = flash_attention_backward_with(
                     isa,
                     (&q, &k, &v),
@@ -81,9 +66,9 @@ fn gradients_equal_sdpa_autograd() {
                     &grad_out,
                     causal,
                 );
-                assert_agrees(&format!("{at}: q.grad"), &grads.q, &tq.grad());
-                assert_agrees(&format!("{at}: k.grad"), &grads.k, &tk.grad());
-                assert_agrees(&format!("{at}: v.grad"), &grads.v, &tv.grad());
+                assert_agrees(&format!("{at}: q.grad"), &grads.q, &tq.grad(), RTOL);
+                assert_agrees(&format!("{at}: k.grad"), &grads.k, &tk.grad(), RTOL);
+                assert_agrees(&format!("{at}: v.grad"), &grads.v, &tv.grad(), RTOL);
             }
         }
     }

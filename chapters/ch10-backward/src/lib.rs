@@ -28,28 +28,19 @@
 //! where the learner writes them.
 
 pub mod attention;
-#[cfg_attr(feature = "exercise", path = "../exercises/attention_backward.rs")]
-mod attention_backward;
 pub mod causal;
 pub mod einsum;
 pub mod heads;
 pub mod linear;
-#[cfg_attr(feature = "exercise", path = "../exercises/linear_backward.rs")]
-mod linear_backward;
 pub mod matmul;
 pub mod multihead;
 pub mod narrative;
 pub mod pointwise;
 pub mod pytorch_order;
 pub mod recompute;
-#[cfg_attr(feature = "exercise", path = "../exercises/recompute_backward.rs")]
-mod recompute_backward;
 #[cfg_attr(feature = "exercise", path = "../exercises/saturation.rs")]
 pub mod saturation;
 #[cfg_attr(feature = "exercise", path = "../exercises/softmax.rs")]
 pub mod softmax;
 #[cfg_attr(feature = "exercise", path = "../exercises/zero_grads.rs")]
 pub mod zero_grads;
-
-/// The exercises and their hints, shown by `cargo run -p ch10-backward -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

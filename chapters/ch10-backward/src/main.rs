@@ -2,5 +2,5 @@
 //! attention modules, as PyTorch's autograd prints them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(ch10_backward::narrative::narrative, ch10_backward::HINTS)
+    course::cli::chapter_main(ch10_backward::narrative::narrative)
 }

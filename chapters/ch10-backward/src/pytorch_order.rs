@@ -18,7 +18,7 @@ use crate::attention::{AttentionGrads, AttentionTape};
 use crate::matmul::matmul_backward;
 use crate::pointwise::{dropout_backward, masked_fill_backward, scale_backward};
 
-/// [`attention_backward`](crate::attention_backward::attention_backward) with the softmax
+/// [`attention_backward`](crate::attention::attention_backward) with the softmax
 /// step in PyTorch's order ([`softmax_backward_in_pytorch_order`]): autograd's gradients bit
 /// for bit for rows of any length, which a training run of thousands of steps needs (the
 /// formula's rows of more than 16 keys differ in the last bits). The same steps as the

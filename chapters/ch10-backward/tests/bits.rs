@@ -24,6 +24,7 @@ use ch10_backward::multihead::{multihead_backward, multihead_forward};
 use ch10_backward::softmax::softmax_backward;
 use serde_json::Value;
 use shared::nn::Dropout;
+use shared::testing::assert_same_bits;
 use shared::{Tensor, manual_seed, stack, tensor};
 
 const FIXTURE: &str = include_str!("fixtures/autograd-seed-123.json");
@@ -91,10 +92,6 @@ fn fixture_tensors(section: &str, title: &str) -> Vec<Tensor> {
         .collect()
 }
 
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|v| v.to_bits()).collect()
-}
-
 #[test]
 fn attention_core_gradients_have_autograds_bits() {
     let hidden = ch05_causal::causal_mask(6);
@@ -133,7 +130,7 @@ fn attention_core_gradients_have_autograds_bits() {
             .iter()
             .zip(got.iter().zip(want))
         {
-            assert_eq!(bits(got), bits(want), "{title}: gradient of the {name}");
+            assert_same_bits(got, want, format!("{title}: gradient of the {name}"));
             total += got.numel();
         }
     }

@@ -5,13 +5,12 @@
 mod common;
 
 use ch05_causal::causal_mask;
-use ch10_backward::attention::{attention_backward, attention_forward};
 use ch10_backward::linear::linear_backward;
 use ch10_backward::recompute::{attention_forward_lse, backward_from_lse};
 use ch10_backward::saturation::score_grad_bound;
 use ch10_backward::softmax::softmax_backward;
 use ch10_backward::zero_grads::zero_score_grads;
-use common::{check_gradient, weighted_sum};
+use common::{check_attention_core, check_gradient, weighted_sum};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::{Dropout, Linear};
@@ -111,16 +110,8 @@ proptest! {
         let (q, k, v) = (randn(&[b, n, d]), randn(&[b, n, d]), randn(&[b, n, d]));
         let r = randn(&[b, n, d]);
         let (hidden, dropout) = (causal_mask(n), Dropout::new(p));
-        let loss = |q: &Tensor, k: &Tensor, v: &Tensor| {
-            manual_seed(seed + 1);
-            weighted_sum(&attention_forward(q, k, v, &hidden, &dropout).0, &r)
-        };
-        manual_seed(seed + 1);
-        let (_, tape) = attention_forward(&q, &k, &v, &hidden, &dropout);
-        let grads = attention_backward(&tape, &r);
-        check_gradient("queries", &q, &grads.queries, |x| loss(x, &k, &v)).map_err(TestCaseError::fail)?;
-        check_gradient("keys", &k, &grads.keys, |x| loss(&q, x, &v)).map_err(TestCaseError::fail)?;
-        check_gradient("values", &v, &grads.values, |x| loss(&q, &k, x)).map_err(TestCaseError::fail)?;
+        check_attention_core((&q, &k, &v), &hidden, &r, &dropout, seed + 1)
+            .map_err(TestCaseError::fail)?;
     }
 
     /// The prediction holds: exactly where `zero_score_grads` says `true`, the gradient of

@@ -4,10 +4,9 @@
 mod common;
 
 use ch07_multihead_split::multihead::MultiHeadAttention;
-use ch10_backward::attention::{attention_backward, attention_forward};
 use ch10_backward::causal::{causal_backward, causal_forward};
 use ch10_backward::multihead::{multihead_backward, multihead_forward};
-use common::{check_gradient, weighted_sum};
+use common::{check_attention_core, check_gradient, weighted_sum};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::{Dropout, Linear};
@@ -36,20 +35,7 @@ proptest! {
         let (q, k, v) = (randn(&[b, n, d_k]), randn(&[b, n, d_k]), randn(&[b, n, d_v]));
         let hidden = random_hidden(n);
         let r = randn(&[b, n, d_v]);
-        let dropout = Dropout::new(p);
-        // Every forward draws the same dropout noise: the generator is reset before each.
-        let loss = |q: &Tensor, k: &Tensor, v: &Tensor| {
-            manual_seed(seed + 1);
-            weighted_sum(&attention_forward(q, k, v, &hidden, &dropout).0, &r)
-        };
-        manual_seed(seed + 1);
-        let (_, tape) = attention_forward(&q, &k, &v, &hidden, &dropout);
-        let grads = attention_backward(&tape, &r);
-        check_gradient("queries", &q, &grads.queries, |x| loss(x, &k, &v))
-            .map_err(TestCaseError::fail)?;
-        check_gradient("keys", &k, &grads.keys, |x| loss(&q, x, &v))
-            .map_err(TestCaseError::fail)?;
-        check_gradient("values", &v, &grads.values, |x| loss(&q, &k, x))
+        check_attention_core((&q, &k, &v), &hidden, &r, &Dropout::new(p), seed + 1)
             .map_err(TestCaseError::fail)?;
     }
 

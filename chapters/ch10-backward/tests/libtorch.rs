@@ -11,26 +11,11 @@ use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch10_backward::multihead::{multihead_backward, multihead_forward};
 use shared::backend::torch::{from_tch, to_tch};
 use shared::tch::{self, Device, Kind};
+use shared::testing::libtorch::{assert_agrees, leaf};
 use shared::{Tensor, manual_seed, stack};
 
 /// As in `tests/bits.rs`: a few units in the last place of the tensor's largest value.
 const MKL_RTOL: f32 = 1e-6;
-
-fn leaf(t: &Tensor) -> tch::Tensor {
-    to_tch(t, Device::Cpu).detach().set_requires_grad(true)
-}
-
-fn assert_agrees(name: &str, ours: &Tensor, theirs: &tch::Tensor) {
-    let theirs = from_tch(theirs);
-    assert_eq!(ours.sizes(), theirs.sizes(), "{name}");
-    let scale = theirs.to_vec().iter().fold(0.0f32, |m, v| m.max(v.abs()));
-    for (o, t) in ours.to_vec().iter().zip(theirs.to_vec()) {
-        assert!(
-            o.to_bits() == t.to_bits() || (o - t).abs() <= MKL_RTOL * scale,
-            "{name}: ours {o:e}, libtorch {t:e}"
-        );
-    }
-}
 
 #[test]
 fn multihead_gradients_equal_libtorch_autograd() {
@@ -69,12 +54,27 @@ fn multihead_gradients_equal_libtorch_autograd() {
     let theirs = context.linear(&wo, Some(&bo));
     theirs.square().sum(Kind::Float).backward();
 
-    assert_agrees("out", &out, &theirs);
-    assert_agrees("W_query.weight", &grads.w_query.weight, &wq.grad());
-    assert_agrees("W_key.weight", &grads.w_key.weight, &wk.grad());
-    assert_agrees("W_value.weight", &grads.w_value.weight, &wv.grad());
-    assert_agrees("out_proj.weight", &grads.out_proj.weight, &wo.grad());
+    assert_agrees("out", &out, &theirs, MKL_RTOL);
+    assert_agrees(
+        "W_query.weight",
+        &grads.w_query.weight,
+        &wq.grad(),
+        MKL_RTOL,
+    );
+    assert_agrees("W_key.weight", &grads.w_key.weight, &wk.grad(), MKL_RTOL);
+    assert_agrees(
+        "W_value.weight",
+        &grads.w_value.weight,
+        &wv.grad(),
+        MKL_RTOL,
+    );
+    assert_agrees(
+        "out_proj.weight",
+        &grads.out_proj.weight,
+        &wo.grad(),
+        MKL_RTOL,
+    );
     let bias = grads.out_proj.bias.as_ref().expect("a bias");
-    assert_agrees("out_proj.bias", bias, &bo.grad());
-    assert_agrees("batch", &grads.input, &x.grad());
+    assert_agrees("out_proj.bias", bias, &bo.grad(), MKL_RTOL);
+    assert_agrees("batch", &grads.input, &x.grad(), MKL_RTOL);
 }

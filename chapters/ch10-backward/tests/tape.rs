@@ -8,11 +8,8 @@ use ch10_backward::causal::causal_forward;
 use ch10_backward::multihead::multihead_forward;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Tensor, manual_seed, rand, randn};
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|v| v.to_bits()).collect()
-}
+use shared::testing::bits_difference;
+use shared::{manual_seed, rand, randn};
 
 proptest! {
     #![proptest_config(quiet(24))]
@@ -34,8 +31,8 @@ proptest! {
         let got_mha = multihead_forward(&mha, &x).0;
         let got_ca = causal_forward(&ca, &x).0;
         let got_next = rand(&[1]);
-        prop_assert_eq!(bits(&got_mha), bits(&want_mha));
-        prop_assert_eq!(bits(&got_ca), bits(&want_ca));
-        prop_assert_eq!(bits(&got_next), bits(&want_next), "the same number of draws");
+        prop_assert_eq!(bits_difference(&got_mha, &want_mha), None);
+        prop_assert_eq!(bits_difference(&got_ca, &want_ca), None);
+        prop_assert_eq!(bits_difference(&got_next, &want_next), None, "the same number of draws");
     }
 }

@@ -13,6 +13,7 @@
 //! - [`embedding_backward`]: the gradient of an embedding table;
 //! - [`adamw`]: the optimizer, as `torch.optim.AdamW` computes it;
 //! - [`train`]: one training step, forward, backward and update, and the training loop;
+//! - [`run`]: the chapter's run, trained from one seed, and what it shows;
 //! - [`prediction`]: where the trained attention looks, for any shift (an exercise);
 //! - [`bias_correction`] and [`weight_decay`]: two questions about AdamW, derived
 //!   (exercises);
@@ -33,10 +34,8 @@ pub mod narrative;
 #[cfg_attr(feature = "exercise", path = "../exercises/predicted_focus.rs")]
 pub mod prediction;
 pub mod pytorch_order;
+pub mod run;
 pub mod task;
 pub mod train;
 #[cfg_attr(feature = "exercise", path = "../exercises/weight_decay.rs")]
 pub mod weight_decay;
-
-/// The exercises and their hints, shown by `cargo run -p ch11-training -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -3,5 +3,5 @@
 //! on the terminal (stderr only, so it never mixes with the printed text).
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main_with(ch11_training::narrative::run, ch11_training::HINTS)
+    course::cli::chapter_main_with(ch11_training::narrative::run)
 }

@@ -64,7 +64,7 @@ impl AttentionModel {
     /// `ids`: `[batch, tokens]` with `tokens <= TOKENS`. Returns `[batch, tokens, D_MODEL]`.
     // ANCHOR: embed
     pub fn embed(&self, ids: &Tensor<i64>) -> Tensor {
-        let positions = arange(0, ids.size(1) as i64, 1);
+        let positions = arange(0, ids.size(1), 1);
         &self.tok_emb.forward(ids) + &self.pos_emb.forward(&positions)
     }
     // ANCHOR_END: embed

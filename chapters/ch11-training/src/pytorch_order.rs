@@ -160,7 +160,11 @@ mod tests {
             let probs = ce.log_probs.exp().to_vec();
             let t = targets.to_vec();
             for (i, (a, b)) in exact.to_vec().iter().zip(formula.to_vec()).enumerate() {
-                let onehot = if t[i / 8] == (i % 8) as i64 { 1.0 } else { 0.0 };
+                let onehot = if usize::try_from(t[i / 8]) == Ok(i % 8) {
+                    1.0
+                } else {
+                    0.0
+                };
                 let scale = (probs[i] + onehot) / rows as f32;
                 assert!(
                     (a - b).abs() <= 2.0 * eps(scale),

@@ -31,7 +31,7 @@ impl Task {
     /// # Shapes
     /// Returns `[batch, TOKENS]` ids in `0..VOCAB`.
     pub fn draw_batch(&self, batch: usize) -> Tensor<i64> {
-        randint(0, VOCAB as i64, &[batch, TOKENS])
+        randint(0, VOCAB, &[batch, TOKENS])
     }
 
     /// What the model should output at positions `shift..TOKENS`, all sequences flattened
@@ -45,13 +45,12 @@ impl Task {
     }
 
     /// The logits of the positions that have a target, one row each, in the order of
-    /// [`Task::targets`]: `logits[:, shift:].reshape(-1, vocab)`.
+    /// [`Task::targets`]: `logits[:, shift:].flatten(0, 1)`.
     ///
     /// # Shapes
     /// `logits`: `[batch, tokens, vocab]`. Returns `[batch · (tokens − shift), vocab]`.
     pub fn scored_logits(&self, logits: &Tensor) -> Tensor {
-        let vocab = logits.size(-1);
-        logits.slice(1, self.shift..).reshape(&[-1, vocab as i64])
+        logits.slice(1, self.shift..).flatten(0, 1)
     }
 
     /// The backward of [`Task::scored_logits`]: the rows go back to their positions, and

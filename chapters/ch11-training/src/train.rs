@@ -86,7 +86,7 @@ impl AttentionModel {
         // position table was broadcast over the batch, so its gradient is summed over it.
         let grad_x = &attn.input;
         let tokens = tape.ids.size(1);
-        let positions = arange(0, tokens as i64, 1);
+        let positions = arange(0, tokens, 1);
         let grad_tok = embedding_backward(&tape.ids, grad_x, VOCAB);
         let grad_pos = embedding_backward(&positions, &grad_x.sum_dim(0, false), TOKENS);
         let bias = |g: Option<Tensor>| g.expect("the layer has a bias");

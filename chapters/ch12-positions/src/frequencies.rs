@@ -19,7 +19,7 @@ use shared::{Tensor, arange};
 /// Returns `[d / 2]` (`d` even).
 // ANCHOR: inv_freq
 pub fn inv_freq(d: usize, base: f32) -> Tensor {
-    let exponents = arange(0, d as i64, 2).float() / d as f32; // 2i/d
+    let exponents = arange(0, d, 2).float() / d as f32; // 2i/d
     1.0 / &exponents.rpow(base) // θ_i = 1 / base^(2i/d)
 }
 // ANCHOR_END: inv_freq
@@ -31,7 +31,7 @@ pub fn inv_freq(d: usize, base: f32) -> Tensor {
 /// Returns `[tokens, d / 2]`.
 // ANCHOR: rope_angles
 pub fn rope_angles(tokens: usize, d: usize, base: f32) -> Tensor {
-    let positions = arange(0, tokens as i64, 1).float();
+    let positions = arange(0, tokens, 1).float();
     positions.outer(&inv_freq(d, base))
 }
 // ANCHOR_END: rope_angles

@@ -32,7 +32,7 @@ pub fn rope_interleaved(x: &Tensor, base: f32) -> Tensor {
 
     // View each pair (x[2i], x[2i+1]) as the complex number a + ib:
     // [.., tokens, d/2] each.
-    let d = x.size(-1) as i64;
+    let d = x.size(-1);
     let a = x.index_select(-1, &arange(0, d, 2));
     let b = x.index_select(-1, &arange(1, d, 2));
 

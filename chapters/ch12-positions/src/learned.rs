@@ -35,7 +35,7 @@ impl TokenAndPositionEmbedding {
     /// # Shapes
     /// `ids`: `[.., tokens]`, `tokens <= context_length`. Returns `[.., tokens, d]`.
     pub fn forward(&self, ids: &Tensor<i64>) -> Tensor {
-        let positions = arange(0, ids.size(-1) as i64, 1); // 0, 1, .., tokens - 1
+        let positions = arange(0, ids.size(-1), 1); // 0, 1, .., tokens - 1
         &self.tok_emb.forward(ids) + &self.pos_emb.forward(&positions)
     }
 }

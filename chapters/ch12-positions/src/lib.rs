@@ -60,6 +60,3 @@ pub use pairing::half_split_features;
 pub use rope_attention::rope_attention_scores;
 pub use rotate_half::rotate_half;
 pub use sinusoidal::sinusoidal_encoding;
-
-/// The exercises and their hints, shown by `cargo run -p ch12-positions -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

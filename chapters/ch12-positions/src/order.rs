@@ -31,13 +31,16 @@ pub fn permute_tokens(x: &Tensor, order: &Tensor<i64>) -> Tensor {
 pub fn inverse_permutation(order: &Tensor<i64>) -> Tensor<i64> {
     let order = order.to_vec();
     let n = order.len();
-    let mut back = vec![-1i64; n];
+    let mut back = vec![None; n];
     for (i, &o) in order.iter().enumerate() {
-        let slot = usize::try_from(o).ok().filter(|&o| o < n && back[o] < 0);
+        let slot = usize::try_from(o)
+            .ok()
+            .filter(|&o| o < n && back[o].is_none());
         let slot = slot.unwrap_or_else(|| {
             panic!("inverse_permutation: {order:?} is not a permutation of 0..{n}")
         });
-        back[slot] = i as i64;
+        back[slot] = Some(i);
     }
-    Tensor::from_vec(back, &[n])
+    // Every slot was filled once: n distinct slots among n.
+    Tensor::from(back.into_iter().flatten().collect::<Vec<usize>>())
 }

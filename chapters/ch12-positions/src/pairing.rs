@@ -18,7 +18,6 @@ use shared::{Tensor, arange, cat};
 /// Returns `[d]` (`d` even).
 // ANCHOR: half_split_features
 pub fn half_split_features(d: usize) -> Tensor<i64> {
-    let d = d as i64;
     cat(&[arange(0, d, 2), arange(1, d, 2)], 0) // evens, then odds
 }
 // ANCHOR_END: half_split_features

@@ -36,6 +36,3 @@ pub mod masks;
 pub mod mlp;
 pub mod narrative;
 pub mod parameters;
-
-/// The exercises and their hints, shown by `cargo run -p ch13-block -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,5 +2,5 @@
 //! them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(ch13_block::narrative::narrative, ch13_block::HINTS)
+    course::cli::chapter_main(ch13_block::narrative::narrative)
 }

@@ -45,7 +45,7 @@ impl Generation {
         let mut grid = zeros(&[steps, positions]);
         for (s, weights) in self.weights.iter().enumerate() {
             // The cache holds the positions up to this token's, the oldest dropped first.
-            let row = weights.select(0, 0).select(0, head as i64).view(&[-1]); // [cached]
+            let row = weights.select(0, 0).select(0, head).view(&[-1]); // [cached]
             let start = first + s + 1 - row.size(0);
             for (j, w) in row.to_vec().into_iter().enumerate() {
                 grid.set(&[s, start + j], w);

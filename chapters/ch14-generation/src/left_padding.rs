@@ -27,21 +27,21 @@ pub fn generate_left_padded(model: &TinyDecoder, prompts: &[Vec<i64>], n_new: us
         let padding = longest - prompt.len();
         ids.extend(std::iter::repeat_n(PAD, padding).chain(prompt.iter().copied()));
         // Each row counts its positions from its own first token.
-        positions.extend(std::iter::repeat_n(0, padding).chain(0..prompt.len() as i64));
+        positions.extend(std::iter::repeat_n(0, padding).chain(0..prompt.len()));
         pad.extend((0..longest).map(|j| j < padding));
     }
     let ids = Tensor::from_vec(ids, &[batch, longest]);
     let mut pad = Tensor::from_vec(pad, &[batch, longest]);
-    let mut next_position: Vec<i64> = prompts.iter().map(|p| p.len() as i64).collect();
+    let mut next_position: Vec<usize> = prompts.iter().map(Vec::len).collect();
 
-    let positions = Tensor::from_vec(positions, &[batch, longest]);
+    let positions = Tensor::from(positions).view([batch, longest]);
     let (logits, mut cache) = model.forward_padded(&ids, &positions, &pad); // the prefill
     let mut last = logits.select(1, -1);
     let mut ids = cat(&[&ids, &greedy(&last)], 1);
     let mut all_logits = vec![last];
     for _ in 1..n_new {
         let token = ids.narrow(1, ids.size(1) - 1, 1);
-        let position = Tensor::from_vec(next_position.clone(), &[batch, 1]);
+        let position = Tensor::from(next_position.clone()).view([batch, 1]);
         pad = cat(
             &[&pad, &Tensor::from_vec(vec![false; batch], &[batch, 1])],
             1,

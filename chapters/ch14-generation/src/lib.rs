@@ -20,7 +20,8 @@
 //! - [`padded`] and [`left_padding`]: prompts of different lengths decoded in one batch;
 //! - [`cache_size`] and [`context_fit`]: the cache's size in bytes for real models, and
 //!   the context a memory holds;
-//! - [`digits`]: a float32 printed with all the digits that tell it from its neighbours.
+//! - [`digits`]: a float32 printed with all the digits that tell it from its neighbours;
+//! - [`setup`]: the chapter's model sizes, prompt and window, and the real models it sizes.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -30,8 +31,6 @@ pub mod attention;
 pub mod cache_size;
 #[cfg_attr(feature = "exercise", path = "../exercises/context_fit.rs")]
 pub mod context_fit;
-#[cfg_attr(feature = "exercise", path = "../exercises/decode_step.rs")]
-mod decode_step;
 pub mod digits;
 pub mod generate;
 pub mod gqa;
@@ -42,12 +41,10 @@ pub mod model;
 pub mod narrative;
 pub mod padded;
 pub mod products;
+pub mod setup;
 pub mod window;
 
 pub use attention::GroupedQueryAttention;
 pub use kv_cache::KvCache;
 pub use model::{DecoderConfig, TinyDecoder};
 pub use products::Products;
-
-/// The exercises and their hints, shown by `cargo run -p ch14-generation -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

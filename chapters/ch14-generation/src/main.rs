@@ -2,8 +2,5 @@
 //! attention and a sliding window, printed step by step.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch14_generation::narrative::narrative,
-        ch14_generation::HINTS,
-    )
+    course::cli::chapter_main(ch14_generation::narrative::narrative)
 }

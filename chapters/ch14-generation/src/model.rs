@@ -69,7 +69,7 @@ impl TinyDecoder {
     /// # Shapes
     /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, d_model]`.
     pub fn embed(&self, ids: &Tensor<i64>, start: usize) -> Tensor {
-        let positions = arange(start as i64, (start + ids.size(1)) as i64, 1);
+        let positions = arange(start, start + ids.size(1), 1);
         self.tok_emb.forward(ids) + self.pos_emb.forward(&positions)
     }
 

@@ -11,14 +11,10 @@ use ch14_generation::{DecoderConfig, KvCache, Products, TinyDecoder};
 use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::bits_difference;
 use shared::{Tensor, manual_seed, rand};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch14-generation.txt");
-
-/// The bits of every element: equal bits, equal floats (and -0.0 differs from 0.0).
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
 
 /// A small random model: `(n_kv_heads, groups, head_dim, window)` with
 /// `n_heads = n_kv_heads · groups`.
@@ -58,7 +54,7 @@ proptest! {
         let recomputed = generate_recomputing(&model, &prompt, n_new, Products::RowByRow);
         let cached = generate_cached(&model, &prompt, n_new, Products::RowByRow);
         prop_assert!(cached.ids == recomputed.ids);
-        prop_assert_eq!(bits(&cached.logits), bits(&recomputed.logits));
+        prop_assert_eq!(bits_difference(&cached.logits, &recomputed.logits), None);
         // Each step's weights cover the cache: one row per head, summing to 1.
         for w in &cached.weights {
             let cached_len = w.size(3);
@@ -73,8 +69,8 @@ proptest! {
 #[test]
 fn exercise_decode_step_prints_pytorchs_logits() {
     manual_seed(123);
-    let model = TinyDecoder::new(ch14_generation::narrative::CONFIG);
-    let prompt = Tensor::from_vec(ch14_generation::narrative::PROMPT.to_vec(), &[1, 3]);
+    let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
+    let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
     let cached = generate_cached(&model, &prompt, 6, Products::Batched);
     let printed = step_text(PYTORCH, "Greedy decoding with a KV cache").expect("the step");
     assert!(

@@ -8,12 +8,9 @@ use ch14_generation::generate::{generate_cached, generate_recomputing};
 use ch14_generation::{DecoderConfig, GroupedQueryAttention, Products, TinyDecoder};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::bits_difference;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand};
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
 
 proptest! {
     #![proptest_config(quiet(16))]
@@ -35,7 +32,7 @@ proptest! {
         mha.out_proj = gqa.out_proj.clone();
         let x = rand(&[b, t, d]);
         let (ours, _) = gqa.forward(&x, Products::Batched);
-        prop_assert_eq!(bits(&ours), bits(&mha.forward(&x)));
+        prop_assert_eq!(bits_difference(&ours, &mha.forward(&x)), None);
     }
 
     /// A window at least as long as the sequence changes nothing, in both ways of
@@ -54,7 +51,7 @@ proptest! {
             let (causal, _) = attn.forward(&x, products);
             attn.window = Some(t + extra);
             let (windowed, _) = attn.forward(&x, products);
-            prop_assert_eq!(bits(&causal), bits(&windowed));
+            prop_assert_eq!(bits_difference(&causal, &windowed), None);
         }
     }
 
@@ -90,7 +87,7 @@ proptest! {
         let c = cached.logits.narrow(0, 0, same);
         let r = recomputed.logits.narrow(0, 0, same);
         prop_assert!(close(&c, &r, 1e-4, 1e-5), "cached {} recomputed {}", c, r);
-        prop_assert_eq!(bits(&cached.logits.get(0)), bits(&recomputed.logits.get(0)));
+        prop_assert_eq!(bits_difference(&cached.logits.get(0), &recomputed.logits.get(0)), None);
     }
 }
 
@@ -99,8 +96,8 @@ fn the_batched_products_differ_in_the_last_bits() {
     // The chapter's model: recomputing and caching pick the same tokens, but some logits
     // differ in their last bits.
     manual_seed(123);
-    let model = TinyDecoder::new(ch14_generation::narrative::CONFIG);
-    let prompt = Tensor::from_vec(ch14_generation::narrative::PROMPT.to_vec(), &[1, 3]);
+    let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
+    let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
     let recomputed = generate_recomputing(&model, &prompt, 6, Products::Batched);
     let cached = generate_cached(&model, &prompt, 6, Products::Batched);
     assert!(cached.ids == recomputed.ids);
@@ -121,7 +118,7 @@ fn heads_must_group_evenly() {
 /// weights summing to 1 over the positions up to its own, at most a window of them.
 #[test]
 fn weight_rows_hold_each_fed_token_over_the_cache() {
-    use ch14_generation::narrative::{CONFIG, N_NEW, PROMPT, WINDOW};
+    use ch14_generation::setup::{CONFIG, N_NEW, PROMPT, WINDOW};
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
     for window in [None, Some(WINDOW)] {
         manual_seed(123);

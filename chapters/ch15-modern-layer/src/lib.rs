@@ -21,7 +21,8 @@
 //!   decoding with a KV cache of rotated keys;
 //! - [`cache_size`]: the KV cache of a recipe card, local layers capped by their window;
 //! - [`sampling`] and [`top_p`]: what happens to the logits before a token is drawn;
-//!   [`model::generate_sampled`] draws it.
+//!   [`model::generate_sampled`] draws it;
+//! - [`setup`]: the chapter's model sizes, prompt, the recipes and the samplers it compares.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -33,11 +34,10 @@ pub mod gate;
 pub mod layer;
 pub mod model;
 pub mod narrative;
-#[cfg_attr(feature = "exercise", path = "../exercises/qkv.rs")]
-mod qkv;
 pub mod recipe;
 pub mod rope;
 pub mod sampling;
+pub mod setup;
 #[cfg_attr(feature = "exercise", path = "../exercises/sinks.rs")]
 pub mod sinks;
 pub mod softcap;
@@ -49,6 +49,3 @@ pub use attention::Attention;
 pub use layer::Layer;
 pub use model::{ModelConfig, TinyModel};
 pub use recipe::Recipe;
-
-/// The exercises and their hints, shown by `cargo run -p ch15-modern-layer -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,8 +2,5 @@
 //! then a tiny model of such layers decoding with a KV cache.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch15_modern_layer::narrative::narrative,
-        ch15_modern_layer::HINTS,
-    )
+    course::cli::chapter_main(ch15_modern_layer::narrative::narrative)
 }

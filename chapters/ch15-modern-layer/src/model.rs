@@ -220,7 +220,7 @@ pub fn generate_sampled(
 /// # Shapes
 /// `logits`: `[batch, vocab]`, `ids`: `[batch, tokens]`. Returns `[batch, 1]`.
 fn draw(logits: &Tensor, ids: &Tensor<i64>, sampler: &Sampler) -> Tensor<i64> {
-    let probs: Vec<Tensor> = (0..logits.size(0) as i64)
+    let probs: Vec<Tensor> = (0..logits.size(0))
         .map(|b| next_token_probs(&logits.get(b), &ids.get(b).to_vec(), sampler))
         .collect();
     stack(&probs, 0).multinomial(1, false)

@@ -6,147 +6,23 @@ use ch14_generation::Products;
 use ch14_generation::gqa::repeat_kv;
 use ch14_generation::window::sliding_window_mask;
 use course::narrative::python_bool;
-use course::{Narrative, Seed};
+use course::{Narrative, Seed, Step};
 use shared::{Result, Tensor, manual_seed};
 
+use crate::attention::Attention;
 use crate::attention::streaming_mask;
 use crate::cache_size::recipe_cache_bytes;
+use crate::layer::Layer;
 use crate::model::{
-    ModelConfig, TinyModel, generate_cached, generate_recomputing, generate_sampled,
+    Generation, TinyModel, generate_cached, generate_recomputing, generate_sampled,
 };
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
-use crate::sampling::{Sampler, kept, min_p, repetition_penalty, top_k, with_temperature};
+use crate::sampling::{kept, min_p, repetition_penalty, top_k, with_temperature};
+use crate::setup::{CONFIG, N_NEW, PROMPT, samplers, variants};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
-
-/// The chapter's model: 32 tokens, 32 features, 4 layers of 4 query heads sharing 2
-/// key/value heads, a feed-forward width of 64.
-pub const CONFIG: ModelConfig = ModelConfig {
-    vocab_size: 32,
-    d_model: 32,
-    n_layers: 4,
-    n_heads: 4,
-    n_kv_heads: 2,
-    d_ff: 64,
-};
-
-/// The prompt's token ids.
-pub const PROMPT: [i64; 6] = [0, 7, 14, 21, 28, 3];
-
-/// How many tokens each generation appends.
-pub const N_NEW: usize = 6;
-
-/// The recipes whose next token the chapter compares: every piece on, then one changed.
-pub fn variants() -> Vec<(&'static str, Recipe)> {
-    let all = Recipe::default();
-    vec![
-        ("all on", all),
-        (
-            "theta 500000",
-            Recipe {
-                theta: 500_000.0,
-                ..all
-            },
-        ),
-        (
-            "Llama 3.1 scaling",
-            Recipe {
-                theta: 500_000.0,
-                llama31_scaling: true,
-                ..all
-            },
-        ),
-        (
-            "no QK-norm",
-            Recipe {
-                qk_norm: false,
-                ..all
-            },
-        ),
-        (
-            "no softcap",
-            Recipe {
-                softcap: None,
-                ..all
-            },
-        ),
-        (
-            "no sinks",
-            Recipe {
-                sinks: false,
-                ..all
-            },
-        ),
-        (
-            "StreamingLLM, 2 sink tokens",
-            Recipe {
-                sink_tokens: 2,
-                ..all
-            },
-        ),
-        (
-            "output gate",
-            Recipe {
-                output_gate: true,
-                ..all
-            },
-        ),
-        (
-            "all global",
-            Recipe {
-                local_per_global: None,
-                ..all
-            },
-        ),
-    ]
-}
-
-/// The samplers whose generations the chapter prints.
-pub fn samplers() -> Vec<(&'static str, Sampler)> {
-    let plain = Sampler::PLAIN;
-    vec![
-        ("temperature 1", plain),
-        (
-            "temperature 0.7, top-k 5",
-            Sampler {
-                temperature: 0.7,
-                top_k: Some(5),
-                ..plain
-            },
-        ),
-        (
-            "top-p 0.9",
-            Sampler {
-                top_p: Some(0.9),
-                ..plain
-            },
-        ),
-        (
-            "temperature 1.5, min-p 0.1",
-            Sampler {
-                temperature: 1.5,
-                min_p: Some(0.1),
-                ..plain
-            },
-        ),
-        (
-            "repetition penalty 1.3",
-            Sampler {
-                repetition_penalty: Some(1.3),
-                ..plain
-            },
-        ),
-        (
-            "top-k 1",
-            Sampler {
-                top_k: Some(1),
-                ..plain
-            },
-        ),
-    ]
-}
 
 /// `x[0, :rows, :cols]` of a `[1, tokens, features]` tensor.
 fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
@@ -157,13 +33,41 @@ fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 15: The decoder layer of a 2026 open model");
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
-    let t = PROMPT.len();
-
     // ANCHOR: model
     manual_seed(seed.or(2026));
     let model = TinyModel::new(CONFIG);
     let recipe = Recipe::default();
     // ANCHOR_END: model
+    the_model(&mut story, seed, &model, &recipe, &prompt);
+    let layer0 = &model.layers[0];
+    let x = model.tok_emb.forward(&prompt);
+    let heads = norm_and_heads(&mut story, layer0, &x);
+    let (q, k) = qk_norm_and_rope(&mut story, &layer0.attn, &recipe, &heads);
+    let hidden = scores_softcap_and_sinks(&mut story, &layer0.attn, &recipe, &q, &k);
+    local_and_global(&mut story, &recipe, &hidden);
+    one_layer(&mut story, layer0, &recipe, &x, &heads.x_norm);
+    let plain = decoding(&mut story, &model, &recipe, &prompt);
+    streaming_llm(&mut story, &model, &recipe, &prompt);
+    switches(&mut story, &model, &prompt);
+    logit_transforms(&mut story, &plain);
+    sampling(&mut story, seed, &model, &recipe, &prompt, &plain);
+    Ok(story)
+}
+
+/// The first layer's normalised input and its query and key heads.
+struct Heads {
+    x_norm: Tensor,
+    q: Tensor,
+    k: Tensor,
+}
+
+fn the_model(
+    story: &mut Narrative,
+    seed: Seed,
+    model: &TinyModel,
+    recipe: &Recipe,
+    prompt: &Tensor<i64>,
+) {
     let step = story.step(format!("A tiny model (manual_seed({}))", seed.or(2026)));
     step.print(format!(
         "vocab {}, d_model {}, {} layers, {} query heads, {} key/value heads, head_dim {}, d_ff {}",
@@ -186,13 +90,13 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         recipe.softcap.unwrap_or(0.0)
     ));
     step.print(format!("prompt: {prompt}"));
+}
 
-    let layer0 = &model.layers[0];
+fn norm_and_heads(story: &mut Narrative, layer0: &Layer, x: &Tensor) -> Heads {
     let attn = &layer0.attn;
-    let x = model.tok_emb.forward(&prompt);
-    let x_norm = layer0.attn_norm.forward(&x);
+    let x_norm = layer0.attn_norm.forward(x);
     let step = story.step("RMSNorm before attention");
-    step.print("x[0, :3, :6]:").print(corner(&x, 3, 6));
+    step.print("x[0, :3, :6]:").print(corner(x, 3, 6));
     step.print("RMSNorm(x)[0, :3, :6]:")
         .print(corner(&x_norm, 3, 6));
 
@@ -204,9 +108,18 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print_shape("k.shape", &k);
     step.print_shape("v.shape", &v);
     step.print("query heads 0-1 read key/value head 0, heads 2-3 read head 1");
+    Heads { x_norm, q, k }
+}
 
+/// QK-norm, the RoPE frequencies, and the rotated queries and keys.
+fn qk_norm_and_rope(
+    story: &mut Narrative,
+    attn: &Attention,
+    recipe: &Recipe,
+    Heads { q, k, .. }: &Heads,
+) -> (Tensor, Tensor) {
     // ANCHOR: qk_norm
-    let (q_n, k_n) = (attn.q_norm.forward(&q), attn.k_norm.forward(&k));
+    let (q_n, k_n) = (attn.q_norm.forward(q), attn.k_norm.forward(k));
     // ANCHOR_END: qk_norm
     let step = story.step("QK-norm: every head's q and k scaled to unit RMS");
     step.print("q[0, 0, :3]:")
@@ -228,7 +141,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         step.print(format!("{name}:"))
             .print(Tensor::from_vec(freqs, &[n]));
     }
-    let positions: Vec<usize> = (0..t).collect();
+    let positions: Vec<usize> = (0..PROMPT.len()).collect();
     let (cos, sin) = rope_tables(&positions, attn.head_dim, recipe.theta, false);
     step.print("cos[:, :4]:").print(cos.slice(1, ..4));
 
@@ -242,10 +155,20 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "the first position turns by 0: {}",
         python_bool(q_r.select(2, 0) == q_n.select(2, 0))
     ));
+    (q_r, k_r)
+}
 
+/// The capped scores and the weights with and without sinks; returns the local mask.
+fn scores_softcap_and_sinks(
+    story: &mut Narrative,
+    attn: &Attention,
+    recipe: &Recipe,
+    q: &Tensor,
+    k: &Tensor,
+) -> Tensor<bool> {
     let cap = recipe.softcap.unwrap_or(f32::INFINITY);
     let scale = (1.0 / (attn.head_dim as f64).sqrt()) as f32;
-    let scores = q_r.matmul(&repeat_kv(&k_r, attn.n_rep()).transpose(2, 3)) * scale;
+    let scores = q.matmul(&repeat_kv(k, attn.n_rep()).transpose(2, 3)) * scale;
     let capped = softcap(&scores, cap);
     let step = story.step(format!("Softcapping the scores: {cap} * tanh(s / {cap})"));
     step.print("scores[0, 0]:")
@@ -253,7 +176,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print("capped[0, 0]:")
         .print(capped.select(0, 0).select(0, 0));
 
-    let hidden = sliding_window_mask(t, Some(recipe.window));
+    let hidden = sliding_window_mask(PROMPT.len(), Some(recipe.window));
     let masked = capped.masked_fill(&hidden, f32::NEG_INFINITY);
     let plain = masked.softmax(-1);
     let sunk = softmax_with_sink(&masked, &attn.sinks);
@@ -267,7 +190,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "row sums with sinks, head 0: {}",
         head0(&sunk).sum_dim(-1, false)
     ));
+    hidden
+}
 
+fn local_and_global(story: &mut Narrative, recipe: &Recipe, hidden: &Tensor<bool>) {
     let step = story.step("Local and global layers");
     step.print(format!(
         "a local layer's mask (window {}), 1 = hidden:",
@@ -279,9 +205,13 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "Gemma 3, 5 local to 1 global: {}",
         schedule(12, Some(5))
     ));
+}
 
-    let (out, _) = attn.forward(&x_norm, &recipe, Some(recipe.window), Products::Batched);
-    let h = &x + out;
+fn one_layer(story: &mut Narrative, layer0: &Layer, recipe: &Recipe, x: &Tensor, x_norm: &Tensor) {
+    let (out, _) = layer0
+        .attn
+        .forward(x_norm, recipe, Some(recipe.window), Products::Batched);
+    let h = x + out;
     let y = &h
         + layer0
             .ffn
@@ -291,10 +221,19 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         .print(corner(&h, 3, 6));
     step.print("y = h + SwiGLU(RMSNorm(h)), y[0, :3, :6]:")
         .print(corner(&y, 3, 6));
+}
 
+/// Greedy decoding recomputing and cached, batched and row by row, and the cache's size;
+/// returns the recomputed generation, which the later steps sample from.
+fn decoding(
+    story: &mut Narrative,
+    model: &TinyModel,
+    recipe: &Recipe,
+    prompt: &Tensor<i64>,
+) -> Generation {
     // ANCHOR: decode
-    let plain = generate_recomputing(&model, &prompt, N_NEW, &recipe, Products::Batched);
-    let cached = generate_cached(&model, &prompt, N_NEW, &recipe, Products::Batched);
+    let plain = generate_recomputing(model, prompt, N_NEW, recipe, Products::Batched);
+    let cached = generate_cached(model, prompt, N_NEW, recipe, Products::Batched);
     // ANCHOR_END: decode
     let step = story.step("The model: greedy decoding, recomputing");
     step.print(format!("ids: {}", plain.ids));
@@ -303,17 +242,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     let step = story.step("Greedy decoding with a KV cache of rotated keys");
     step.print(format!("ids: {}", cached.ids));
-    for (i, cache) in cached.caches.iter().enumerate() {
-        let kind = if recipe.is_local(i) {
-            "local"
-        } else {
-            "global"
-        };
-        step.print(format!(
-            "layer {i} ({kind}) cache k.shape: {}",
-            cache.keys.shape()
-        ));
-    }
+    print_caches(step, &cached, recipe);
     step.print(format!(
         "same ids: {}",
         python_bool(plain.ids == cached.ids)
@@ -325,8 +254,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
 
     // ANCHOR: decode_rows
-    let rows = generate_recomputing(&model, &prompt, N_NEW, &recipe, Products::RowByRow);
-    let rows_cached = generate_cached(&model, &prompt, N_NEW, &recipe, Products::RowByRow);
+    let rows = generate_recomputing(model, prompt, N_NEW, recipe, Products::RowByRow);
+    let rows_cached = generate_cached(model, prompt, N_NEW, recipe, Products::RowByRow);
     // ANCHOR_END: decode_rows
     let step = story.step("Cached and recomputed, one query row at a time");
     step.print(format!("ids: {}", rows.ids));
@@ -334,9 +263,28 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "torch.equal: {}",
         python_bool(rows_cached.logits == rows.logits)
     ));
+    cache_size(story, model, recipe, &rows_cached);
+    plain
+}
 
+/// Each layer's cached keys' shape, with its kind.
+fn print_caches(step: &mut Step, generation: &Generation, recipe: &Recipe) {
+    for (i, cache) in generation.caches.iter().enumerate() {
+        let kind = if recipe.is_local(i) {
+            "local"
+        } else {
+            "global"
+        };
+        step.print(format!(
+            "layer {i} ({kind}) cache k.shape: {}",
+            cache.keys.shape()
+        ));
+    }
+}
+
+fn cache_size(story: &mut Narrative, model: &TinyModel, recipe: &Recipe, cached: &Generation) {
     let fed = PROMPT.len() + N_NEW - 1;
-    let real: usize = rows_cached.caches.iter().map(|c| c.bytes()).sum();
+    let real: usize = cached.caches.iter().map(|c| c.bytes()).sum();
     let card = CacheCard {
         layers: CONFIG.n_layers,
         kv_heads: CONFIG.n_kv_heads,
@@ -359,15 +307,17 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "with every layer global: {} bytes",
         recipe_cache_bytes(&all_global, fed)
     ));
+}
 
+fn streaming_llm(story: &mut Narrative, model: &TinyModel, recipe: &Recipe, prompt: &Tensor<i64>) {
     // ANCHOR: streaming
     let streaming = Recipe {
         sink_tokens: 2,
-        ..recipe
+        ..*recipe
     };
     let by_row = Products::RowByRow;
-    let kept_rows = generate_recomputing(&model, &prompt, N_NEW, &streaming, by_row);
-    let kept_cached = generate_cached(&model, &prompt, N_NEW, &streaming, by_row);
+    let kept_rows = generate_recomputing(model, prompt, N_NEW, &streaming, by_row);
+    let kept_cached = generate_cached(model, prompt, N_NEW, &streaming, by_row);
     // ANCHOR_END: streaming
     let step = story.step(format!(
         "StreamingLLM: the first {} tokens kept beside the window",
@@ -379,30 +329,26 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     step.print(streaming_mask(8, Some(streaming.window), streaming.sink_tokens).float());
     step.print(format!("ids: {}", kept_rows.ids));
-    for (i, cache) in kept_cached.caches.iter().enumerate() {
-        let kind = if streaming.is_local(i) {
-            "local"
-        } else {
-            "global"
-        };
-        step.print(format!(
-            "layer {i} ({kind}) cache k.shape: {}",
-            cache.keys.shape()
-        ));
-    }
+    print_caches(step, &kept_cached, &streaming);
     step.print(format!(
         "cached equals recomputed, torch.equal: {}",
         python_bool(kept_cached.logits == kept_rows.logits)
     ));
+}
 
+fn switches(story: &mut Narrative, model: &TinyModel, prompt: &Tensor<i64>) {
     let step = story.step("What each switch changes");
     for (name, variant) in variants() {
-        let (logits, _) = model.forward(&prompt, &variant, Products::Batched);
+        let (logits, _) = model.forward(prompt, &variant, Products::Batched);
         let last = logits.select(0, 0).select(0, -1);
         step.print(format!("{name}: next token {}", last.argmax().item()));
         step.print(format!("  logits[:4]: {}", last.slice(0, ..4)));
     }
+}
 
+/// Temperature, top-k, top-p, min-p and a repetition penalty on the last logits of the
+/// greedy generation `plain`.
+fn logit_transforms(story: &mut Narrative, plain: &Generation) {
     let last = plain.logits.get(-1);
     let step = story.step("Logit transforms before sampling");
     step.print(format!(
@@ -434,7 +380,16 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print("before:").print(last.index_select(0, &index));
     step.print("after a repetition penalty of 1.5:")
         .print(penalized.index_select(0, &index));
+}
 
+fn sampling(
+    story: &mut Narrative,
+    seed: Seed,
+    model: &TinyModel,
+    recipe: &Recipe,
+    prompt: &Tensor<i64>,
+    plain: &Generation,
+) {
     let step = story.step(format!(
         "Sampling with multinomial (manual_seed({}) before each)",
         seed.or(2026)
@@ -443,7 +398,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     for (name, sampler) in samplers() {
         // ANCHOR: sample
         manual_seed(seed.or(2026));
-        let sampled = generate_sampled(&model, &prompt, N_NEW, &recipe, &sampler);
+        let sampled = generate_sampled(model, prompt, N_NEW, recipe, &sampler);
         // ANCHOR_END: sample
         step.print(format!("{name}: {}", sampled.ids));
         sampled_ids.push(sampled.ids);
@@ -452,6 +407,4 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "top-k 1 is greedy decoding: {}",
         python_bool(sampled_ids.last() == Some(&plain.ids))
     ));
-
-    Ok(story)
 }

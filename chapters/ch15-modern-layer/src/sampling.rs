@@ -98,9 +98,9 @@ pub fn top_k(logits: &Tensor, k: usize) -> Tensor {
         "top_k: k ({k}) must be between 1 and the vocabulary size ({vocab})"
     );
     let (largest, _) = logits.topk(k, -1, true, true); // largest first
-    let kth = largest.get(k as i64 - 1).item();
+    let kth = largest.get(k - 1).item();
     logits
-        .masked_fill(&below(logits, kth), f32::NEG_INFINITY)
+        .masked_fill(&logits.lt_scalar(kth), f32::NEG_INFINITY)
         .softmax(-1)
 }
 // ANCHOR_END: top_k
@@ -115,7 +115,7 @@ pub fn min_p(logits: &Tensor, p_base: f32) -> Tensor {
     let probs = logits.softmax(-1);
     let threshold = p_base * probs.max().item();
     logits
-        .masked_fill(&below(&probs, threshold), f32::NEG_INFINITY)
+        .masked_fill(&probs.lt_scalar(threshold), f32::NEG_INFINITY)
         .softmax(-1)
 }
 // ANCHOR_END: min_p
@@ -149,23 +149,13 @@ pub fn repetition_penalty(logits: &Tensor, seen: &[i64], penalty: f32) -> Tensor
 ///
 /// # Shapes
 /// `probs`: `[vocab]`. Returns the ids and a `[kept]` tensor.
-pub fn kept(probs: &Tensor) -> (Vec<i64>, Tensor) {
-    let (ids, values): (Vec<i64>, Vec<f32>) = probs
+pub fn kept(probs: &Tensor) -> (Vec<usize>, Tensor) {
+    let (ids, values): (Vec<usize>, Vec<f32>) = probs
         .to_vec()
         .into_iter()
         .enumerate()
         .filter(|&(_, p)| p > 0.0)
-        .map(|(i, p)| (i as i64, p))
         .unzip();
     let n = values.len();
     (ids, Tensor::from_vec(values, &[n]))
-}
-
-/// `t < value`, elementwise: a mask of the entries below `value`.
-///
-/// # Shapes
-/// Any shape; unchanged.
-pub fn below(t: &Tensor, value: f32) -> Tensor<bool> {
-    let mask = t.to_vec().into_iter().map(|v| v < value).collect();
-    Tensor::from_vec(mask, t.sizes())
 }

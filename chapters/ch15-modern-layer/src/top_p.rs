@@ -4,8 +4,6 @@
 
 use shared::Tensor;
 
-use crate::sampling::below;
-
 /// The softmax over the nucleus: sorted from the likeliest down, a token stays while the
 /// tokens before it hold less than `p` of the probability; the others get 0.
 ///
@@ -23,7 +21,7 @@ pub fn top_p(logits: &Tensor, p: f32) -> Tensor {
         mass_before[token] = cumulative as f32 - probs[token];
     }
     let mass_before = Tensor::from_vec(mass_before, logits.sizes());
-    let dropped = below(&mass_before, p).logical_not();
+    let dropped = mass_before.lt_scalar(p).logical_not();
     logits.masked_fill(&dropped, f32::NEG_INFINITY).softmax(-1)
 }
 // ANCHOR_END: top_p

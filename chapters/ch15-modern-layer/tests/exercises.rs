@@ -8,30 +8,18 @@ use ch14_generation::Products;
 use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::{assert_same_bits, bits_difference, ulps};
 use shared::{Tensor, manual_seed, randn};
 
 use ch15_modern_layer::cache_size::recipe_cache_bytes;
 use ch15_modern_layer::model::{generate_cached, generate_recomputing};
-use ch15_modern_layer::narrative::{CONFIG, PROMPT};
 use ch15_modern_layer::recipe::CacheCard;
+use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::top_p::top_p;
 use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch15-modern-layer.txt");
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
-
-/// How many float32 steps apart two finite floats are.
-fn ulps(a: f32, b: f32) -> u32 {
-    let key = |x: f32| {
-        let i = x.to_bits() as i32;
-        if i < 0 { i32::MIN - i } else { i }
-    };
-    key(a).abs_diff(key(b))
-}
 
 /// A recipe without sinks (so that the `qkv` tests do not need `softmax_with_sink`).
 fn no_sinks(window: usize, local_per_global: Option<usize>, qk_norm: bool) -> Recipe {
@@ -63,7 +51,7 @@ fn exercise_qkv_prints_pytorchs_rotated_queries() {
     );
     // The values carry what a token says, not where it is: never turned.
     let plain_v = split_heads(&layer.attn.w_value.forward(&x), layer.attn.n_kv_heads);
-    assert_eq!(bits(&v), bits(&plain_v), "the values should not be rotated");
+    assert_same_bits(&v, &plain_v, "the values should not be rotated");
 }
 
 proptest! {
@@ -88,7 +76,7 @@ proptest! {
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
         let plain = generate_recomputing(&model, &prompt, n_new, &recipe, Products::RowByRow);
         let cached = generate_cached(&model, &prompt, n_new, &recipe, Products::RowByRow);
-        prop_assert_eq!(bits(&plain.logits), bits(&cached.logits));
+        prop_assert_eq!(bits_difference(&plain.logits, &cached.logits), None);
     }
 
     /// gpt-oss's order agrees with the formula `e^{s_j} / (e^S + Σ_k e^{s_k})` within 8
@@ -122,9 +110,10 @@ fn exercise_softmax_with_sink_of_minus_infinity_is_the_softmax() {
     manual_seed(5);
     let scores = randn(&[1, 2, 3, 4]);
     let silent = Tensor::from_vec(vec![f32::NEG_INFINITY; 2], &[2]);
-    assert_eq!(
-        bits(&softmax_with_sink(&scores, &silent)),
-        bits(&scores.softmax(-1))
+    assert_same_bits(
+        &softmax_with_sink(&scores, &silent),
+        &scores.softmax(-1),
+        "",
     );
     // A loud sink takes weight from every key: each row sums to less than 1.
     let loud = Tensor::from_vec(vec![3.0, 0.0], &[2]);

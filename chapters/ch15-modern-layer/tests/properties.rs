@@ -6,32 +6,20 @@
 use ch14_generation::Products;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::{assert_same_bits, bits_difference, same_bits, ulps};
 use shared::{Tensor, manual_seed, ones, rand, randn};
 
 use ch14_generation::window::sliding_window_mask;
 use ch15_modern_layer::attention::streaming_mask;
 use ch15_modern_layer::gate::sigmoid;
 use ch15_modern_layer::model::{generate_cached, generate_recomputing, generate_sampled};
-use ch15_modern_layer::narrative::{CONFIG, PROMPT};
 use ch15_modern_layer::rope::{apply_rope, inv_freq, rope_tables};
 use ch15_modern_layer::sampling::{Sampler, min_p, next_token_probs, repetition_penalty, top_k};
+use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::softcap::softcap;
 use ch15_modern_layer::swiglu::{silu, silu_in_pytorch_order};
 use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
-
-/// How many float32 steps apart two finite floats are.
-fn ulps(a: f32, b: f32) -> u32 {
-    let key = |x: f32| {
-        let i = x.to_bits() as i32;
-        if i < 0 { i32::MIN - i } else { i }
-    };
-    key(a).abs_diff(key(b))
-}
 
 /// A small model: `(n_kv_heads, groups, head_dim / 2, layers, d_ff)`.
 fn configs() -> impl Strategy<Value = ModelConfig> {
@@ -108,7 +96,7 @@ proptest! {
         let plain = generate_recomputing(&model, &prompt, n_new, &recipe, Products::RowByRow);
         let cached = generate_cached(&model, &prompt, n_new, &recipe, Products::RowByRow);
         prop_assert_eq!(plain.ids.to_vec(), cached.ids.to_vec());
-        prop_assert_eq!(bits(&plain.logits), bits(&cached.logits));
+        prop_assert_eq!(bits_difference(&plain.logits, &cached.logits), None);
         // Local layers keep the last `window` keys and the first `sink_tokens` before
         // them, global ones all of them.
         let fed = prompt.size(1) + n_new - 1;
@@ -298,11 +286,11 @@ proptest! {
 }
 
 /// The chapter's model and prompt, with every piece on.
-fn chapter_logits(recipe: &Recipe) -> Vec<u32> {
+fn chapter_logits(recipe: &Recipe) -> Tensor {
     manual_seed(2026);
     let model = TinyModel::new(CONFIG);
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
-    bits(&model.forward(&prompt, recipe, Products::Batched).0)
+    model.forward(&prompt, recipe, Products::Batched).0
 }
 
 #[test]
@@ -362,9 +350,8 @@ fn every_switch_changes_the_logits() {
         ),
     ];
     for (name, recipe) in switched {
-        assert_ne!(
-            chapter_logits(&recipe),
-            base,
+        assert!(
+            !same_bits(&chapter_logits(&recipe), &base),
             "switching {name} changed nothing"
         );
     }
@@ -376,9 +363,8 @@ fn every_switch_changes_the_logits() {
         llama31_scaling: true,
         ..big
     };
-    assert_ne!(
-        chapter_logits(&scaled),
-        chapter_logits(&big),
+    assert!(
+        !same_bits(&chapter_logits(&scaled), &chapter_logits(&big)),
         "scaling changed nothing"
     );
 }
@@ -394,7 +380,11 @@ fn a_window_as_long_as_the_prompt_is_global() {
         local_per_global: None,
         ..all
     };
-    assert_eq!(chapter_logits(&long), chapter_logits(&global));
+    assert_same_bits(
+        &chapter_logits(&long),
+        &chapter_logits(&global),
+        "a window longer than the prompt",
+    );
 }
 
 #[test]
@@ -407,7 +397,7 @@ fn rope_turns_nothing_at_position_zero_and_keeps_the_norm() {
     let turned = apply_rope(&x, &cos, &sin);
     let norm = |t: &Tensor| t.select(2, 1).to_vec().iter().map(|v| v * v).sum::<f32>();
     assert!((norm(&turned) - norm(&x)).abs() < 1e-5);
-    assert_ne!(bits(&turned.select(2, 1)), bits(&x.select(2, 1)));
+    assert!(!same_bits(&turned.select(2, 1), &x.select(2, 1)));
 }
 
 #[test]

@@ -27,8 +27,8 @@ pub fn alibi_slopes(heads: usize) -> Vec<f32> {
 // ANCHOR: alibi
 pub fn alibi(slopes: Vec<f32>) -> impl ScoreMod + Clone {
     move |score, _b, h, q_idx, kv_idx| {
-        let distance = kv_idx as i64 - q_idx as i64; // ≤ 0 for the keys a causal query sees
-        score + slopes[h] * distance as f32
+        let distance = kv_idx as f32 - q_idx as f32; // ≤ 0 for the keys a causal query sees
+        score + slopes[h] * distance
     }
 }
 // ANCHOR_END: alibi

@@ -22,7 +22,8 @@
 //!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
 //! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
 //!   backward with the score_mod's backward, skipping the empty tiles;
-//! - [`alibi`], [`chunked`], [`empty_tiles`], [`softcap_grad`]: the exercises.
+//! - [`alibi`], [`chunked`], [`empty_tiles`], [`softcap_grad`]: the exercises;
+//! - [`setup`]: the sizes of the chapter's inputs, tiles and recipes.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
@@ -41,8 +42,6 @@ pub mod kernel_backward;
 pub mod narrative;
 pub mod pytorch_order;
 pub mod recipes;
+pub mod setup;
 #[cfg_attr(feature = "exercise", path = "../exercises/softcap_grad.rs")]
 pub mod softcap_grad;
-
-/// The exercises and their hints, shown by `cargo run -p ch16-flex-attention -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

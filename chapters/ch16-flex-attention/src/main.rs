@@ -2,8 +2,5 @@
 //! mask_mod, their block masks and their outputs; then the gradients of four of them.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch16_flex_attention::narrative::narrative,
-        ch16_flex_attention::HINTS,
-    )
+    course::cli::chapter_main(ch16_flex_attention::narrative::narrative)
 }

@@ -13,20 +13,8 @@ use crate::recipes::{
     MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
     softcap, unchanged,
 };
+use crate::setup::{CAP, DOCUMENTS, PREFIX, SIZES, TILE, WINDOW};
 use crate::softcap_grad::softcap_grad;
-
-/// Batches, query heads, key/value heads, tokens and features per head.
-pub const SIZES: [usize; 5] = [1, 4, 2, 16, 8];
-/// Queries and keys per tile.
-pub const TILE: usize = 4;
-/// The window of the windowed recipes.
-pub const WINDOW: usize = 4;
-/// The lengths of the documents packed into the 16 tokens.
-pub const DOCUMENTS: [usize; 3] = [5, 7, 4];
-/// The prompt of the prefix-LM.
-pub const PREFIX: usize = 6;
-/// The softcap.
-pub const CAP: f32 = 2.0;
 
 /// One recipe's step: its block mask, its tile counts, two rows of its output and the mean
 /// magnitude of all of it.

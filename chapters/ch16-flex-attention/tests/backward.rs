@@ -3,56 +3,16 @@
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Error, Tensor, manual_seed, randn};
+use shared::testing::{assert_same_bits, max_abs_diff};
+use shared::{Error, Tensor, randn};
 
-use ch16_flex_attention::backward::{
-    FlexGrads, ScoreModGrad, flex_attention_backward, unchanged_grad,
-};
+use ch16_flex_attention::backward::{FlexGrads, flex_attention_backward, unchanged_grad};
 use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::pytorch_order::flex_attention_backward_in_pytorch_order;
 use ch16_flex_attention::recipes::{causal, no_mask, sliding_window, softcap, unchanged};
 
-/// The softcap's backward, `grad · (1 − tanh²(score / cap))`, written here from its
-/// definition so these tests do not depend on the exercise `softcap_grad`.
-fn capped_grad(cap: f32) -> impl ScoreModGrad + Copy {
-    move |grad, score, _b, _h, _q, _kv| {
-        let tanh = ((score / cap) as f64).tanh();
-        (grad as f64 * (1.0 - tanh * tanh)) as f32
-    }
-}
-
-/// A bias of ALiBi's form, `score + m_h · (kv_idx − q_idx)`, written here so these tests
-/// do not depend on the exercise `alibi`.
-fn distance_bias(score: f32, _b: usize, h: usize, q_idx: usize, kv_idx: usize) -> f32 {
-    score + 0.25 / (h + 1) as f32 * (kv_idx as f32 - q_idx as f32)
-}
-
-fn inputs(seed: u64, heads: usize, kv_heads: usize, tokens: usize) -> [Tensor; 4] {
-    manual_seed(seed);
-    [
-        randn(&[2, heads, tokens, 8]),
-        randn(&[2, kv_heads, tokens, 8]),
-        randn(&[2, kv_heads, tokens, 8]),
-        randn(&[2, heads, tokens, 8]),
-    ]
-}
-
-fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
-    assert_eq!(a.sizes(), b.sizes());
-    a.to_vec()
-        .iter()
-        .zip(b.to_vec())
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
-}
-
-fn bits(grads: &FlexGrads) -> Vec<u32> {
-    [&grads.q, &grads.k, &grads.v]
-        .iter()
-        .flat_map(|t| t.to_vec())
-        .map(f32::to_bits)
-        .collect()
-}
+mod common;
+use common::{capped_grad, distance_bias, inputs};
 
 /// Rows shorter than PyTorch's 16 lanes are added left to right by both softmax
 /// backwards: the same bits. Longer rows differ by a few units in the last place of
@@ -75,7 +35,13 @@ fn pytorch_order_agrees_with_the_formula() {
         )
         .unwrap();
         if tokens < 16 {
-            assert_eq!(bits(&formula), bits(&ordered), "{tokens} tokens");
+            for (name, a, b) in [
+                ("q", &formula.q, &ordered.q),
+                ("k", &formula.k, &ordered.k),
+                ("v", &formula.v, &ordered.v),
+            ] {
+                assert_same_bits(a, b, format!("grad_{name}, {tokens} tokens"));
+            }
         }
         for (a, b) in [
             (&formula.q, &ordered.q),

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::max_abs_diff;
 use shared::{Tensor, manual_seed, randn};
 
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
@@ -25,15 +26,6 @@ fn inputs(seed: u64, heads: usize, kv_heads: usize, tokens: usize) -> [Tensor; 3
         randn(&[2, kv_heads, tokens, 8]),
         randn(&[2, kv_heads, tokens, 8]),
     ]
-}
-
-fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
-    assert_eq!(a.sizes(), b.sizes());
-    a.to_vec()
-        .iter()
-        .zip(b.to_vec())
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 macro_rules! agrees {

@@ -5,44 +5,19 @@ use std::collections::HashSet;
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Tensor, manual_seed, randn};
 
-use ch16_flex_attention::backward::{
-    FlexGrads, ScoreModGrad, flex_attention_backward, unchanged_grad,
-};
+use ch16_flex_attention::backward::{FlexGrads, flex_attention_backward, unchanged_grad};
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::kernel_backward::flex_kernel_backward;
 use ch16_flex_attention::recipes::{causal, causal_window, sliding_window, softcap, unchanged};
+
+mod common;
+use common::{capped_grad, distance_bias, inputs};
 
 /// The kernel rebuilds every weight from the log-sum-exp and adds the gradients tile by
 /// tile, in another order than the formula: its gradients (of size about 1) stay within
 /// this of the formula's.
 const TOLERANCE: f32 = 1e-5;
-
-/// The softcap's backward, `grad · (1 − tanh²(score / cap))`, written here from its
-/// definition so these tests do not depend on the exercise `softcap_grad`.
-fn capped_grad(cap: f32) -> impl ScoreModGrad + Copy {
-    move |grad, score, _b, _h, _q, _kv| {
-        let tanh = ((score / cap) as f64).tanh();
-        (grad as f64 * (1.0 - tanh * tanh)) as f32
-    }
-}
-
-/// A bias of ALiBi's form, `score + m_h · (kv_idx − q_idx)`, written here so these tests
-/// do not depend on the exercise `alibi`.
-fn distance_bias(score: f32, _b: usize, h: usize, q_idx: usize, kv_idx: usize) -> f32 {
-    score + 0.25 / (h + 1) as f32 * (kv_idx as f32 - q_idx as f32)
-}
-
-fn inputs(seed: u64, heads: usize, kv_heads: usize, tokens: usize) -> [Tensor; 4] {
-    manual_seed(seed);
-    [
-        randn(&[2, heads, tokens, 8]),
-        randn(&[2, kv_heads, tokens, 8]),
-        randn(&[2, kv_heads, tokens, 8]),
-        randn(&[2, heads, tokens, 8]),
-    ]
-}
 
 fn max_abs_diff(a: &FlexGrads, b: &FlexGrads) -> f32 {
     [(&a.q, &b.q), (&a.k, &b.k), (&a.v, &b.v)]

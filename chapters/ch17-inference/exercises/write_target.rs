@@ -1,16 +1,6 @@
 //! Where the next token's key and value are written: the copy-on-write decision.
 
-/// What appending one token to a sequence does to its blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Write {
-    /// The last block is full (or there is none): take a fresh block from the pool.
-    NewBlock,
-    /// The last block has room and belongs to this sequence alone: write into it.
-    InPlace,
-    /// The last block has room but other sequences read it too: copy it to a fresh block,
-    /// point this sequence's table at the copy, then write into the copy.
-    CopyOnWrite,
-}
+use crate::write::Write;
 
 /// Decides how the token at position `t` is written, given how many sequences share the
 /// sequence's last block (`refs`, `None` when it has no block yet).

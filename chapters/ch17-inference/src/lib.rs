@@ -19,6 +19,8 @@
 //!   one shared RoPE key per token instead of a key and value per head, attended in
 //!   two orders ([`mla`], [`ledger`], [`mla_bytes`]).
 //!
+//! [`setup`] holds the chapter's sizes, requests and prompts.
+//!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
@@ -33,11 +35,10 @@ pub mod mla_bytes;
 pub mod narrative;
 pub mod paged;
 pub mod paged_decode;
+pub mod setup;
 pub mod speculative;
 pub mod speculative_sampling;
 pub mod target_pass;
+pub mod write;
 #[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]
 pub mod write_target;
-
-/// The exercises and their hints, shown by `cargo run -p ch17-inference -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,5 +2,5 @@
 //! decoding, and the cache of multi-head latent attention.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(ch17_inference::narrative::narrative, ch17_inference::HINTS)
+    course::cli::chapter_main(ch17_inference::narrative::narrative)
 }

@@ -3,76 +3,21 @@
 
 use ch14_generation::Products;
 use ch15_modern_layer::model::generate_cached;
-use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};
+use ch15_modern_layer::{Recipe, TinyModel};
 use course::narrative::python_bool;
 use course::{Narrative, Seed};
 use shared::{Result, Tensor, cat, manual_seed};
 
 use crate::ledger::CARDS;
-use crate::mla::{Mla, MlaConfig};
+use crate::mla::Mla;
 use crate::paged::BlockPool;
 use crate::paged_decode::{prefill_paged, step_paged};
+use crate::setup::{
+    BLOCK_SIZE, CONFIG, DRAFT_LAYERS, K, MLA, MLA_TOKENS, N_BLOCKS, N_NEW, N_SPECULATE, PROMPT,
+    SYSTEM, USER, recipe,
+};
 use crate::speculative::speculate_greedy;
 use crate::speculative_sampling::speculate_sampled;
-
-/// The target model: chapter 15's tiny model, 4 layers.
-pub const CONFIG: ModelConfig = ModelConfig {
-    vocab_size: 32,
-    d_model: 32,
-    n_layers: 4,
-    n_heads: 4,
-    n_kv_heads: 2,
-    d_ff: 64,
-};
-
-/// Layers the draft keeps of the target.
-pub const DRAFT_LAYERS: usize = 2;
-
-/// Tokens per block of the paged cache.
-pub const BLOCK_SIZE: usize = 4;
-
-/// Blocks in the pool.
-pub const N_BLOCKS: usize = 16;
-
-/// The system prompt every request starts with.
-pub const SYSTEM: [i64; 10] = [1, 5, 9, 13, 17, 21, 25, 29, 2, 6];
-
-/// What each request adds after the system prompt.
-pub const USER: [&[i64]; 4] = [&[3, 7], &[11, 15, 19], &[3, 7], &[4]];
-
-/// The prompt of the fork and of speculative decoding.
-pub const PROMPT: [i64; 6] = [0, 7, 14, 21, 28, 3];
-
-/// Tokens each generation appends.
-pub const N_NEW: usize = 4;
-
-/// Tokens speculative decoding appends.
-pub const N_SPECULATE: usize = 12;
-
-/// Draft tokens per target pass.
-pub const K: usize = 3;
-
-/// The MLA layer: 4 heads, 8 + 4 query/key features per head, 8 value features, a latent
-/// of 16.
-pub const MLA: MlaConfig = MlaConfig {
-    d_model: 32,
-    n_heads: 4,
-    nope_dim: 8,
-    rope_dim: 4,
-    v_dim: 8,
-    latent_dim: 16,
-};
-
-/// Tokens the MLA layer reads.
-pub const MLA_TOKENS: usize = 6;
-
-/// Every layer global: the paged cache holds every token of every layer.
-pub fn recipe() -> Recipe {
-    Recipe {
-        local_per_global: None,
-        ..Recipe::default()
-    }
-}
 
 /// `[1, n]` token ids.
 fn ids(tokens: &[i64]) -> Tensor<i64> {
@@ -100,7 +45,17 @@ fn list(values: &[usize]) -> String {
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 17: Attention at inference time");
     let recipe = recipe();
+    let (target, draft) = two_models(&mut story, seed);
+    paged_batch(&mut story, &target, &recipe)?;
+    copy_on_write(&mut story, &target, &recipe)?;
+    speculative_decoding(&mut story, seed, &target, &draft, &recipe);
+    latent_attention(&mut story, seed);
+    cache_per_token(&mut story);
+    Ok(story)
+}
 
+/// The target, and the draft made of its first layers.
+fn two_models(story: &mut Narrative, seed: Seed) -> (TinyModel, TinyModel) {
     // ANCHOR: models
     manual_seed(seed.or(2026));
     let target = TinyModel::new(CONFIG);
@@ -122,6 +77,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         CONFIG.n_layers
     ));
 
+    (target, draft)
+}
+
+/// Four requests with one system prompt, prefilled and decoded through one paged cache.
+fn paged_batch(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Result<()> {
     // A batch of requests sharing a system prompt.
     // ANCHOR: batch
     let mut pool = BlockPool::new(N_BLOCKS, BLOCK_SIZE, CONFIG.n_layers)?;
@@ -133,7 +93,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut next = Vec::new();
     let mut logits = Vec::new();
     for prompt in &prompts {
-        let (seq, last) = prefill_paged(&target, &mut pool, prompt, &recipe)?;
+        let (seq, last) = prefill_paged(target, &mut pool, prompt, recipe)?;
         next.push(last.argmax_dim(-1, true).item());
         logits.push(vec![last]);
         seqs.push(seq);
@@ -161,7 +121,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: decode_batch
     for _ in 1..N_NEW {
         for (r, seq) in seqs.iter_mut().enumerate() {
-            let last = step_paged(&target, &mut pool, seq, next[r], &recipe)?;
+            let last = step_paged(target, &mut pool, seq, next[r], recipe)?;
             next[r] = last.argmax_dim(-1, true).item();
             logits[r].push(last);
         }
@@ -172,7 +132,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     let mut all_equal = true;
     for (r, (prompt, seq)) in prompts.iter().zip(&seqs).enumerate() {
-        let alone = generate_cached(&target, &ids(prompt), N_NEW, &recipe, Products::RowByRow);
+        let alone = generate_cached(target, &ids(prompt), N_NEW, recipe, Products::RowByRow);
         let mut tokens = seq.tokens[prompt.len()..].to_vec();
         tokens.push(next[r]);
         let equal = ids(&tokens).to_vec() == alone.ids.narrow(1, prompt.len(), N_NEW).to_vec()
@@ -208,10 +168,15 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     pool.release(again);
 
+    Ok(())
+}
+
+/// One prompt, two answers: the blocks shared until one is written.
+fn copy_on_write(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Result<()> {
     // Copy-on-write: one prompt, two answers.
     // ANCHOR: fork
     let mut pool = BlockPool::new(N_BLOCKS, BLOCK_SIZE, CONFIG.n_layers)?;
-    let (mut first, last) = prefill_paged(&target, &mut pool, &PROMPT, &recipe)?;
+    let (mut first, last) = prefill_paged(target, &mut pool, &PROMPT, recipe)?;
     let mut second = pool.fork(&first);
     let token = last.argmax_dim(-1, true).item();
     let other = (token + 1) % CONFIG.vocab_size as i64;
@@ -225,13 +190,13 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     let refs: Vec<usize> = first.table.iter().map(|&b| pool.blocks[b].refs).collect();
     step.print(format!("references per block: {}", list(&refs)));
-    step_paged(&target, &mut pool, &mut first, token, &recipe)?;
+    step_paged(target, &mut pool, &mut first, token, recipe)?;
     step.print(format!(
         "first answer appends {token}: table {} ({} block copied)",
         list(&first.table),
         pool.copies
     ));
-    step_paged(&target, &mut pool, &mut second, other, &recipe)?;
+    step_paged(target, &mut pool, &mut second, other, recipe)?;
     step.print(format!(
         "second answer appends {other}: table {} ({} block copied)",
         list(&second.table),
@@ -252,11 +217,22 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         python_bool(same_bits(&shared_prefix, &other_prefix))
     ));
 
+    Ok(())
+}
+
+/// Greedy speculative decoding, speculative sampling, and draft lengths.
+fn speculative_decoding(
+    story: &mut Narrative,
+    seed: Seed,
+    target: &TinyModel,
+    draft: &TinyModel,
+    recipe: &Recipe,
+) {
     // Speculative decoding.
     // ANCHOR: speculate
     let prompt = ids(&PROMPT);
-    let spec = speculate_greedy(&draft, &target, &prompt, N_SPECULATE, K, &recipe);
-    let plain = generate_cached(&target, &prompt, N_SPECULATE, &recipe, Products::RowByRow);
+    let spec = speculate_greedy(draft, target, &prompt, N_SPECULATE, K, recipe);
+    let plain = generate_cached(target, &prompt, N_SPECULATE, recipe, Products::RowByRow);
     // ANCHOR_END: speculate
     let step = story.step(format!(
         "Greedy speculative decoding, {K} draft tokens per target pass"
@@ -284,7 +260,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     // ANCHOR: sampled
     manual_seed(seed.or(17));
-    let sampled = speculate_sampled(&draft, &target, &prompt, N_SPECULATE, K, &recipe);
+    let sampled = speculate_sampled(draft, target, &prompt, N_SPECULATE, K, recipe);
     // ANCHOR_END: sampled
     let step = story.step(format!(
         "Speculative sampling, {K} draft tokens per target pass (manual_seed({}))",
@@ -307,14 +283,17 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
     let step = story.step("Draft length against target passes");
     for k in 1..=4 {
-        let spec = speculate_greedy(&draft, &target, &prompt, N_SPECULATE, k, &recipe);
+        let spec = speculate_greedy(draft, target, &prompt, N_SPECULATE, k, recipe);
         step.print(format!(
             "k = {k}: acceptance rate {:.2}, {:.2} tokens per target pass",
             spec.acceptance_rate(),
             spec.tokens_per_pass()
         ));
     }
+}
 
+/// Multi-head latent attention: its cache, and its naive and absorbed paths.
+fn latent_attention(story: &mut Narrative, seed: Seed) {
     // ANCHOR: mla
     manual_seed(seed.or(2026));
     let mla = Mla::new(MLA);
@@ -369,7 +348,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "largest difference over all tokens: between 1e{order} and 1e{}",
         order + 1
     ));
+}
 
+/// The cache per token of real models, by kind of attention.
+fn cache_per_token(story: &mut Narrative) {
     let step = story.step("Cache per token, bfloat16");
     step.print("MHA, GQA, MQA: keys and values, 2 x key/value heads x head width per layer");
     step.print(
@@ -385,5 +367,4 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
             card.bytes_per_token(2)
         ));
     }
-    Ok(story)
 }

@@ -22,7 +22,8 @@ use ch14_generation::KvCache;
 use shared::{Error, Result, Tensor, f_cat};
 
 use crate::block_table::slot;
-use crate::write_target::{Write, write_target};
+use crate::write::Write;
+use crate::write_target::write_target;
 
 /// One physical block: up to `block_size` tokens' keys and values in every layer.
 #[derive(Clone, Debug, Default)]

@@ -73,7 +73,7 @@ pub fn speculate_sampled(
         let mut written = Vec::new();
         let mut replaced = None;
         for (i, q) in qs.iter().enumerate() {
-            replaced = accept_or_replace(&ps.select(1, i as i64), q, drafted[i]);
+            replaced = accept_or_replace(&ps.select(1, i), q, drafted[i]);
             written.push(replaced.unwrap_or(drafted[i]));
             if replaced.is_some() {
                 break;
@@ -81,7 +81,7 @@ pub fn speculate_sampled(
         }
         if replaced.is_none() {
             // every draft kept: the target's own next token comes free with the pass
-            written.push(ps.select(1, k_now as i64).multinomial(1, false).item());
+            written.push(ps.select(1, k_now).multinomial(1, false).item());
         }
         ids = cat(
             &[

@@ -10,7 +10,8 @@ use proptest::prelude::*;
 use ch17_inference::accepted::accepted;
 use ch17_inference::block_table::slot;
 use ch17_inference::mla_bytes::mla_bytes_per_token;
-use ch17_inference::write_target::{Write, write_target};
+use ch17_inference::write::Write;
+use ch17_inference::write_target::write_target;
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch17-inference.txt");
 

@@ -12,7 +12,7 @@
 //!   bound the chapter's property test states.
 
 use ch17_inference::mla::Mla;
-use ch17_inference::narrative::{MLA, MLA_TOKENS};
+use ch17_inference::setup::{MLA, MLA_TOKENS};
 use course::platform::{Platform, platform};
 use serde_json::Value;
 use shared::testing::ulps;

@@ -9,16 +9,13 @@ use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::{assert_same_bits, bits_difference};
 use shared::{Tensor, cat, manual_seed, randn};
 
-use ch17_inference::narrative::{CONFIG, recipe};
 use ch17_inference::paged::{BlockPool, Sequence};
 use ch17_inference::paged_decode::{generate_paged, prefill_paged, step_paged};
+use ch17_inference::setup::{CONFIG, recipe};
 use ch17_inference::speculative::speculate_greedy;
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
 
 fn ids(tokens: &[i64]) -> Tensor<i64> {
     Tensor::from_vec(tokens.to_vec(), &[1, tokens.len()])
@@ -66,17 +63,14 @@ proptest! {
                 let gathered = pool.gather(seq, layer).unwrap();
                 let keys = cat(&pairs.iter().map(|(k, _)| k).collect::<Vec<_>>(), 2);
                 let values = cat(&pairs.iter().map(|(_, v)| v).collect::<Vec<_>>(), 2);
-                prop_assert_eq!(bits(&gathered.keys), bits(&keys));
-                prop_assert_eq!(bits(&gathered.values), bits(&values));
+                prop_assert_eq!(bits_difference(&gathered.keys, &keys), None);
+                prop_assert_eq!(bits_difference(&gathered.values, &values), None);
                 let attend = |k: &Tensor, v: &Tensor| {
                     let k = ch14_generation::gqa::repeat_kv(k, 2);
                     let v = ch14_generation::gqa::repeat_kv(v, 2);
                     (q.matmul(&k.transpose(2, 3)) * 0.5).softmax(-1).matmul(&v)
                 };
-                prop_assert_eq!(
-                    bits(&attend(&gathered.keys, &gathered.values)),
-                    bits(&attend(&keys, &values))
-                );
+                prop_assert_eq!(bits_difference(&attend(&gathered.keys, &gathered.values), &attend(&keys, &values)), None);
             }
         }
     }
@@ -107,7 +101,7 @@ proptest! {
         let (tokens, logits) = generate_paged(&target, &mut pool, &mut seq, logits, 3, &recipe).unwrap();
         let alone = generate_cached(&target, &ids(&second), 3, &recipe, Products::RowByRow);
         prop_assert_eq!(tokens.to_vec(), alone.ids.narrow(1, second.len(), 3).to_vec());
-        prop_assert_eq!(bits(&logits), bits(&alone.logits));
+        prop_assert_eq!(bits_difference(&logits, &alone.logits), None);
     }
 }
 
@@ -149,7 +143,7 @@ fn a_forked_sequence_copies_its_shared_block_once() {
     assert_eq!(a.table[0], b.table[0], "the full block stays shared");
     assert_ne!(a.table[1], b.table[1], "the partial block was copied");
     let after = pool.gather(&b, 3).unwrap();
-    assert_eq!(bits(&before.keys), bits(&after.keys));
+    assert_same_bits(&before.keys, &after.keys, "the shared block's keys");
     step_paged(&target, &mut pool, &mut b, 10, &recipe).unwrap();
     step_paged(&target, &mut pool, &mut a, 11, &recipe).unwrap();
     assert_eq!(pool.copies, 1, "after the copy both write in place");
@@ -192,7 +186,7 @@ proptest! {
     #[test]
     fn absorbed_mla_agrees_with_naive_mla(tokens in 1usize..8, seed in any::<u64>()) {
         use ch17_inference::mla::Mla;
-        use ch17_inference::narrative::MLA;
+        use ch17_inference::setup::MLA;
         manual_seed(seed);
         let mla = Mla::new(MLA);
         let x = randn(&[1, tokens, MLA.d_model]);
@@ -266,6 +260,6 @@ proptest! {
         target_pass(&target, &ids(&junk), split, &mut caches, &recipe);
         truncate(&mut caches, split);
         let rest = target_pass(&target, &ids(&tokens[split..]), split, &mut caches, &recipe);
-        prop_assert_eq!(bits(&cat(&[&first, &rest], 1)), bits(&whole));
+        prop_assert_eq!(bits_difference(&cat(&[&first, &rest], 1), &whole), None);
     }
 }

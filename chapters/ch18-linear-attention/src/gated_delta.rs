@@ -27,7 +27,7 @@ pub fn gated_delta_recurrent(
 ) -> Tensor {
     let mut s = zeros(&[v.size(1), k.size(1)]);
     let mut out = Vec::new();
-    for t in 0..q.size(0) as i64 {
+    for t in 0..q.size(0) {
         s = alpha.get(t).item() * s;
         s = delta_write(&s, &k.get(t), &v.get(t), beta.get(t).item());
         out.push(s.matmul(&q.get(t)));

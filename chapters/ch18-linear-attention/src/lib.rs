@@ -52,9 +52,7 @@ pub mod parallel;
 pub mod recall;
 #[cfg_attr(feature = "exercise", path = "../exercises/recurrent.rs")]
 pub mod recurrent;
+pub mod setup;
 pub mod short_conv;
 pub mod sparse;
 pub mod sparse_kernel;
-
-/// The exercises and their hints, shown by `cargo run -p ch18-linear-attention -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -2,8 +2,5 @@
 //! Gated DeltaNet, each equal to its PyTorch reference.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main(
-        ch18_linear_attention::narrative::narrative,
-        ch18_linear_attention::HINTS,
-    )
+    course::cli::chapter_main(ch18_linear_attention::narrative::narrative)
 }

@@ -20,34 +20,15 @@ use crate::memory::numbers_kept;
 use crate::parallel::{linear_parallel, softmax_attention};
 use crate::recall::{pairs_recalled, recall};
 use crate::recurrent::linear_recurrent;
+use crate::setup::{
+    CHUNK, D, D_INDEX, HYBRID_LENGTHS, INDEX_HEADS, RECALL_PAIRS, T, T_SPARSE, TILE, TOP_K,
+    TOP_TILES,
+};
 use crate::sparse::{
     index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
 };
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::recipes::causal;
-
-/// Tokens of the chapter's sequences.
-pub const T: usize = 64;
-/// Features of every query, key and value.
-pub const D: usize = 16;
-/// Tokens of one chunk in the chunked forms.
-pub const CHUNK: usize = 16;
-/// Tokens of the sparse-attention example (the first of the chapter's sequence).
-pub const T_SPARSE: usize = 16;
-/// The indexer's heads.
-pub const INDEX_HEADS: usize = 2;
-/// The indexer's features per head.
-pub const D_INDEX: usize = 8;
-/// Keys each query keeps.
-pub const TOP_K: usize = 4;
-/// Queries and keys per tile of the tiled sparse attention (chapter 16's tiles).
-pub const TILE: usize = 4;
-/// Tiles of keys each tile of queries keeps, in block selection.
-pub const TOP_TILES: usize = 2;
-/// Sequence lengths at which the hybrid stack's memory is counted.
-pub const HYBRID_LENGTHS: [usize; 3] = [64, 1024, 32768];
-/// How many key–value pairs the recall experiment writes, one row each.
-pub const RECALL_PAIRS: [usize; 6] = [4, 8, 16, 32, 64, 128];
 
 /// `x[:rows, :cols]`.
 fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
@@ -56,7 +37,7 @@ fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
 
 /// Whether two forms of one output agree up to float32 rounding, every entry within 1e-5,
 /// printed as Python prints a bool. They add the same terms in other orders, so they are not
-/// equal bit for bit; `tests/forms.rs` measures by how much they differ.
+/// equal bit for bit; `tests/properties.rs` measures by how much they differ.
 fn agree(a: &Tensor, b: &Tensor) -> &'static str {
     python_bool(a.allclose(b, 0.0, 1e-5, false))
 }
@@ -207,7 +188,7 @@ fn sparse(story: &mut Narrative, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<(
         .print(scores.get(-1));
     step.print(format!("keys kept (1) by queries 8-{}:", T_SPARSE - 1));
     for t in 8..T_SPARSE {
-        let row = kept.get(t as i64).to_vec();
+        let row = kept.get(t).to_vec();
         let marks: String = row.iter().map(|&x| if x { '1' } else { '.' }).collect();
         step.print(format!("  {t:2}: {marks}"));
     }

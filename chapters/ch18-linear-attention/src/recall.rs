@@ -26,7 +26,7 @@ pub const SHARPNESS: f32 = 16.0;
 pub fn recall(keys: &Tensor, values: &Tensor) -> [Tensor; 3] {
     let mut summed = zeros(&[values.size(1), keys.size(1)]);
     let mut replaced = zeros(&[values.size(1), keys.size(1)]);
-    for i in 0..keys.size(0) as i64 {
+    for i in 0..keys.size(0) {
         let (key, value) = (keys.get(i), values.get(i));
         summed += value.outer(&key);
         replaced = delta_write(&replaced, &key, &value, 1.0);
@@ -48,7 +48,7 @@ pub fn recall(keys: &Tensor, values: &Tensor) -> [Tensor; 3] {
 pub fn pairs_recalled(recalled: &Tensor, values: &Tensor, rows: Range<usize>) -> usize {
     let gaps = recalled.slice(0, rows.clone()).unsqueeze(1) - values.unsqueeze(0);
     let nearest = (&gaps * &gaps).sum_dim(-1, false).argmin_dim(-1, false);
-    let own = arange(rows.start as i64, rows.end as i64, 1);
+    let own = arange(rows.start, rows.end, 1);
     nearest
         .to_vec()
         .iter()

@@ -21,7 +21,7 @@ pub fn linear_recurrent(q: &Tensor, k: &Tensor, v: &Tensor) -> Tensor {
     let mut s = zeros(&[k.size(1), v.size(1)]);
     let mut z = zeros(&[k.size(1)]);
     let mut out = Vec::new();
-    for t in 0..q.size(0) as i64 {
+    for t in 0..q.size(0) {
         s += fk.get(t).outer(&v.get(t));
         z += fk.get(t);
         let query = fq.get(t);

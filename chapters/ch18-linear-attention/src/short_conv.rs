@@ -40,7 +40,7 @@ impl ShortConv {
         let t = x.size(0);
         // Three rows of zeros stand for the tokens before the first.
         let padded = cat(&[zeros(&[KERNEL - 1, x.size(1)]), x.clone()], 0);
-        let tap = |i: usize| padded.slice(0, i..i + t) * self.weight.select(1, i as i64);
+        let tap = |i: usize| padded.slice(0, i..i + t) * self.weight.select(1, i);
         (1..KERNEL).fold(tap(0), |y, i| y + tap(i))
     }
     // ANCHOR_END: short_conv
@@ -57,7 +57,7 @@ impl ShortConv {
         let mut out = Vec::new();
         for t in 0..x.size(0) {
             let window = cat(&[last_three, x.slice(0, t..t + 1)], 0);
-            let tap = |i: usize| window.get(i as i64) * self.weight.select(1, i as i64);
+            let tap = |i: usize| window.get(i) * self.weight.select(1, i);
             out.push((1..KERNEL).fold(tap(0), |y, i| y + tap(i)));
             last_three = window.slice(0, 1..);
         }

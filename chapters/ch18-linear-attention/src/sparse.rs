@@ -32,7 +32,7 @@ pub type Kept = Tensor<bool>;
 // ANCHOR: index_scores
 pub fn index_scores(q_index: &Tensor, k_index: &Tensor, w: &Tensor) -> Tensor {
     let mut scores = zeros(&[q_index.size(0), k_index.size(0)]);
-    for h in 0..q_index.size(1) as i64 {
+    for h in 0..q_index.size(1) {
         let head = q_index.select(1, h).matmul(&k_index.t()).relu();
         scores += w.slice(1, h..h + 1) * head;
     }

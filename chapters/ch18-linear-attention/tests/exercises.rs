@@ -6,23 +6,19 @@
 use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::{Tensor, eye, manual_seed, randn};
+use shared::testing::max_abs_diff;
+use shared::{eye, manual_seed, randn};
 
 use ch15_modern_layer::gate::sigmoid;
 use ch18_linear_attention::chunked_delta::{gated_delta_chunked, ut_transform};
 use ch18_linear_attention::delta::delta_write;
 use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::memory::{Memory, numbers_kept};
-use ch18_linear_attention::narrative::{CHUNK, D, T};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
+use ch18_linear_attention::setup::{CHUNK, D, T};
 
 const PYTORCH: &str = include_str!("../../../reference/expected/ch18-linear-attention.txt");
-
-/// `max |a − b|`.
-fn gap(a: &Tensor, b: &Tensor) -> f32 {
-    (a - b).abs().max().item()
-}
 
 #[test]
 fn exercise_linear_recurrent_prints_pytorchs_rows() {
@@ -86,7 +82,7 @@ proptest! {
         prop_assert_eq!(t.sizes(), &[c, c][..]);
         prop_assert_eq!(t.triu(1).abs().max().item(), 0.0);
         let product = t.matmul(&(a + eye(c)));
-        prop_assert!(gap(&product, &eye(c)) <= 1e-5, "gap {}", gap(&product, &eye(c)));
+        prop_assert!(max_abs_diff(&product, &eye(c)) <= 1e-5, "gap {}", max_abs_diff(&product, &eye(c)));
     }
 
     /// The recurrent form is the parallel form, reordered: for any inputs they agree to
@@ -104,7 +100,7 @@ proptest! {
         prop_assert_eq!(ours.sizes(), &[t, d_v][..]);
         let parallel = linear_parallel(&q, &k, &v);
         let scale = parallel.abs().max().item().max(1.0);
-        prop_assert!(gap(&ours, &parallel) <= 1e-5 * scale, "gap {}", gap(&ours, &parallel));
+        prop_assert!(max_abs_diff(&ours, &parallel) <= 1e-5 * scale, "gap {}", max_abs_diff(&ours, &parallel));
     }
 
     /// With a unit-length key and β = 1, whatever the state held, the key reads back the
@@ -123,14 +119,14 @@ proptest! {
         let (first, second) = (randn(&[d_v]), randn(&[d_v]));
         let once = delta_write(&state, &key, &first, 1.0);
         let twice = delta_write(&once, &key, &second, 1.0);
-        prop_assert!(gap(&twice.matmul(&key), &second) <= 1e-5, "the key should read the newer value");
+        prop_assert!(max_abs_diff(&twice.matmul(&key), &second) <= 1e-5, "the key should read the newer value");
         // A direction at right angles to the key: what it read is untouched.
         let other = randn(&[d_k]);
         let other = &other - other.dot(&key).item() * &key;
-        prop_assert!(gap(&twice.matmul(&other), &state.matmul(&other)) <= 1e-4);
+        prop_assert!(max_abs_diff(&twice.matmul(&other), &state.matmul(&other)) <= 1e-4);
         let partial = delta_write(&once, &key, &second, beta);
         let mixed = (1.0 - beta) * &first + beta * &second;
-        prop_assert!(gap(&partial.matmul(&key), &mixed) <= 1e-5, "with beta the key reads a mix");
+        prop_assert!(max_abs_diff(&partial.matmul(&key), &mixed) <= 1e-5, "with beta the key reads a mix");
     }
 
     /// The cache grows with the tokens, the state does not.

@@ -6,13 +6,10 @@
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::{assert_same_bits, bits_difference};
 use shared::{Tensor, manual_seed, randn};
 
 use ch18_linear_attention::short_conv::{KERNEL, ShortConv};
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
 
 /// `y[t, c] = Σ_i w[c, i] · x[t − 3 + i, c]` by a plain loop over numbers, the taps added
 /// in order, the missing tokens before the first left out (they would add `w · 0`).
@@ -52,9 +49,9 @@ proptest! {
         let x = randn(&[t, channels]);
         let whole = conv.forward(&x);
         prop_assert_eq!(whole.sizes(), &[t, channels][..]);
-        prop_assert_eq!(bits(&whole), bits(&conv.decode(&x)));
-        let by_hand: Vec<u32> = conv_by_hand(&x, &conv.weight).iter().map(|f| f.to_bits()).collect();
-        prop_assert_eq!(bits(&whole), by_hand);
+        prop_assert_eq!(bits_difference(&whole, &conv.decode(&x)), None);
+        let by_hand = Tensor::from_vec(conv_by_hand(&x, &conv.weight), &[t, channels]);
+        prop_assert_eq!(bits_difference(&whole, &by_hand), None);
     }
 }
 
@@ -66,7 +63,11 @@ fn the_first_token_sees_zeros_before_it() {
     // y_0 = w_3 ⊙ x_0: the three taps before the sequence read zeros.
     let first = conv.forward(&x).get(0);
     let last_tap = conv.weight.select(1, (KERNEL - 1) as i64);
-    assert_eq!(bits(&first), bits(&(x.get(0) * last_tap)));
+    assert_same_bits(
+        &first,
+        &(x.get(0) * last_tap),
+        "the first token: its own tap only",
+    );
     // The weights are drawn as nn.Conv1d's with 4 taps: within ±1/2, not all equal.
     let w = conv.weight.to_vec();
     assert!(w.iter().all(|x| x.abs() <= 0.5));

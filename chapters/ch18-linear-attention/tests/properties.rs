@@ -7,31 +7,24 @@
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
+use shared::testing::{assert_same_bits, bits_difference, max_abs_diff};
 use shared::{Tensor, manual_seed, randn};
 
 use ch18_linear_attention::chunked::linear_chunked;
 use ch18_linear_attention::feature_map::elu_plus_one;
 use ch18_linear_attention::gates::{cumsum, exp, l2_normalize, log_sigmoid};
-use ch18_linear_attention::narrative::{D, T};
 use ch18_linear_attention::parallel::{linear_parallel, softmax_attention};
+use ch18_linear_attention::setup::{D, T};
 use ch18_linear_attention::sparse::{index_scores, sparse_attention, top_k_kept};
-
-fn bits(t: &Tensor) -> Vec<u32> {
-    t.to_vec().iter().map(|x| x.to_bits()).collect()
-}
-
-/// `max |a − b|`.
-fn gap(a: &Tensor, b: &Tensor) -> f32 {
-    (a - b).abs().max().item()
-}
 
 #[test]
 fn one_chunk_is_the_parallel_form_bit_for_bit() {
     manual_seed(18);
     let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
-    assert_eq!(
-        bits(&linear_chunked(&q, &k, &v, T)),
-        bits(&linear_parallel(&q, &k, &v))
+    assert_same_bits(
+        &linear_chunked(&q, &k, &v, T),
+        &linear_parallel(&q, &k, &v),
+        "",
     );
 }
 
@@ -103,7 +96,7 @@ proptest! {
             prop_assert!(worst_kept >= best_dropped, "row {row}");
         }
         let all = top_k_kept(&scores, t);
-        prop_assert_eq!(bits(&sparse_attention(&q, &k, &v, &all)), bits(&softmax_attention(&q, &k, &v)));
+        prop_assert_eq!(bits_difference(&sparse_attention(&q, &k, &v, &all), &softmax_attention(&q, &k, &v)), None);
     }
 
     /// The chunked form agrees with the parallel one within float32 rounding, for any
@@ -115,7 +108,7 @@ proptest! {
         let parallel = linear_parallel(&q, &k, &v);
         let chunked = linear_chunked(&q, &k, &v, chunk);
         let scale = parallel.abs().max().item().max(1.0);
-        prop_assert!(gap(&chunked, &parallel) <= 1e-5 * scale);
+        prop_assert!(max_abs_diff(&chunked, &parallel) <= 1e-5 * scale);
     }
 }
 
@@ -126,9 +119,9 @@ mod with_the_solved_exercises {
     use ch18_linear_attention::chunked_delta::gated_delta_chunked;
     use ch18_linear_attention::delta::delta_write;
     use ch18_linear_attention::gated_delta::gated_delta_recurrent;
-    use ch18_linear_attention::narrative::CHUNK;
     use ch18_linear_attention::recall::{pairs_recalled, recall};
     use ch18_linear_attention::recurrent::linear_recurrent;
+    use ch18_linear_attention::setup::CHUNK;
     use shared::eye;
     use shared::zeros;
 
@@ -152,7 +145,7 @@ mod with_the_solved_exercises {
             linear_chunked(&q, &k, &v, CHUNK),
         ];
         for (i, j) in [(0, 1), (1, 2), (0, 2)] {
-            let gap = gap(&forms[i], &forms[j]);
+            let gap = max_abs_diff(&forms[i], &forms[j]);
             assert!(gap > 0.0 && gap < 1e-6, "forms {i} and {j}: {gap}");
         }
     }
@@ -168,7 +161,7 @@ mod with_the_solved_exercises {
         let [q, k, v, log_alpha, beta] = gated_inputs(T, D);
         let recurrent = gated_delta_recurrent(&q, &k, &v, &exp(&log_alpha), &beta);
         let chunked = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK);
-        let gap = gap(&recurrent, &chunked);
+        let gap = max_abs_diff(&recurrent, &chunked);
         assert!(gap > 0.0 && gap < 1e-6, "{gap}");
     }
 
@@ -189,7 +182,11 @@ mod with_the_solved_exercises {
         }
         let textbook = shared::stack(&out, 0);
         let ours = gated_delta_recurrent(&q, &k, &v, &alpha, &beta);
-        assert!(gap(&textbook, &ours) < 1e-5, "{}", gap(&textbook, &ours));
+        assert!(
+            max_abs_diff(&textbook, &ours) < 1e-5,
+            "{}",
+            max_abs_diff(&textbook, &ours)
+        );
     }
 
     proptest! {
@@ -208,13 +205,13 @@ mod with_the_solved_exercises {
             let keys = eye(8).slice(0, ..n);
             let values = randn(&[n, 8]);
             let [summed, replaced, _] = recall(&keys, &values);
-            prop_assert!(gap(&summed, &values) <= 1e-6);
-            prop_assert!(gap(&replaced, &values) <= 1e-6);
+            prop_assert!(max_abs_diff(&summed, &values) <= 1e-6);
+            prop_assert!(max_abs_diff(&replaced, &values) <= 1e-6);
             prop_assert_eq!(pairs_recalled(&summed, &values, 0..n), n);
             let (keys, values) = (l2_normalize(&randn(&[many, 8])), randn(&[many, 8]));
             let [_, replaced, _] = recall(&keys, &values);
             let newest = replaced.get(-1);
-            prop_assert!(gap(&newest, &values.get(-1)) <= 1e-5, "{}", gap(&newest, &values.get(-1)));
+            prop_assert!(max_abs_diff(&newest, &values.get(-1)) <= 1e-5, "{}", max_abs_diff(&newest, &values.get(-1)));
         }
 
         /// Gated DeltaNet in chunks agrees with the token loop for any chunk size.
@@ -228,7 +225,7 @@ mod with_the_solved_exercises {
             let [q, k, v, log_alpha, beta] = gated_inputs(t, 8);
             let recurrent = gated_delta_recurrent(&q, &k, &v, &exp(&log_alpha), &beta);
             let chunked = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, chunk);
-            prop_assert!(gap(&recurrent, &chunked) <= 1e-5, "gap {}", gap(&recurrent, &chunked));
+            prop_assert!(max_abs_diff(&recurrent, &chunked) <= 1e-5, "gap {}", max_abs_diff(&recurrent, &chunked));
         }
 
         /// Linear attention's recurrent form agrees with its parallel form.
@@ -237,7 +234,7 @@ mod with_the_solved_exercises {
             manual_seed(seed);
             let (q, k, v) = (randn(&[t, 8]), randn(&[t, 8]), randn(&[t, 4]));
             let scale = linear_parallel(&q, &k, &v).abs().max().item().max(1.0);
-            let gap = gap(&linear_recurrent(&q, &k, &v), &linear_parallel(&q, &k, &v));
+            let gap = max_abs_diff(&linear_recurrent(&q, &k, &v), &linear_parallel(&q, &k, &v));
             prop_assert!(gap <= 1e-5 * scale);
         }
 
@@ -249,7 +246,7 @@ mod with_the_solved_exercises {
             let key = l2_normalize(&randn(&[6]));
             let (first, second) = (randn(&[6]), randn(&[6]));
             let s = delta_write(&delta_write(&zeros(&[6, 6]), &key, &first, 1.0), &key, &second, 1.0);
-            prop_assert!(gap(&s.matmul(&key), &second) <= 1e-5);
+            prop_assert!(max_abs_diff(&s.matmul(&key), &second) <= 1e-5);
         }
     }
 }

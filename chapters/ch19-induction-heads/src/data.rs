@@ -48,8 +48,8 @@ impl Repeats {
     pub fn draw(self, n: usize) -> Batch {
         match self {
             Repeats::Variable => {
-                let mut ids = randint(0, VOCAB as i64, &[n, TOKENS]).to_vec();
-                let ks = randint(K_MIN as i64, K_MAX as i64 + 1, &[n]).to_vec();
+                let mut ids = randint(0, VOCAB, &[n, TOKENS]).to_vec();
+                let ks = randint(K_MIN, K_MAX + 1, &[n]).to_vec();
                 let ks: Vec<usize> = ks.into_iter().map(|k| k as usize).collect();
                 for (row, &k) in ids.chunks_mut(TOKENS).zip(&ks) {
                     // row[T-k..] = row[T-2k..T-k]
@@ -61,7 +61,7 @@ impl Repeats {
                 }
             }
             Repeats::Fixed => {
-                let half = randint(0, VOCAB as i64, &[n, TOKENS / 2]);
+                let half = randint(0, VOCAB, &[n, TOKENS / 2]);
                 Batch {
                     ids: cat(&[&half, &half], 1),
                     ks: vec![TOKENS / 2; n],

@@ -12,8 +12,10 @@
 //! - [`data`]: sequences that end with a repeat of varying length (or a fixed one);
 //! - [`model`]: the two-layer attention-only model and its forward pass;
 //! - [`train`]: the backward pass through the residual stream, and training;
+//! - [`arithmetic`]: the formulas of a training step, or the same in PyTorch's order;
 //! - [`pytorch_order`]: the weight gradients summed in PyTorch's blocks, beside the formula;
 //! - [`scores`]: the repeated-token loss and the two heads' scores;
+//! - [`runs`]: the chapter's two training runs from one seed, and the saved one;
 //! - [`checkpoint`]: the trained run, with the parameters at every logged step, saved and
 //!   read back;
 //! - [`circuits`]: where the heads look, what zeroing one does, what they read and write;
@@ -22,6 +24,7 @@
 //! With `--features exercise`, [`heads`] comes from `exercises/` instead, where the learner
 //! writes it.
 
+pub mod arithmetic;
 pub mod checkpoint;
 pub mod circuits;
 pub mod data;
@@ -30,8 +33,6 @@ pub mod heads;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;
+pub mod runs;
 pub mod scores;
 pub mod train;
-
-/// The exercises and their hints, shown by `cargo run -p ch19-induction-heads -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -3,8 +3,5 @@
 //! trains first, `--write-checkpoint PATH` also saves the run.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main_with(
-        ch19_induction_heads::narrative::run,
-        ch19_induction_heads::HINTS,
-    )
+    course::cli::chapter_main_with(ch19_induction_heads::narrative::run)
 }

@@ -143,7 +143,7 @@ impl AttentionOnly {
     /// `[batch, tokens, VOCAB]` and the tape.
     // ANCHOR: forward
     pub fn forward_with_tape(&self, ids: &Tensor<i64>, ablate: Option<Head>) -> (Tensor, Tape) {
-        let positions = arange(0, ids.size(1) as i64, 1);
+        let positions = arange(0, ids.size(1), 1);
         let mut x = &self.tok.forward(ids) + &self.pos.forward(&positions);
         let mut tapes = Vec::with_capacity(LAYERS);
         for (layer, block) in self.blocks.iter().enumerate() {

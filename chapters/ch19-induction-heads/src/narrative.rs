@@ -4,22 +4,13 @@
 use course::{Narrative, Seed, Step};
 use shared::{Error, Result, manual_seed};
 
-use crate::checkpoint::{Checkpoint, LogEntry, Parameters, parameters_of};
+use crate::checkpoint::{Checkpoint, LogEntry};
 
 use crate::circuits::{copies, looks_one_back, strongest_keys};
-use crate::data::{Batch, Repeats, TOKENS, VOCAB};
+use crate::data::{Repeats, TOKENS, VOCAB};
 use crate::model::{AttentionOnly, HEADS, LAYERS};
+use crate::runs::{EVAL, LOG_EVERY, SAVED_RUN, SEED, train_runs};
 use crate::scores::{attention_weights, scores};
-use crate::train::train;
-
-/// The training steps of the run with repeats of varying length.
-pub const STEPS: u32 = 3000;
-/// The training steps of the fixed-offset run.
-pub const FIXED_STEPS: u32 = 300;
-/// Sequences in the evaluation batch.
-pub const EVAL: usize = 256;
-/// The scores are logged every this many steps.
-pub const LOG_EVERY: u32 = 100;
 
 const HEADER: &str = " step    loss  repeat   prev h0 prev h1   ind h0  ind h1";
 
@@ -38,27 +29,6 @@ fn log_line(entry: &LogEntry) -> String {
     )
 }
 
-/// Trains `steps` steps of `repeats`, logging the scores on `eval` every [`LOG_EVERY`]
-/// steps. Returns every step's loss, the log, and the parameters before training and at
-/// every logged step.
-pub fn logged_training(
-    model: &mut AttentionOnly,
-    repeats: Repeats,
-    steps: u32,
-    eval: &Batch,
-) -> (Vec<f32>, Vec<LogEntry>, Vec<Parameters>) {
-    let mut log = Vec::new();
-    let mut snapshots = vec![parameters_of(model)];
-    let losses = train(model, repeats, steps, |step, loss, model| {
-        if step % LOG_EVERY == 0 {
-            let scores = scores(model, eval, None);
-            log.push(LogEntry { step, loss, scores });
-            snapshots.push(parameters_of(model));
-        }
-    });
-    (losses, log, snapshots)
-}
-
 /// The chapter's own command-line options.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RunOptions {
@@ -69,31 +39,6 @@ pub struct RunOptions {
     /// Train, and write the run to PATH (the saved run is written this way).
     #[arg(long, value_name = "PATH")]
     pub write_checkpoint: Option<std::path::PathBuf>,
-}
-
-/// The saved run of the default seed, written by the chapter's own training.
-pub const SAVED_RUN: &[u8] = include_bytes!("../data/trained.ckpt");
-
-/// Both runs, trained from `seed`: the model with repeats of varying length trained
-/// [`STEPS`] steps, the fixed-offset one [`FIXED_STEPS`] steps (from `seed + 1`).
-pub fn train_runs(seed: u64) -> Checkpoint {
-    manual_seed(seed);
-    let mut model = AttentionOnly::new();
-    let eval = Repeats::Variable.draw(EVAL);
-    let _shown = Repeats::Variable.draw(1);
-    let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, STEPS, &eval);
-    manual_seed(seed.wrapping_add(1));
-    let mut fixed = AttentionOnly::new();
-    let fixed_eval = Repeats::Fixed.draw(EVAL);
-    let (_, fixed_log, _) = logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
-    Checkpoint {
-        seed,
-        losses,
-        log,
-        fixed_steps: FIXED_STEPS,
-        fixed_log,
-        snapshots,
-    }
 }
 
 /// The binary's entry: [`narrative`], or training first with `--train`, and writing the
@@ -111,9 +56,6 @@ pub fn run(seed: Seed, options: RunOptions) -> Result<Narrative> {
     }
     narrative(seed)
 }
-
-/// The chapter's seed, where `--seed S` gives none.
-pub const SEED: u64 = 7;
 
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 7.
 /// The default seed reads the saved run ([`SAVED_RUN`]); any other trains first.
@@ -173,7 +115,7 @@ fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
     for layer in 0..LAYERS {
         let weights = attention_weights(&model, &shown.ids, layer);
         for h in 0..HEADS {
-            let head = weights.select(0, 0).select(0, h as i64);
+            let head = weights.select(0, 0).select(0, h);
             let keys: Vec<String> = strongest_keys(&head, TOKENS - k)
                 .into_iter()
                 .map(|(q, key, w)| format!("{q}->{key} {w:.2}"))

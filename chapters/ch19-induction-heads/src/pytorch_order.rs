@@ -24,7 +24,7 @@ use ch11_training::pytorch_order::{
 use shared::Tensor;
 use shared::nn::Linear;
 
-use crate::train::Arithmetic;
+use crate::arithmetic::Arithmetic;
 
 /// The training step's arithmetic in PyTorch's order: the printed run's.
 pub struct PytorchOrder;
@@ -79,8 +79,8 @@ pub fn row_blocks(rows: usize) -> Vec<std::ops::Range<usize>> {
 /// `x`: `[.., d_in]`, `grad_y`: `[.., d_out]` with the same leading dims. Returns
 /// `[d_out, d_in]`.
 pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
-    let x2 = x.reshape(&[-1, x.size(-1) as i64]);
-    let g2 = grad_y.reshape(&[-1, grad_y.size(-1) as i64]);
+    let x2 = x.flatten(0, -2);
+    let g2 = grad_y.flatten(0, -2);
     let mut blocks = row_blocks(x2.size(0))
         .into_iter()
         .map(|rows| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)));

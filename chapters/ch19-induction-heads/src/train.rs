@@ -6,15 +6,13 @@
 //! once through the block, and the two are added.
 
 use ch07_multihead_split::heads::merge_heads;
-use ch10_backward::attention::{AttentionGrads, AttentionTape, attention_backward};
 use ch10_backward::heads::merge_heads_backward;
-use ch10_backward::linear::{LinearGrads, linear_backward};
-use ch11_training::adamw::{AdamW, StepConstants, adamw_update};
-use ch11_training::cross_entropy::{CrossEntropy, cross_entropy, cross_entropy_backward};
+use ch10_backward::linear::LinearGrads;
+use ch11_training::adamw::AdamW;
 use ch11_training::embedding_backward::embedding_backward;
-use shared::nn::Linear;
 use shared::{Tensor, arange, cat, zeros};
 
+use crate::arithmetic::Arithmetic;
 use crate::data::{Repeats, TOKENS, VOCAB};
 use crate::model::{AttentionOnly, Block, BlockTape, HEADS, Tape};
 use crate::pytorch_order::PytorchOrder;
@@ -23,60 +21,6 @@ use crate::pytorch_order::PytorchOrder;
 pub const BATCH: usize = 64;
 /// AdamW's learning rate.
 pub const LR: f64 = 3e-3;
-
-/// The five computations of a training step whose order of additions decides the last bits:
-/// chapter 10's and 11's formulas ([`Formulas`]), or the same formulas added in PyTorch's
-/// order ([`PytorchOrder`]). The two agree to a few units in the last place per step (a
-/// test checks it); over thousands of steps those bits grow into other printed digits, so
-/// the chapter's printed run uses PyTorch's order (see the appendix on matching PyTorch).
-pub trait Arithmetic {
-    /// A linear layer's backward: the gradients of its input, weight and bias.
-    ///
-    /// # Shapes
-    /// `x`: `[.., in]`, `grad_y`: `[.., out]`.
-    fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads;
-    /// The attention core's backward: the gradients of the queries, keys and values.
-    ///
-    /// # Shapes
-    /// `grad_out`: `[.., tokens, d_v]`.
-    fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads;
-    /// The mean cross-entropy of `logits` against `targets`.
-    ///
-    /// # Shapes
-    /// `logits`: `[rows, classes]`, `targets`: `[rows]`.
-    fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy;
-    /// The cross-entropy's gradient with respect to the logits.
-    ///
-    /// # Shapes
-    /// `log_probs`: `[rows, classes]`, `targets`: `[rows]`. Returns `[rows, classes]`.
-    fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor;
-    /// AdamW's update of one parameter element and its two moments.
-    ///
-    /// # Shapes
-    /// Scalars.
-    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants);
-}
-
-/// The textbook formulas of chapters 10 and 11.
-pub struct Formulas;
-
-impl Arithmetic for Formulas {
-    fn linear_backward(layer: &Linear, x: &Tensor, grad_y: &Tensor) -> LinearGrads {
-        linear_backward(layer, x, grad_y)
-    }
-    fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
-        attention_backward(tape, grad_out)
-    }
-    fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy {
-        cross_entropy(logits, targets)
-    }
-    fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor {
-        cross_entropy_backward(log_probs, targets)
-    }
-    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants) {
-        adamw_update(p, g, m, v, k)
-    }
-}
 
 /// The gradients of one block's parameters and of its input.
 pub struct BlockGrads {
@@ -93,7 +37,8 @@ impl Block {
     /// # Shapes
     /// `grad_out`: `[batch, tokens, D_MODEL]`.
     ///
-    /// `A` is the arithmetic: [`Formulas`], or [`PytorchOrder`] for PyTorch's bits.
+    /// `A` is the arithmetic: [`crate::arithmetic::Formulas`], or [`PytorchOrder`] for
+    /// PyTorch's bits.
     // ANCHOR: block_backward
     pub fn backward<A: Arithmetic>(&self, tape: &BlockTape, grad_out: &Tensor) -> BlockGrads {
         let proj = A::linear_backward(&self.proj, &tape.context, grad_out);
@@ -139,7 +84,7 @@ impl AttentionOnly {
         block_grads.reverse();
         // x₀ = tok[ids] + pos[positions]; the position table was broadcast over the
         // batch, so its gradient is summed over it.
-        let positions = arange(0, tape.ids.size(1) as i64, 1);
+        let positions = arange(0, tape.ids.size(1), 1);
         let mut grads = vec![
             embedding_backward(&tape.ids, &grad_stream, VOCAB),
             embedding_backward(&positions, &grad_stream.sum_dim(0, false), TOKENS),
@@ -170,7 +115,7 @@ pub fn loss_and_gradients<A: Arithmetic>(
     let (batch, tokens) = (ids.size(0), ids.size(1));
     let (logits, tape) = model.forward_with_tape(ids, None);
     // Position i predicts the token at i + 1: logits[:, :-1] against ids[:, 1:].
-    let scored = logits.slice(1, ..tokens - 1).reshape(&[-1, VOCAB as i64]);
+    let scored = logits.slice(1, ..tokens - 1).flatten(0, 1);
     let targets = ids.slice(1, 1..).reshape(&[-1]);
     let ce = A::cross_entropy(&scored, &targets);
     let grad_scored = A::cross_entropy_backward(&ce.log_probs, &targets);

@@ -4,7 +4,7 @@
 use ch19_induction_heads::checkpoint::{Checkpoint, parameters_of};
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
-use ch19_induction_heads::narrative::{
+use ch19_induction_heads::runs::{
     EVAL, FIXED_STEPS, LOG_EVERY, SAVED_RUN, SEED, STEPS, logged_training,
 };
 

@@ -4,7 +4,7 @@ use ch19_induction_heads::checkpoint::Checkpoint;
 use ch19_induction_heads::data::{Batch, Repeats, TOKENS};
 use ch19_induction_heads::heads::{copying_head, offset_score, previous_token_head};
 use ch19_induction_heads::model::{AttentionOnly, D_MODEL, HEAD_DIM, HEADS};
-use ch19_induction_heads::narrative::{EVAL, LOG_EVERY, SAVED_RUN, SEED};
+use ch19_induction_heads::runs::{EVAL, LOG_EVERY, SAVED_RUN, SEED};
 use ch19_induction_heads::scores::{attention_weights, scores};
 use ch19_induction_heads::train::train;
 use course::quiet_proptest::quiet;

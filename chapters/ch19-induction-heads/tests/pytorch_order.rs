@@ -3,12 +3,13 @@
 //! step with the formulas agrees with one in PyTorch's order.
 
 use ch10_backward::linear::linear_backward;
+use ch19_induction_heads::arithmetic::Formulas;
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::pytorch_order::{
     BLOCK_ROWS, PytorchOrder, linear_backward_in_pytorch_order, row_blocks,
 };
-use ch19_induction_heads::train::{BATCH, Formulas, Gradients, loss_and_gradients};
+use ch19_induction_heads::train::{BATCH, Gradients, loss_and_gradients};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::nn::Linear;

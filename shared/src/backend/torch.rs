@@ -136,7 +136,7 @@ fn copy_to_host(t: &tch::Tensor, values: &mut [f32]) {
 /// a shape with that many elements), and copies the result back.
 ///
 /// The host buffer for the result is taken first, through the crate's one checked
-/// allocation ([`crate::storage::f_alloc`]): a result too large for memory is the same
+/// allocation ([`crate::alloc::f_alloc`]): a result too large for memory is the same
 /// error on every back-end, and libtorch is never asked for it. An error libtorch raises
 /// anyway (a GPU out of memory, say) becomes an error naming `op`, not a panic.
 ///
@@ -147,7 +147,7 @@ fn f_run(
     numel_of: &[usize],
     compute: impl FnOnce() -> std::result::Result<tch::Tensor, tch::TchError>,
 ) -> Result<Tensor> {
-    let mut values = crate::storage::f_alloc::<f32>(op, numel_of)?;
+    let mut values = crate::alloc::f_alloc::<f32>(op, numel_of)?;
     let result = compute().map_err(|e| Error::InvalidArgument {
         op,
         detail: format!("libtorch: {}", first_line(&e.to_string())),

@@ -373,3 +373,103 @@ pub(crate) fn gelu_erf_onednn_avx512(x: f32) -> f32 {
     let erf = if x.is_sign_negative() { -p } else { p };
     (x * (erf + 1.0)) * 0.5
 }
+
+/// The vector width GELU's kernels run at, from the CPU build this crate follows
+/// ([`crate::cpu::capability`]): AVX-512 (16 floats, and oneDNN's piecewise kernel for the
+/// `"none"` form) or AVX2 (8 floats, oneDNN's Abramowitz–Stegun kernel). PyTorch lets oneDNN
+/// choose on its own (`ONEDNN_MAX_CPU_ISA`); here one setting decides both, so a machine
+/// follows one build throughout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    /// 256-bit vectors, 8 floats (the AVX2 build, and the portable one).
+    Avx2,
+    /// 512-bit vectors, 16 floats.
+    Avx512,
+}
+
+impl Width {
+    /// The width of the CPU build in use.
+    pub(crate) fn current() -> Width {
+        match crate::cpu::capability() {
+            crate::cpu::Capability::Avx512 => Width::Avx512,
+            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => Width::Avx2,
+        }
+    }
+
+    /// Floats per vector register.
+    fn lanes(self) -> usize {
+        match self {
+            Width::Avx2 => 8,
+            Width::Avx512 => 16,
+        }
+    }
+}
+
+/// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
+/// tensors stay in one range unless they exceed ATen's usual grain of 32768).
+pub(crate) fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    const GELU_MIN_ELEMENTS_FOR_THREADS: usize = 16384;
+    const GRAIN: usize = 32768;
+    let grain = if n > GELU_MIN_ELEMENTS_FOR_THREADS {
+        (n / threads.max(1)).max(1)
+    } else {
+        GRAIN
+    };
+    let tasks = threads.max(1).min(n.div_ceil(grain)).max(1);
+    let chunk = n.div_ceil(tasks).max(1);
+    (0..n)
+        .step_by(chunk)
+        .map(|start| start..(start + chunk).min(n))
+        .collect()
+}
+
+/// ATen's vectorised loop over one range: whole blocks of two vectors take `vector`, the
+/// leftover tail takes `scalar`.
+fn blocks_and_tail(
+    xs: &mut [f32],
+    block: usize,
+    vector: impl Fn(f32) -> f32,
+    scalar: impl Fn(f32) -> f32,
+) {
+    let whole = xs.len() / block * block;
+    let (body, tail) = xs.split_at_mut(whole);
+    body.iter_mut().for_each(|x| *x = vector(*x));
+    tail.iter_mut().for_each(|x| *x = scalar(*x));
+}
+
+/// ATen's native GELU kernel on values laid out as it walks them (`runs`: the contiguous
+/// runs of memory it hands to its inner loop): `vector` on whole blocks of two vectors,
+/// `scalar` on each range's tail.
+pub(crate) fn aten_gelu(
+    values: &mut [f32],
+    runs: usize,
+    isa: Width,
+    threads: usize,
+    vector: impl Fn(f32) -> f32 + Copy,
+    scalar: impl Fn(f32) -> f32 + Copy,
+) {
+    let block = 2 * isa.lanes();
+    let run_len = values.len() / runs.max(1);
+    let ranges = if runs == 1 {
+        gelu_ranges(values.len(), threads)
+    } else {
+        (0..runs).map(|r| r * run_len..(r + 1) * run_len).collect()
+    };
+    for range in ranges {
+        let xs = &mut values[range];
+        blocks_and_tail(xs, block, vector, scalar);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_follow_the_thread_split() {
+        assert_eq!(gelu_ranges(16384, 2), vec![0..16384]);
+        assert_eq!(gelu_ranges(16385, 2), vec![0..8193, 8193..16385]);
+        assert_eq!(gelu_ranges(20001, 1), vec![0..20001]);
+        assert_eq!(gelu_ranges(0, 2), Vec::<std::ops::Range<usize>>::new());
+    }
+}

@@ -13,7 +13,7 @@
 //! maths, so the block width matters. The formulas are in `kernels::gelu`.
 
 use crate::error::{Error, Result};
-use crate::kernels::gelu;
+use crate::kernels::gelu::{self, Width};
 use crate::tensor::Tensor;
 
 /// Which GELU to compute, PyTorch's `approximate` argument.
@@ -37,106 +37,6 @@ impl std::str::FromStr for GeluApproximate {
                 op: "gelu",
                 detail: format!("approximate argument must be either none or tanh. (got {s:?})"),
             }),
-        }
-    }
-}
-
-/// The vector width GELU's kernels run at, from the CPU build this crate follows
-/// ([`crate::cpu::capability`]): AVX-512 (16 floats, and oneDNN's piecewise kernel for the
-/// `"none"` form) or AVX2 (8 floats, oneDNN's Abramowitz–Stegun kernel). PyTorch lets oneDNN
-/// choose on its own (`ONEDNN_MAX_CPU_ISA`); here one setting decides both, so a machine
-/// follows one build throughout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Width {
-    /// 256-bit vectors, 8 floats (the AVX2 build, and the portable one).
-    Avx2,
-    /// 512-bit vectors, 16 floats.
-    Avx512,
-}
-
-impl Width {
-    /// The width of the CPU build in use.
-    pub(crate) fn current() -> Width {
-        match crate::cpu::capability() {
-            crate::cpu::Capability::Avx512 => Width::Avx512,
-            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => Width::Avx2,
-        }
-    }
-
-    /// Floats per vector register.
-    fn lanes(self) -> usize {
-        match self {
-            Width::Avx2 => 8,
-            Width::Avx512 => 16,
-        }
-    }
-}
-
-/// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
-/// tensors stay in one range unless they exceed ATen's usual grain of 32768).
-fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
-    const GELU_MIN_ELEMENTS_FOR_THREADS: usize = 16384;
-    const GRAIN: usize = 32768;
-    let grain = if n > GELU_MIN_ELEMENTS_FOR_THREADS {
-        (n / threads.max(1)).max(1)
-    } else {
-        GRAIN
-    };
-    let tasks = threads.max(1).min(n.div_ceil(grain)).max(1);
-    let chunk = n.div_ceil(tasks).max(1);
-    (0..n)
-        .step_by(chunk)
-        .map(|start| start..(start + chunk).min(n))
-        .collect()
-}
-
-/// ATen's vectorised loop over one range: whole blocks of two vectors take `vector`, the
-/// leftover tail takes `scalar`.
-fn blocks_and_tail(
-    xs: &mut [f32],
-    block: usize,
-    vector: impl Fn(f32) -> f32,
-    scalar: impl Fn(f32) -> f32,
-) {
-    let whole = xs.len() / block * block;
-    let (body, tail) = xs.split_at_mut(whole);
-    body.iter_mut().for_each(|x| *x = vector(*x));
-    tail.iter_mut().for_each(|x| *x = scalar(*x));
-}
-
-/// ATen's native GELU kernel on values laid out as it walks them (`runs`: the contiguous
-/// runs of memory it hands to its inner loop).
-fn aten_gelu(
-    values: &mut [f32],
-    runs: usize,
-    approximate: GeluApproximate,
-    isa: Width,
-    threads: usize,
-) {
-    let block = 2 * isa.lanes();
-    let run_len = values.len() / runs.max(1);
-    let ranges = if runs == 1 {
-        gelu_ranges(values.len(), threads)
-    } else {
-        (0..runs).map(|r| r * run_len..(r + 1) * run_len).collect()
-    };
-    for range in ranges {
-        let xs = &mut values[range];
-        match approximate {
-            GeluApproximate::Tanh => blocks_and_tail(
-                xs,
-                block,
-                |x| gelu::gelu_tanh_with(x, gelu::sleef_tanhf),
-                // Rust's `f32::tanh` calls the C library's `tanhf` on Linux, the very call
-                // ATen makes on its tail.
-                |x| gelu::gelu_tanh_with(x, f32::tanh),
-            ),
-            GeluApproximate::None => blocks_and_tail(
-                xs,
-                block,
-                gelu::gelu_erf_aten_vector,
-                gelu::gelu_erf_aten_scalar,
-            ),
         }
     }
 }
@@ -187,7 +87,26 @@ impl Tensor {
             (false, Some(&inner)) if inner > 0 => values.len() / inner,
             _ => 1,
         };
-        aten_gelu(&mut values, runs, approximate, isa, threads);
+        match approximate {
+            GeluApproximate::Tanh => gelu::aten_gelu(
+                &mut values,
+                runs,
+                isa,
+                threads,
+                |x| gelu::gelu_tanh_with(x, gelu::sleef_tanhf),
+                // Rust's `f32::tanh` calls the C library's `tanhf` on Linux, the very call
+                // ATen makes on its tail.
+                |x| gelu::gelu_tanh_with(x, f32::tanh),
+            ),
+            GeluApproximate::None => gelu::aten_gelu(
+                &mut values,
+                runs,
+                isa,
+                threads,
+                gelu::gelu_erf_aten_vector,
+                gelu::gelu_erf_aten_scalar,
+            ),
+        }
         let computed = ndarray::ArrayD::from_shape_vec(in_memory.raw_dim(), values)
             .expect("as many values as elements");
         let mut inverse = vec![0; order.len()];
@@ -224,13 +143,5 @@ mod tests {
             }
         }
         assert!("erf".parse::<GeluApproximate>().is_err());
-    }
-
-    #[test]
-    fn ranges_follow_the_thread_split() {
-        assert_eq!(gelu_ranges(16384, 2), vec![0..16384]);
-        assert_eq!(gelu_ranges(16385, 2), vec![0..8193, 8193..16385]);
-        assert_eq!(gelu_ranges(20001, 1), vec![0..20001]);
-        assert_eq!(gelu_ranges(0, 2), Vec::<std::ops::Range<usize>>::new());
     }
 }

@@ -7,116 +7,14 @@
 //! mean square, `y = x / √(mean(x²) + eps) · weight`, which is cheaper and works as well.
 //!
 //! Both reproduce PyTorch's CPU kernels bit for bit. The order of the additions matters
-//! for the last bit, so the sums here follow PyTorch's: `layer_norm` computes the mean and
-//! variance in one pass with Welford's update on 8 lanes at a time, merged pairwise;
-//! `rms_norm` takes the mean of `x²` with PyTorch's "cascade" sum, which keeps partial sums
-//! of similar size apart so that rounding errors grow slowly.
+//! for the last bit, so the sums follow PyTorch's: `layer_norm` takes the mean and variance
+//! from `kernels::welford` (one pass of Welford's update on 8 lanes at a time, merged
+//! pairwise); `rms_norm` takes the mean of `x²` with PyTorch's "cascade" sum, which keeps
+//! partial sums of similar size apart so that rounding errors grow slowly.
 
 use crate::error::{Error, Result, or_panic, shape_list};
+use crate::kernels::welford::row_moments;
 use crate::tensor::Tensor;
-
-/// Floats in one AVX2 vector: PyTorch runs its sum and layer_norm kernels at this width
-/// even on AVX-512 CPUs.
-const LANES: usize = 8;
-
-/// Welford's running mean and sum of squared deviations, on 8 lanes that each saw `count`
-/// elements.
-#[derive(Clone, Copy)]
-struct LaneMoments {
-    count: usize,
-    mean: [f32; LANES],
-    m2: [f32; LANES],
-}
-
-impl LaneMoments {
-    const ZERO: LaneMoments = LaneMoments {
-        count: 0,
-        mean: [0.0; LANES],
-        m2: [0.0; LANES],
-    };
-
-    /// Folds `other` into `self` (Chan's parallel formula): the means move towards each
-    /// other by the share of `other`'s elements, and `m2` gains the spread between them.
-    fn merge(&mut self, other: &LaneMoments) {
-        let total = self.count + other.count;
-        let share = if total == 0 {
-            0.0
-        } else {
-            other.count as f32 / total as f32
-        };
-        for l in 0..LANES {
-            let delta = other.mean[l] - self.mean[l];
-            let moved = share * delta;
-            self.m2[l] = (delta * self.count as f32).mul_add(moved, self.m2[l] + other.m2[l]);
-            self.mean[l] += moved;
-        }
-        self.count = total;
-    }
-
-    /// Welford's update over up to 16 vectors, one after another.
-    fn of_chunk(vectors: &[f32]) -> LaneMoments {
-        let mut m = LaneMoments::ZERO;
-        for (j, v) in vectors.chunks_exact(LANES).enumerate() {
-            let r = 1.0 / (j + 1) as f32;
-            for ((&x, mean), m2) in v.iter().zip(&mut m.mean).zip(&mut m.m2) {
-                let d = x - *mean;
-                *mean = r.mul_add(d, *mean);
-                *m2 = d.mul_add(x - *mean, *m2);
-            }
-        }
-        m.count = vectors.len() / LANES;
-        m
-    }
-}
-
-/// The mean and biased variance of one row as PyTorch's layer_norm computes them: whole
-/// vectors in chunks of 16, chunks merged pairwise through a stack (like a binary counter),
-/// the tail elements one by one, then the 8 lanes folded into the tail's moments.
-fn row_moments(row: &[f32]) -> (f32, f32) {
-    const CHUNK: usize = 16 * LANES;
-    let whole = row.len() / LANES * LANES;
-    let vectors = whole / LANES;
-    let chunks = vectors.div_ceil(16);
-    let depth = crate::kernels::cascade_sum::ceil_log2(chunks);
-    let mut stack = vec![LaneMoments::ZERO; depth];
-    for (i, chunk) in row[..whole].chunks(CHUNK).enumerate() {
-        stack[0].merge(&LaneMoments::of_chunk(chunk));
-        let (mut t, mut level) = (i + 1, 1);
-        while level < depth && t % 2 == 0 {
-            let lower = std::mem::replace(&mut stack[level - 1], LaneMoments::ZERO);
-            stack[level].merge(&lower);
-            t /= 2;
-            level += 1;
-        }
-    }
-    for level in 1..depth {
-        let upper = stack[level];
-        stack[0].merge(&upper);
-    }
-    let lanes = stack[0];
-    // The tail, one element at a time (not fused).
-    let (mut count, mut mean, mut m2) = (0usize, 0.0f32, 0.0f32);
-    for &x in &row[whole..] {
-        let d = x - mean;
-        count += 1;
-        mean += d / count as f32;
-        m2 += d * (x - mean);
-    }
-    // Each lane stands for `vectors` elements.
-    for l in 0..LANES {
-        let total = count + vectors;
-        let share = if total == 0 {
-            0.0
-        } else {
-            vectors as f32 / total as f32
-        };
-        let delta = lanes.mean[l] - mean;
-        mean = share.mul_add(delta, mean);
-        m2 += ((delta * delta) * share).mul_add(count as f32, lanes.m2[l]);
-        count = total;
-    }
-    (mean, m2 / row.len() as f32)
-}
 
 /// Checks `normalized_shape` against the input's trailing dims and the parameters' shapes,
 /// with PyTorch's messages; returns the number of values normalised together.

@@ -2,10 +2,8 @@
 //!
 //! Greedy decoding keeps the best token; top-k sampling keeps the best `k` and samples
 //! among them. PyTorch answers ties the way its C++ library's selection algorithms happen to
-//! leave them, so that order is reproduced in `gcc_order.rs`: equal values (say, the zeros of
+//! leave them, so that order is reproduced in `kernels::gcc_order`: equal values (say, the zeros of
 //! a filtered distribution) come back with PyTorch's indices.
-
-mod gcc_order;
 
 use ndarray::{ArrayD, Axis, IxDyn};
 
@@ -29,12 +27,12 @@ fn goes_first(largest: bool) -> impl Fn(&(f32, i64), &(f32, i64)) -> bool {
 fn select_lane(queue: &mut [(f32, i64)], k: usize, largest: bool, sorted: bool) {
     let less = goes_first(largest);
     if k * 64 <= queue.len() {
-        gcc_order::partial_sort(queue, k, &less);
+        crate::kernels::gcc_order::partial_sort(queue, k, &less);
     } else {
-        gcc_order::nth_element(queue, k - 1, &less);
+        crate::kernels::gcc_order::nth_element(queue, k - 1, &less);
         if sorted {
             // PyTorch sorts `[0, k - 1)`: the `k`-th is already in its place.
-            gcc_order::sort(&mut queue[..k - 1], &less);
+            crate::kernels::gcc_order::sort(&mut queue[..k - 1], &less);
         }
     }
 }

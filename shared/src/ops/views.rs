@@ -358,11 +358,13 @@ impl<E: Element> Tensor<E> {
     }
 
     /// `t.select(dim, index)`: one slice along `dim`, which disappears (a view).
-    /// `t.select(0, i)` is PyTorch's `t[i]`; negative indices count from the end.
+    /// `t.select(0, i)` is PyTorch's `t[i]`; `index` is any integer (a loop's `usize`, or a
+    /// negative `i64` counting from the end).
     ///
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`; `index` in `[-n, n)`.
-    pub fn f_select(&self, dim: i64, index: i64) -> Result<Tensor<E>> {
+    pub fn f_select(&self, dim: i64, index: impl Position) -> Result<Tensor<E>> {
+        let index = index.to_i64();
         self.f_not_scalar("select")?;
         let d = self.f_dim_index("select", dim)?;
         let size = self.sizes()[d];
@@ -390,7 +392,7 @@ impl<E: Element> Tensor<E> {
 
     /// Plain form of [`Tensor::f_select`].
     #[track_caller]
-    pub fn select(&self, dim: i64, index: i64) -> Tensor<E> {
+    pub fn select(&self, dim: i64, index: impl Position) -> Tensor<E> {
         or_panic(self.f_select(dim, index))
     }
 
@@ -401,7 +403,7 @@ impl<E: Element> Tensor<E> {
     /// `[n, rest..]` becomes `[rest..]`.
     #[track_caller]
     pub fn get(&self, index: impl Position) -> Tensor<E> {
-        or_panic(self.f_select(0, index.to_i64()))
+        or_panic(self.f_select(0, index))
     }
 
     /// PyTorch's `t[.., a:b, ..]` on one dim: the indices in `range` along `dim` (a view).
@@ -602,8 +604,9 @@ impl<E: Element> Tensor<E> {
     }
 }
 
-/// A position along a dim, as `narrow` and `slice` take it: `usize` counts from the start,
-/// signed integers may be negative and then count from the end (`-1` is the last index).
+/// A position along a dim, as `get`, `select`, `narrow` and `slice` take it: `usize` counts
+/// from the start, signed integers may be negative and then count from the end (`-1` is the
+/// last index). `randint` takes its bounds the same way.
 pub trait Position: Copy {
     /// The position as an `i64` (a `usize` beyond `i64::MAX` saturates, which is out of
     /// range for every tensor anyway).

@@ -9,6 +9,7 @@
 
 use super::{Generator, with_default_generator};
 use crate::error::{Error, Result, or_panic};
+use crate::ops::views::Position;
 use crate::tensor::Tensor;
 
 impl Generator {
@@ -46,8 +47,10 @@ impl Generator {
 /// ```
 ///
 /// # Shapes
-/// Returns `shape`. `low < high`.
-pub fn f_randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor<i64>> {
+/// Returns `shape`. `low < high`, any integers (an `i64`, or a `usize` such as a vocabulary
+/// size).
+pub fn f_randint(low: impl Position, high: impl Position, shape: &[usize]) -> Result<Tensor<i64>> {
+    let (low, high) = (low.to_i64(), high.to_i64());
     if low >= high {
         return Err(Error::InvalidArgument {
             op: "randint",
@@ -56,7 +59,7 @@ pub fn f_randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor<i64>> {
             ),
         });
     }
-    let mut values = crate::storage::f_alloc("randint", shape)?;
+    let mut values = crate::alloc::f_alloc("randint", shape)?;
     values.resize(shape.iter().product(), 0);
     with_default_generator(|g| g.fill_randint(&mut values, low, high));
     Ok(crate::storage::from_checked_vec(values, shape))
@@ -64,6 +67,6 @@ pub fn f_randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor<i64>> {
 
 /// Plain form of [`f_randint`].
 #[track_caller]
-pub fn randint(low: i64, high: i64, shape: &[usize]) -> Tensor<i64> {
+pub fn randint(low: impl Position, high: impl Position, shape: &[usize]) -> Tensor<i64> {
     or_panic(f_randint(low, high, shape))
 }

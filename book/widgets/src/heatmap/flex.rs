@@ -11,11 +11,11 @@ use ch07_multihead_split::grouped::repeat_kv;
 use ch16_flex_attention::alibi::{alibi, alibi_slopes};
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::formula::{hidden, modified};
-use ch16_flex_attention::narrative::{CAP, DOCUMENTS, PREFIX, SIZES, TILE, WINDOW};
 use ch16_flex_attention::recipes::{
     MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
     softcap, unchanged,
 };
+use ch16_flex_attention::setup::{CAP, DOCUMENTS, PREFIX, SIZES, TILE, WINDOW};
 use shared::{Tensor, manual_seed, randn};
 
 use super::{Heatmap, Settings, Tiles};

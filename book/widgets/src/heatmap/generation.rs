@@ -10,7 +10,7 @@
 //! the last `w` tokens.
 
 use ch14_generation::generate::generate_cached;
-use ch14_generation::narrative::{CONFIG, N_NEW, PROMPT};
+use ch14_generation::setup::{CONFIG, N_NEW, PROMPT};
 use ch14_generation::{DecoderConfig, Products, TinyDecoder};
 use shared::{Tensor, manual_seed, stack};
 

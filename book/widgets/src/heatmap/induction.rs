@@ -12,7 +12,7 @@
 use ch19_induction_heads::checkpoint::Checkpoint;
 use ch19_induction_heads::data::{Repeats, TOKENS};
 use ch19_induction_heads::model::{AttentionOnly, HEADS, LAYERS};
-use ch19_induction_heads::narrative::{EVAL, LOG_EVERY, SAVED_RUN, SEED, STEPS};
+use ch19_induction_heads::runs::{EVAL, LOG_EVERY, SAVED_RUN, SEED, STEPS};
 use ch19_induction_heads::scores::{Scores, attention_weights, scores};
 use shared::{cat, manual_seed};
 

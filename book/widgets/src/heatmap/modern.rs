@@ -9,7 +9,7 @@
 
 use ch14_generation::Products;
 use ch14_generation::window::sliding_window_mask;
-use ch15_modern_layer::narrative::{CONFIG, PROMPT};
+use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, manual_seed};
 

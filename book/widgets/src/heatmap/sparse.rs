@@ -9,7 +9,7 @@
 
 use ch05_causal::mask::causal_mask;
 use ch05_causal::masked_softmax::masked_softmax;
-use ch18_linear_attention::narrative::{D, D_INDEX, INDEX_HEADS, T_SPARSE, TOP_K};
+use ch18_linear_attention::setup::{D, D_INDEX, INDEX_HEADS, T_SPARSE, TOP_K};
 use ch18_linear_attention::sparse::{index_scores, top_k_kept};
 use shared::{manual_seed, randn, stack};
 

@@ -2,7 +2,7 @@
 
 use super::{Heatmap, Settings};
 use crate::controls::Control;
-use ch11_training::narrative::{DEFAULT_STEPS, training_run};
+use ch11_training::run::{DEFAULT_STEPS, training_run};
 
 /// The training steps, 0 to the chapter's 60, and the seed.
 pub(super) fn controls() -> Vec<Control> {
@@ -38,7 +38,7 @@ mod tests {
     #[test]
     fn the_weights_are_the_narratives_after_training() {
         let map = heatmap(&settings(11)).unwrap();
-        let run = ch11_training::narrative::training_run(123, 60, |_, _| {});
+        let run = ch11_training::run::training_run(123, 60, |_, _| {});
         assert_eq!(
             map.heads[1][7],
             run.after.select(0, 0).select(0, 1).select(0, 7).to_vec()

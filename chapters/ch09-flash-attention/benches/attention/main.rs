@@ -21,7 +21,7 @@
 //! backward through libtorch's autograd).
 //!
 //! Our variants run in rayon pools of one or two threads pinned to cores
-//! (`examples/common/pinned.rs`).
+//! (`timing::pinned`).
 //!
 //! `cargo bench -p ch09-flash-attention --bench attention -- core_causal` runs one group;
 //! `CH09_BENCH_NS="1024 4096"` picks the lengths (default 128 512 1024 2048 4096).
@@ -47,12 +47,10 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
-use pinned::pool;
 use shared::{Device, Tensor, manual_seed, ones, randn, set_device, stack};
-
 // Pools of one and two threads for the kernels, their threads pinned to cores.
-#[path = "../../examples/common/pinned.rs"]
-mod pinned;
+use timing::pinned::pool;
+
 #[cfg(feature = "tch")]
 mod torch;
 

@@ -1,6 +1,8 @@
 //! Central differences, the independent check of a hand-written backward.
 
-use shared::Tensor;
+use ch10_backward::attention::{attention_backward, attention_forward};
+use shared::nn::Dropout;
+use shared::{Tensor, manual_seed};
 
 /// The step of the central differences: large enough that float32 rounding of the
 /// forward pass (about 1e-7 of each output) stays far below the difference, small enough
@@ -57,4 +59,26 @@ pub fn check_gradient(
         }
     }
     Ok(())
+}
+
+/// The attention core's gradients of `q`, `k` and `v` against central differences, for the
+/// loss `Σ r ∘ out` under the mask `hidden` and `dropout`; the generator is reset to
+/// `noise_seed` before every forward pass, so each draws the same dropout noise.
+pub fn check_attention_core(
+    (q, k, v): (&Tensor, &Tensor, &Tensor),
+    hidden: &Tensor<bool>,
+    r: &Tensor,
+    dropout: &Dropout,
+    noise_seed: u64,
+) -> Result<(), String> {
+    let loss = |q: &Tensor, k: &Tensor, v: &Tensor| {
+        manual_seed(noise_seed);
+        weighted_sum(&attention_forward(q, k, v, hidden, dropout).0, r)
+    };
+    manual_seed(noise_seed);
+    let (_, tape) = attention_forward(q, k, v, hidden, dropout);
+    let grads = attention_backward(&tape, r);
+    check_gradient("queries", q, &grads.queries, |x| loss(x, k, v))?;
+    check_gradient("keys", k, &grads.keys, |x| loss(q, x, v))?;
+    check_gradient("values", v, &grads.values, |x| loss(q, k, x))
 }

@@ -85,11 +85,11 @@ fn check_targets(logits: &Tensor, targets: &Tensor<i64>) -> Result<()> {
             ),
         });
     }
-    let classes = logits.size(1) as i64;
+    let classes = logits.size(1);
     match targets
         .to_vec()
         .into_iter()
-        .find(|t| !(0..classes).contains(t))
+        .find(|&t| !usize::try_from(t).is_ok_and(|t| t < classes))
     {
         Some(t) => Err(Error::InvalidArgument {
             op,

@@ -23,7 +23,7 @@ pub use decoder::decoder_mask;
 /// `lengths`: `[batch]`, each at most `tokens`. Returns `[batch, tokens]`.
 // ANCHOR: padding_mask
 pub fn padding_mask(lengths: &Tensor<i64>, tokens: usize) -> Tensor<bool> {
-    let positions = arange(0, tokens as i64, 1); // [tokens]
+    let positions = arange(0, tokens, 1); // [tokens]
     positions.unsqueeze(0).ge(&lengths.unsqueeze(1))
 }
 // ANCHOR_END: padding_mask

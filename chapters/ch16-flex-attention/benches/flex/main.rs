@@ -37,17 +37,11 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
     measurement::WallTime,
 };
-use pinned::pool;
 use shared::{Tensor, manual_seed, randn};
-
-// Pools of one and two threads, their threads pinned to cores, as chapter 9's benchmarks.
-#[path = "../../../ch09-flash-attention/examples/common/pinned.rs"]
-mod pinned;
-
-// Lengths from the environment and criterion's settings, shared with chapter 18's benchmarks.
-#[path = "../common/part4.rs"]
-mod part4;
-use part4::{configure, env_list};
+// Pools of one and two threads pinned to cores, lengths from the environment and criterion's
+// settings, as chapter 9's and 18's benchmarks.
+use timing::pinned::pool;
+use timing::settings::{configure, env_list};
 #[cfg(feature = "tch")]
 mod torch;
 

@@ -35,17 +35,11 @@ use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main, measurement::WallTime,
 };
-use pinned::pool;
 use shared::{Tensor, manual_seed, randn};
-
-// A pool of one thread pinned to a core, as chapter 9's benchmarks.
-#[path = "../../../ch09-flash-attention/examples/common/pinned.rs"]
-mod pinned;
-
-// Lengths from the environment and criterion's settings, as chapter 16's benchmarks.
-#[path = "../../../ch16-flex-attention/benches/common/part4.rs"]
-mod part4;
-use part4::{configure, env_list};
+// A pool of one thread pinned to a core, lengths from the environment and criterion's
+// settings, as chapter 9's and 16's benchmarks.
+use timing::pinned::pool;
+use timing::settings::{configure, env_list};
 
 const HEAD_DIM: usize = 64;
 /// Tokens per chunk of the chunked form.

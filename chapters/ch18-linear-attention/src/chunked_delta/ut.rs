@@ -14,7 +14,7 @@ pub fn ut_transform(k_beta: &Tensor, k: &Tensor, decay: &Tensor) -> Tensor {
     let c = k.size(0);
     let mut a = -(k_beta.matmul(&k.t()) * decay).tril(-1);
     for i in 1..c {
-        let row = a.get(i as i64).slice(0, ..i);
+        let row = a.get(i).slice(0, ..i);
         let above = a.slice(0, ..i).slice(1, ..i);
         let row = &row + row.matmul(&above);
         for (j, value) in row.to_vec().into_iter().enumerate() {

@@ -1,0 +1,410 @@
+//! The layout the chapters keep, checked on the source files so that it cannot drift back:
+//!
+//! - a narrative only prints: no package imports anything from another package's
+//!   `narrative` module but its entry point `narrative::narrative`;
+//! - an exercise stub holds only what the learner writes: no `struct`, no `enum`, no
+//!   `#[allow`;
+//! - shapes without casts: at most 5 `as i64` in the chapters' sources and stubs together;
+//! - benchmarks share code through a crate, never through `#[path]`;
+//! - no import cycle among the modules of one crate.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `text` without its `//` comments (doc comments included), line for line.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The chapter folders, e.g. `chapters/ch05-causal`.
+fn chapters() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("chapters"))
+        .expect("chapters/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The paths each identifier-path `prefix::a::b` continues with in `text`, one per use:
+/// `prefix::{a, b::c}` gives `a` and `b::c`.
+fn paths_after(text: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        let before = rest[..i].chars().next_back();
+        rest = &rest[i + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = matching_brace(group);
+            out.extend(split_group(&group[..end]));
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            out.push(rest[..end].trim_end_matches(':').to_string());
+        }
+    }
+    out
+}
+
+/// The index of the `}` that closes a group whose `{` came just before `text`.
+fn matching_brace(text: &str) -> usize {
+    let mut depth = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return i,
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// `a, b::{c, d}, e as f` as the paths `a`, `b::c`, `b::d`, `e`.
+fn split_group(group: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..]);
+    let mut paths = Vec::new();
+    for item in items.into_iter().map(str::trim).filter(|s| !s.is_empty()) {
+        let item = item.split(" as ").next().unwrap_or(item).trim();
+        match item.split_once("::{") {
+            Some((head, tail)) => {
+                let tail = tail.strip_suffix('}').unwrap_or(tail);
+                paths.extend(
+                    split_group(tail)
+                        .into_iter()
+                        .map(|p| format!("{head}::{p}")),
+                );
+            }
+            None => paths.push(item.to_string()),
+        }
+    }
+    paths
+}
+
+#[test]
+fn only_a_narratives_entry_point_is_used_by_other_packages() {
+    let crates: Vec<String> = chapters()
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().replace('-', "_"))
+        .collect();
+    let mut found = Vec::new();
+    for dir in [
+        "chapters", "book", "tests", "course", "learn", "timing", "shared",
+    ] {
+        for file in rust_files(&root().join(dir)) {
+            let text = code(&read(&file));
+            let relative = file.strip_prefix(root()).unwrap_or(&file).to_path_buf();
+            let own = relative
+                .components()
+                .nth(1)
+                .map(|c| c.as_os_str().to_string_lossy().replace('-', "_"));
+            for krate in &crates {
+                if relative.starts_with("chapters") && own.as_deref() == Some(krate.as_str()) {
+                    continue;
+                }
+                for path in paths_after(&text, &format!("{krate}::narrative::")) {
+                    if path != "narrative" {
+                        found.push(format!(
+                            "{}: {krate}::narrative::{path}",
+                            relative.display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "only narrative::narrative may be imported from another package's narrative; \
+         move these to a concept module (e.g. src/setup.rs):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn stubs_hold_only_what_the_learner_writes() {
+    let mut found = Vec::new();
+    for chapter in chapters() {
+        for stub in rust_files(&chapter.join("exercises")) {
+            let text = code(&read(&stub));
+            for (n, line) in text.lines().enumerate() {
+                let line = line.trim_start();
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let declares = |kind: &str| {
+                    words.first() == Some(&kind)
+                        || (words.first().is_some_and(|w| w.starts_with("pub"))
+                            && words.get(1) == Some(&kind))
+                };
+                if declares("struct") || declares("enum") || line.starts_with("#[allow") {
+                    let relative = stub.strip_prefix(root()).unwrap_or(&stub);
+                    found.push(format!("{}:{}: {line}", relative.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a stub holds only the learner's functions; types go to the concept module (ch13's \
+         src/<type>/mod.rs layout), and a stub needs no #[allow]:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn shapes_and_indices_need_no_casts() {
+    let mut found = Vec::new();
+    for chapter in chapters() {
+        for dir in ["src", "exercises"] {
+            for file in rust_files(&chapter.join(dir)) {
+                for (n, line) in code(&read(&file)).lines().enumerate() {
+                    for _ in line.matches("as i64") {
+                        let relative = file.strip_prefix(root()).unwrap_or(&file);
+                        found.push(format!("{}:{}: {}", relative.display(), n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.len() <= 5,
+        "{} `as i64` in the chapters' sources and stubs, at most 5 (select, get, narrow and \
+         randint take a usize, arange counts with one, flatten merges dims):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn benchmarks_share_code_through_a_crate() {
+    let mut found = Vec::new();
+    for chapter in chapters() {
+        for file in rust_files(&chapter.join("benches")) {
+            for (n, line) in code(&read(&file)).lines().enumerate() {
+                if line.trim_start().starts_with("#[path") {
+                    let relative = file.strip_prefix(root()).unwrap_or(&file);
+                    found.push(format!("{}:{}: {}", relative.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a bench takes shared code from a crate (timing), not a file by #[path]:\n{}",
+        found.join("\n")
+    );
+}
+
+/// A crate's modules, by path (`ops::views`), and the modules each one names with
+/// `crate::...`, a module's own children and parents left out.
+fn module_graph(src: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut modules: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for file in rust_files(src) {
+        let relative = file.strip_prefix(src).expect("under src");
+        if relative.starts_with("bin") {
+            continue;
+        }
+        let mut parts: Vec<String> = relative
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            parts.pop();
+        }
+        modules.insert(parts.join("::"), file);
+    }
+    let resolve = |path: &str| -> Option<String> {
+        let parts: Vec<&str> = path.split("::").collect();
+        (1..=parts.len())
+            .rev()
+            .map(|k| parts[..k].join("::"))
+            .find(|candidate| modules.contains_key(candidate))
+    };
+    let related = |a: &str, b: &str| {
+        a.is_empty()
+            || b.is_empty()
+            || a == b
+            || a.starts_with(&format!("{b}::"))
+            || b.starts_with(&format!("{a}::"))
+    };
+    let mut graph = BTreeMap::new();
+    for (module, file) in &modules {
+        let text = code(&read(file));
+        let mut edges: Vec<String> = paths_after(&text, "crate::")
+            .iter()
+            .filter_map(|p| resolve(p))
+            .filter(|target| !related(module, target))
+            .collect();
+        edges.sort();
+        edges.dedup();
+        graph.insert(module.clone(), edges);
+    }
+    graph
+}
+
+/// The groups of modules that reach each other (Tarjan's strongly connected components of
+/// more than one module).
+fn cycles(graph: &BTreeMap<String, Vec<String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, Vec<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        for w in &s.graph[v] {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.stack.contains(&w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                component.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !state.index.contains_key(v.as_str()) {
+            visit(&mut state, v);
+        }
+    }
+    state.found
+}
+
+#[test]
+fn no_crate_has_an_import_cycle() {
+    let mut sources: Vec<PathBuf> = [
+        "shared",
+        "course",
+        "learn",
+        "tests",
+        "timing",
+        "book/widgets",
+        "book/figures",
+    ]
+    .iter()
+    .map(|d| root().join(d).join("src"))
+    .collect();
+    sources.extend(chapters().iter().map(|c| c.join("src")));
+    let mut found = Vec::new();
+    for src in sources.iter().filter(|s| s.is_dir()) {
+        for cycle in cycles(&module_graph(src)) {
+            let relative = src.strip_prefix(root()).unwrap_or(src);
+            found.push(format!("{}: {}", relative.display(), cycle.join(" <-> ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "modules that import each other, directly or around a loop:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_find_what_they_look_for() {
+    assert_eq!(
+        paths_after(
+            "use ch14::narrative::{CONFIG, narrative};\nx = ch14::narrative::N_NEW;",
+            "ch14::narrative::"
+        ),
+        ["CONFIG", "narrative", "N_NEW"]
+    );
+    assert_eq!(
+        paths_after("use crate::{a::{b, c}, d as e};", "crate::"),
+        ["a::b", "a::c", "d"]
+    );
+    let graph: BTreeMap<String, Vec<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(cycles(&graph), [["a", "b", "c"]]);
+}
