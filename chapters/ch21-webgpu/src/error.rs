@@ -40,7 +40,7 @@ pub enum GpuError {
         detail: String,
     },
     /// A size beyond one of the device's limits, found before anything was sent to it.
-    #[error("{kernel} at {sizes}: {what} needs {needed}, more than the adapter's {limit_name} of {limit}")]
+    #[error("{kernel}, {sizes}: {what} needs {needed}, more than the adapter's {limit_name} of {limit}")]
     OverLimit {
         /// The kernel.
         kernel: &'static str,
@@ -57,7 +57,7 @@ pub enum GpuError {
     },
     /// The device found a mistake: a shader that does not compile, a binding that does not
     /// fit. Caught by an error scope, or by the uncaptured-error handler.
-    #[error("{kernel} at {sizes}: the GPU rejected it: {message}")]
+    #[error("{kernel}, {sizes}: the GPU rejected it: {message}")]
     Validation {
         /// The kernel.
         kernel: &'static str,
@@ -67,7 +67,7 @@ pub enum GpuError {
         message: String,
     },
     /// The device ran out of memory.
-    #[error("{kernel} at {sizes}: out of GPU memory: {message}")]
+    #[error("{kernel}, {sizes}: out of GPU memory: {message}")]
     OutOfMemory {
         /// The kernel.
         kernel: &'static str,

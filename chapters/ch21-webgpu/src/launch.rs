@@ -122,6 +122,7 @@ impl Launch {
         );
         check_inputs(kernel, inputs, causal)?;
         let plan = Plan::new(gpu, kernel, shape, tiles, &sizes)?;
+        let module = compile(gpu, kernel.name(), &kernel.source())?;
         let errors = ErrorScopes::push(gpu);
         let uniform = ShapeUniform {
             heads: shape.heads as u32,
@@ -134,12 +135,6 @@ impl Launch {
             splits: plan.splits,
         };
         let buffers = Buffers::new(gpu, &uniform, inputs, &plan);
-        let module = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel.name()),
-                source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
-            });
         let passes = plan
             .passes
             .iter()
@@ -165,7 +160,7 @@ impl Launch {
                 }
             })
             .collect();
-        errors.pop(gpu, kernel, &sizes)?;
+        errors.pop(gpu, kernel.name(), &sizes)?;
         Ok(Launch {
             kernel,
             sizes,
@@ -213,7 +208,7 @@ impl Launch {
         self.encode(&mut encoder, None);
         gpu.queue.submit([encoder.finish()]);
         wait(gpu, self.kernel)?;
-        errors.pop(gpu, self.kernel, &self.sizes)
+        errors.pop(gpu, self.kernel.name(), &self.sizes)
     }
 
     /// Copies the results into buffers the CPU can read and reads them.
@@ -224,7 +219,7 @@ impl Launch {
         let errors = ErrorScopes::push(gpu);
         let out = read_back(gpu, &self.out, self.kernel)?;
         let lse = read_back(gpu, &self.lse, self.kernel)?;
-        errors.pop(gpu, self.kernel, &self.sizes)?;
+        errors.pop(gpu, self.kernel.name(), &self.sizes)?;
         Ok(Outputs { out, lse })
     }
 }
@@ -245,9 +240,27 @@ impl Launch {
         let errors = ErrorScopes::push(gpu);
         let max = read_back(gpu, part_max, self.kernel)?;
         let sum = read_back(gpu, part_sum, self.kernel)?;
-        errors.pop(gpu, self.kernel, &self.sizes)?;
+        errors.pop(gpu, self.kernel.name(), &self.sizes)?;
         Ok((max, sum))
     }
+}
+
+/// Compiles WGSL `source` into a shader module; a source the device rejects is an error
+/// naming `kernel` and the device's message (with the line and column).
+pub fn compile(
+    gpu: &Gpu,
+    kernel: &'static str,
+    source: &str,
+) -> Result<wgpu::ShaderModule, GpuError> {
+    let errors = ErrorScopes::push(gpu);
+    let module = gpu
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(kernel),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+    errors.pop(gpu, kernel, "compiling its WGSL")?;
+    Ok(module)
 }
 
 /// The shapes fit together and fit the kernel.
@@ -550,13 +563,13 @@ impl ErrorScopes {
 
     /// Pops both scopes (the inner one first) and returns the first error they caught, or
     /// one the uncaptured-error handler received meanwhile.
-    fn pop(self, gpu: &Gpu, kernel: Kernel, sizes: &str) -> Result<(), GpuError> {
+    fn pop(self, gpu: &Gpu, kernel: &'static str, sizes: &str) -> Result<(), GpuError> {
         let out_of_memory = pollster::block_on(self.out_of_memory.pop());
         let validation = pollster::block_on(self.validation.pop());
         let sizes = sizes.to_string();
         if let Some(error) = out_of_memory {
             return Err(GpuError::OutOfMemory {
-                kernel: kernel.name(),
+                kernel,
                 sizes,
                 message: error.to_string(),
             });
@@ -564,7 +577,7 @@ impl ErrorScopes {
         let uncaptured = gpu.take_uncaptured();
         match validation.map(|e| e.to_string()).or(uncaptured.into_iter().next()) {
             Some(message) => Err(GpuError::Validation {
-                kernel: kernel.name(),
+                kernel,
                 sizes,
                 message,
             }),

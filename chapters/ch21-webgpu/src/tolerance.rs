@@ -62,8 +62,8 @@ pub fn tolerance(inputs: &Inputs, causal: bool, rescales: usize) -> Tolerance {
             for j in 0..visible {
                 let k = &inputs.k[(h * shape.keys + j) * d..][..d];
                 let v = &inputs.v[(h * shape.keys + j) * d_v..][..d_v];
-                let dot: f64 = q.iter().zip(k).map(|(&a, &b)| f64::from(a * b)).sum();
-                let size: f64 = q.iter().zip(k).map(|(&a, &b)| f64::from(a * b).abs()).sum();
+                let dot: f64 = q.iter().zip(k).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum();
+                let size: f64 = q.iter().zip(k).map(|(&a, &b)| (f64::from(a) * f64::from(b)).abs()).sum();
                 magnitude = magnitude.max(size * scale);
                 low = low.min(dot * scale);
                 high = high.max(dot * scale);
