@@ -1,9 +1,10 @@
 // Kernel 1, naive: one invocation per query row.
 //
-// Each invocation does what chapters 2 to 7 did for one query: the row's scores, written out
-// to global memory, their maximum, the weights exp(s - max) and their sum, and the weighted
-// sum of the values. Every invocation reads every key and every value from global memory on
-// its own, and the scores of all rows, [heads, queries, keys], sit in global memory too.
+// Each invocation does what chapters 2 to 7 did for one query: the row's scores,
+// written out to global memory, their maximum, the weights exp(s - max) and their
+// sum, and the weighted sum of the values. Every invocation reads every key and every
+// value from global memory on its own, and the scores of all rows, [heads, queries,
+// keys], sit in global memory too.
 
 struct Shape {
     heads: u32,
@@ -20,9 +21,11 @@ struct Shape {
 @group(0) @binding(1) var<storage, read> q: array<f32>; // [heads, queries, d]
 @group(0) @binding(2) var<storage, read> k: array<f32>; // [heads, keys, d]
 @group(0) @binding(3) var<storage, read> v: array<f32>; // [heads, keys, d_v]
-@group(0) @binding(4) var<storage, read_write> out: array<f32>; // [heads, queries, d_v]
+// [heads, queries, d_v]
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>; // [heads, queries]
-@group(0) @binding(6) var<storage, read_write> scores: array<f32>; // [heads, queries, keys]
+// [heads, queries, keys]
+@group(0) @binding(6) var<storage, read_write> scores: array<f32>;
 
 // The lowest float: a maximum that any score replaces (WGSL has no infinity literal).
 const LOWEST: f32 = -3.4028235e38;

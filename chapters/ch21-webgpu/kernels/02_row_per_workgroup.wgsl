@@ -1,10 +1,10 @@
 // Kernel 2: one workgroup per query row.
 //
 // The 64 invocations of a workgroup share one row: each scores every 64th key into
-// workgroup memory, the row's maximum and sum are found by tree reductions (32 pairs, then
-// 16, ..., then 1), with a barrier after every level so that no invocation reads a partial
-// result before it is written, and each invocation then computes every 64th feature of the
-// output. The scores never leave the workgroup.
+// workgroup memory, the row's maximum and sum are found by tree reductions (32 pairs,
+// then 16, ..., then 1), with a barrier after every level so that no invocation reads
+// a partial result before it is written, and each invocation then computes every 64th
+// feature of the output. The scores never leave the workgroup.
 
 struct Shape {
     heads: u32,
@@ -21,14 +21,15 @@ struct Shape {
 @group(0) @binding(1) var<storage, read> q: array<f32>; // [heads, queries, d]
 @group(0) @binding(2) var<storage, read> k: array<f32>; // [heads, keys, d]
 @group(0) @binding(3) var<storage, read> v: array<f32>; // [heads, keys, d_v]
-@group(0) @binding(4) var<storage, read_write> out: array<f32>; // [heads, queries, d_v]
+// [heads, queries, d_v]
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>; // [heads, queries]
 
 const LOWEST: f32 = -3.4028235e38;
 // Invocations per workgroup: a power of two, for the tree reductions.
 const WORKGROUP: u32 = 64u;
-// The longest row of scores the workgroup can hold; the host sets it from the adapter's
-// workgroup memory.
+// The longest row of scores the workgroup can hold; the host sets it from the
+// adapter's workgroup memory.
 override ROW_CAPACITY: u32 = 1024u;
 
 var<workgroup> row_scores: array<f32, ROW_CAPACITY>;
@@ -53,7 +54,10 @@ fn tree_reduce(t: u32, take_max: bool) {
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) t: u32) {
+fn main(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_index) t: u32,
+) {
     let i = wg.x; // the query
     let h = wg.y; // the head
     let row = h * shape.queries + i;

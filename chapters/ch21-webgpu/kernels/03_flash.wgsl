@@ -1,14 +1,14 @@
 // Kernel 3: FlashAttention's forward pass.
 //
-// One workgroup takes a tile of TILE_Q queries of one head, one invocation per query. It
-// walks over the keys in tiles of TILE_K: the workgroup copies a tile of keys and values
-// from global memory into workgroup memory once, a barrier waits for the copy, and every
-// invocation reads the tile from there. Each invocation keeps its row's running maximum,
-// running sum and output in its own registers and updates them tile by tile with chapter
-// 9's online softmax. Under the causal mask the tiles after the last query of the
-// workgroup are never visited (`key_tiles`), and within the tile on the diagonal each
-// query stops at its own position. The log-sum-exp of every row is written out for the
-// backward pass.
+// One workgroup takes a tile of TILE_Q queries of one head, one invocation per query.
+// It walks over the keys in tiles of TILE_K: the workgroup copies a tile of keys and
+// values from global memory into workgroup memory once, a barrier waits for the copy,
+// and every invocation reads the tile from there. Each invocation keeps its row's
+// running maximum, running sum and output in its own registers and updates them tile
+// by tile with chapter 9's online softmax. Under the causal mask the tiles after the
+// last query of the workgroup are never visited (`key_tiles`), and within the tile on
+// the diagonal each query stops at its own position. The log-sum-exp of every row is
+// written out for the backward pass.
 
 struct Shape {
     heads: u32,
@@ -25,7 +25,8 @@ struct Shape {
 @group(0) @binding(1) var<storage, read> q: array<f32>; // [heads, queries, d]
 @group(0) @binding(2) var<storage, read> k: array<f32>; // [heads, keys, d]
 @group(0) @binding(3) var<storage, read> v: array<f32>; // [heads, keys, d_v]
-@group(0) @binding(4) var<storage, read_write> out: array<f32>; // [heads, queries, d_v]
+// [heads, queries, d_v]
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>; // [heads, queries]
 
 const LOWEST: f32 = -3.4028235e38;
@@ -33,8 +34,8 @@ const LOWEST: f32 = -3.4028235e38;
 const HEAD_DIM_MAX: u32 = 64u;
 // The largest tile of keys (the weights of one tile live in registers).
 const TILE_K_MAX: u32 = 64u;
-// Queries per workgroup (one invocation each) and keys per tile, set by the host from the
-// adapter's limits, with the floats of a tile of keys (TILE_K * d) and of values
+// Queries per workgroup (one invocation each) and keys per tile, set by the host from
+// the adapter's limits, with the floats of a tile of keys (TILE_K * d) and of values
 // (TILE_K * d_v).
 override TILE_Q: u32 = 64u;
 override TILE_K: u32 = 32u;
@@ -52,19 +53,23 @@ fn visible_keys(i: u32) -> u32 {
 }
 
 @compute @workgroup_size(TILE_Q)
-fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) t: u32) {
+fn main(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_index) t: u32,
+) {
     let h = wg.y;
     let q_start = wg.x * TILE_Q;
     let i = q_start + t; // this invocation's query
-    // A last tile of queries may be short: its extra invocations help copy the tiles and
-    // write nothing.
+    // A last tile of queries may be short: its extra invocations help copy the tiles
+    // and write nothing.
     let real_query = i < shape.queries;
     let row = h * shape.queries + i;
     let first_key = h * shape.keys;
     let last_query = min(q_start + TILE_Q, shape.queries) - 1u;
 
     var q_row: array<f32, HEAD_DIM_MAX>; // the query, times 1 / sqrt(d)
-    var acc: array<f32, HEAD_DIM_MAX>; // the output so far, relative to the running max
+    // the output so far, relative to the running max
+    var acc: array<f32, HEAD_DIM_MAX>;
     var weights: array<f32, TILE_K_MAX>;
     if real_query {
         for (var c = 0u; c < shape.d; c++) {
@@ -78,7 +83,8 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) t: u3
     let tiles = key_tiles(last_query, shape.keys, TILE_K, shape.causal != 0u);
     for (var tile = 0u; tile < tiles; tile++) {
         let k_start = tile * TILE_K;
-        // Copy the tile of keys and values into workgroup memory, TILE_Q keys at a time.
+        // Copy the tile of keys and values into workgroup memory, TILE_Q keys at a
+        // time.
         for (var j = t; j < TILE_K; j += TILE_Q) {
             let key = k_start + j;
             if key < shape.keys {

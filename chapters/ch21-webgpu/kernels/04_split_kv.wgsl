@@ -1,12 +1,12 @@
 // Kernel 4: split-KV decoding (Flash-Decoding).
 //
-// Decoding asks for one new query per head over a long cache of keys. Kernels 2 and 3 would
-// give that work to one workgroup per head and leave the rest of the GPU idle. Here the
-// keys are cut into `splits` parts and every (head, part) gets a workgroup of its own:
-// `partials` computes each part's attention unfinished (its maximum, its sum of
-// exp(s - max) and its output not yet divided by that sum, chapter 9's `Partial`), and
-// `merge` rescales the parts to their common maximum and adds them up (chapter 9's
-// `merge_partials`), one invocation per head and output feature.
+// Decoding asks for one new query per head over a long cache of keys. Kernels 2 and 3
+// would give that work to one workgroup per head and leave the rest of the GPU idle.
+// Here the keys are cut into `splits` parts and every (head, part) gets a workgroup
+// of its own: `partials` computes each part's attention unfinished (its maximum, its
+// sum of exp(s - max) and its output not yet divided by that sum, chapter 9's
+// `Partial`), and `merge` rescales the parts to their common maximum and adds them up
+// (chapter 9's `merge_partials`), one invocation per head and output feature.
 
 struct Shape {
     heads: u32,
@@ -23,9 +23,11 @@ struct Shape {
 @group(0) @binding(1) var<storage, read> q: array<f32>; // [heads, queries, d]
 @group(0) @binding(2) var<storage, read> k: array<f32>; // [heads, keys, d]
 @group(0) @binding(3) var<storage, read> v: array<f32>; // [heads, keys, d_v]
-@group(0) @binding(4) var<storage, read_write> out: array<f32>; // [heads, queries, d_v]
+// [heads, queries, d_v]
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>; // [heads, queries]
-// Each part's maximum and sum, [heads, queries, splits], and output, [.., splits, d_v].
+// Each part's maximum and sum, [heads, queries, splits], and output, [.., splits,
+// d_v].
 @group(0) @binding(6) var<storage, read_write> part_max: array<f32>;
 @group(0) @binding(7) var<storage, read_write> part_sum: array<f32>;
 @group(0) @binding(8) var<storage, read_write> part_out: array<f32>;
@@ -48,9 +50,13 @@ fn tree_reduce(t: u32, take_max: bool) {
     }
 }
 
-// Workgroup (part p, row): kernel 2's work over keys [p * part_len, (p + 1) * part_len).
+// Workgroup (part p, row): kernel 2's work over keys [p * part_len, (p + 1) *
+// part_len).
 @compute @workgroup_size(WORKGROUP)
-fn partials(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) t: u32) {
+fn partials(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_index) t: u32,
+) {
     let p = wg.x;
     let row = wg.y; // head h, query i
     let h = row / shape.queries;

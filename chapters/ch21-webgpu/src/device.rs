@@ -63,21 +63,23 @@ impl Gpu {
     }
 
     async fn open(choice: AdapterChoice) -> Result<Gpu, GpuError> {
+        // ANCHOR: open
         let instance = instance();
         let options = wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             force_fallback_adapter: choice == AdapterChoice::Cpu,
             ..Default::default()
         };
-        let adapter = instance
-            .request_adapter(&options)
-            .await
-            .map_err(|e| GpuError::NoAdapter {
-                why: match choice {
-                    AdapterChoice::Preferred => format!("wgpu found none: {e}"),
-                    AdapterChoice::Cpu => format!("wgpu found no software adapter: {e}"),
-                },
-            })?;
+        let adapter =
+            instance
+                .request_adapter(&options)
+                .await
+                .map_err(|e| GpuError::NoAdapter {
+                    why: match choice {
+                        AdapterChoice::Preferred => format!("wgpu found none: {e}"),
+                        AdapterChoice::Cpu => format!("wgpu found no software adapter: {e}"),
+                    },
+                })?;
         let info = adapter.get_info();
         let limits = adapter.limits();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
@@ -98,6 +100,7 @@ impl Gpu {
                 adapter: info.name.clone(),
                 why: e.to_string(),
             })?;
+        // ANCHOR_END: open
         // Without a handler, an error no scope catches would panic inside wgpu; this one
         // keeps it for the host code to return.
         let uncaptured = Arc::new(Mutex::new(Vec::new()));

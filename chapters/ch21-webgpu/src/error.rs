@@ -18,7 +18,9 @@ pub const INSTALL_HINTS: &str = "\
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
     /// No adapter was found (no driver, or none of the kind asked for).
-    #[error("no GPU adapter: install mesa-vulkan-drivers (or your GPU's Vulkan driver)\n{why}\n{INSTALL_HINTS}")]
+    #[error(
+        "no GPU adapter: install mesa-vulkan-drivers (or your GPU's Vulkan driver)\n{why}\n{INSTALL_HINTS}"
+    )]
     NoAdapter {
         /// What wgpu said, or which kind of adapter was asked for.
         why: String,
@@ -40,7 +42,9 @@ pub enum GpuError {
         detail: String,
     },
     /// A size beyond one of the device's limits, found before anything was sent to it.
-    #[error("{kernel}, {sizes}: {what} needs {needed}, more than the adapter's {limit_name} of {limit}")]
+    #[error(
+        "{kernel}, {sizes}: {what} needs {needed}, more than the adapter's {limit_name} of {limit}"
+    )]
     OverLimit {
         /// The kernel.
         kernel: &'static str,

@@ -134,32 +134,19 @@ impl Launch {
             scale: 1.0 / (shape.d as f32).sqrt(),
             splits: plan.splits,
         };
+        // ANCHOR: launch_new
         let buffers = Buffers::new(gpu, &uniform, inputs, &plan);
-        let passes = plan
-            .passes
-            .iter()
-            .map(|&(entry, workgroups, bindings)| {
-                let pipeline = gpu
-                    .device
-                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(kernel.name()),
-                        layout: None,
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &plan.constants,
-                            ..Default::default()
-                        },
-                        cache: None,
-                    });
-                let bind_group = buffers.bind_group(gpu, &pipeline, bindings);
-                Pass {
-                    pipeline,
-                    bind_group,
-                    workgroups,
-                }
-            })
-            .collect();
+        let mut passes = Vec::new();
+        for &(entry, workgroups, bindings) in &plan.passes {
+            let pipeline = make_pipeline(gpu, &module, entry, &plan.constants);
+            let bind_group = buffers.bind_group(gpu, &pipeline, bindings);
+            passes.push(Pass {
+                pipeline,
+                bind_group,
+                workgroups,
+            });
+        }
+        // ANCHOR_END: launch_new
         errors.pop(gpu, kernel.name(), &sizes)?;
         Ok(Launch {
             kernel,
@@ -185,20 +172,23 @@ impl Launch {
     /// Records the kernel's passes into `encoder`, timed into `timestamps` (two queries,
     /// before and after) if given.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, timestamps: Option<&wgpu::QuerySet>) {
+        let timestamp_writes = timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(self.kernel.name()),
-            timestamp_writes: timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
-                query_set,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            }),
+            timestamp_writes,
         });
+        // ANCHOR: dispatch
         for step in &self.passes {
             pass.set_pipeline(&step.pipeline);
             pass.set_bind_group(0, &step.bind_group, &[]);
             let [x, y, z] = step.workgroups;
             pass.dispatch_workgroups(x, y, z);
         }
+        // ANCHOR_END: dispatch
     }
 
     /// Runs the kernel once and waits for the GPU to finish.
@@ -245,6 +235,30 @@ impl Launch {
     }
 }
 
+/// A compute pipeline of `module`'s entry point `entry`, its `override` constants set to
+/// `constants`; its bind group layout is the one the WGSL declares.
+// ANCHOR: make_pipeline
+fn make_pipeline(
+    gpu: &Gpu,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    let descriptor = wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: None,
+        module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
+        cache: None,
+    };
+    gpu.device.create_compute_pipeline(&descriptor)
+}
+// ANCHOR_END: make_pipeline
+
 /// Compiles WGSL `source` into a shader module; a source the device rejects is an error
 /// naming `kernel` and the device's message (with the line and column).
 pub fn compile(
@@ -272,10 +286,12 @@ fn check_inputs(kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<(), Gpu
         d,
         d_v,
     } = inputs.shape;
-    let error = |detail: String| Err(GpuError::Shape {
-        kernel: kernel.name(),
-        detail,
-    });
+    let error = |detail: String| {
+        Err(GpuError::Shape {
+            kernel: kernel.name(),
+            detail,
+        })
+    };
     if inputs.q.len() != heads * queries * d
         || inputs.k.len() != heads * keys * d
         || inputs.v.len() != heads * keys * d_v
@@ -303,8 +319,7 @@ fn check_inputs(kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<(), Gpu
     if let Kernel::SplitKv { splits } = kernel {
         if causal {
             return error(
-                "split-KV decoding has no causal mask: the new query sees the whole cache"
-                    .into(),
+                "split-KV decoding has no causal mask: the new query sees the whole cache".into(),
             );
         }
         if splits == 0 {
@@ -365,8 +380,14 @@ impl Plan {
                     ));
                 }
                 let constants = vec![("ROW_CAPACITY", keys.max(1) as f64)];
-                (vec![("main", [queries, heads, 1], FORWARD)], constants, 0, 0)
+                (
+                    vec![("main", [queries, heads, 1], FORWARD)],
+                    constants,
+                    0,
+                    0,
+                )
             }
+            // ANCHOR: flash_plan
             Kernel::Flash => {
                 if tiles.tile_k == 0 {
                     return Err(over(
@@ -382,9 +403,11 @@ impl Plan {
                     ("K_TILE_FLOATS", (tiles.tile_k * d) as f64),
                     ("V_TILE_FLOATS", (tiles.tile_k * d_v) as f64),
                 ];
+                // One workgroup per tile of queries (x) of each head (y).
                 let grid = [queries.div_ceil(tiles.tile_q), heads, 1];
                 (vec![("main", grid, FORWARD)], constants, 0, 0)
             }
+            // ANCHOR_END: flash_plan
             Kernel::SplitKv { splits } => {
                 let part_len = keys.div_ceil(splits as usize);
                 if part_len > tiles.row_capacity {
@@ -477,6 +500,7 @@ struct Buffers {
 impl Buffers {
     fn new(gpu: &Gpu, uniform: &ShapeUniform, inputs: &Inputs, plan: &Plan) -> Buffers {
         let device = &gpu.device;
+        // ANCHOR: buffers
         let input = |label, data: &[f32]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -493,6 +517,7 @@ impl Buffers {
                 mapped_at_creation: false,
             })
         };
+        // ANCHOR_END: buffers
         let shape = inputs.shape;
         let rows = shape.heads * shape.queries;
         let parts = rows * plan.splits as usize;
@@ -527,6 +552,7 @@ impl Buffers {
         pipeline: &wgpu::ComputePipeline,
         bindings: &[u32],
     ) -> wgpu::BindGroup {
+        // ANCHOR: bind_group
         let layout = pipeline.get_bind_group_layout(0);
         let mut all = vec![&self.shape, &self.q, &self.k, &self.v, &self.out, &self.lse];
         all.extend(&self.scratch);
@@ -542,6 +568,7 @@ impl Buffers {
             layout: &layout,
             entries: &entries,
         })
+        // ANCHOR_END: bind_group
     }
 }
 
@@ -575,7 +602,10 @@ impl ErrorScopes {
             });
         }
         let uncaptured = gpu.take_uncaptured();
-        match validation.map(|e| e.to_string()).or(uncaptured.into_iter().next()) {
+        match validation
+            .map(|e| e.to_string())
+            .or(uncaptured.into_iter().next())
+        {
             Some(message) => Err(GpuError::Validation {
                 kernel,
                 sizes,
@@ -598,6 +628,7 @@ pub(crate) fn wait(gpu: &Gpu, kernel: Kernel) -> Result<(), GpuError> {
 }
 
 /// Copies `buffer` into a buffer the CPU can map, and reads it.
+// ANCHOR: read_back
 fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, kernel: Kernel) -> Result<Vec<f32>, GpuError> {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("read back"),
@@ -630,3 +661,4 @@ fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, kernel: Kernel) -> Result<Vec<f32
     staging.unmap();
     Ok(values)
 }
+// ANCHOR_END: read_back

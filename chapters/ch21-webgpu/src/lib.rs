@@ -22,9 +22,9 @@
 
 pub mod device;
 pub mod error;
+pub mod kernels;
 #[cfg_attr(feature = "exercise", path = "../exercises/key_reads.rs")]
 pub mod key_reads;
-pub mod kernels;
 pub mod launch;
 pub mod narrative;
 pub mod setup;

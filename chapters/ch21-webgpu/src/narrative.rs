@@ -119,7 +119,10 @@ fn inputs(story: &mut Narrative, seed: u64, q: &Tensor) {
          (manual_seed({seed}), randn)"
     ));
     step.print_shape("q.shape", q);
-    step.print(format!("q[0, 0, 0, :4]: {}", q.get(0).get(0).get(0).narrow(0, 0, 4)));
+    step.print(format!(
+        "q[0, 0, 0, :4]: {}",
+        q.get(0).get(0).get(0).narrow(0, 0, 4)
+    ));
 }
 
 fn reference(story: &mut Narrative, cpu: &Outputs) {
@@ -137,7 +140,11 @@ fn forward(
 ) -> Result<()> {
     let inputs = host.inputs();
     let gpu_out = attention(gpu, kernel, &inputs, true)?;
-    let agreement = compare(&gpu_out, cpu, &tolerance(&inputs, true, rescales(kernel, host)));
+    let agreement = compare(
+        &gpu_out,
+        cpu,
+        &tolerance(&inputs, true, rescales(kernel, host)),
+    );
     eprintln!(
         "{}: largest difference from the CPU {:.2e}, {:.3} of its tolerance",
         kernel.name(),
@@ -151,7 +158,10 @@ fn forward(
     };
     let step = story.step(title);
     step.print(format!("out[0, 1, -1, :4]: {}", last_row(&gpu_out.out, 1)));
-    step.print(format!("logsumexp[0, 1, -4:]: {}", last_lse(&gpu_out.lse, 1)));
+    step.print(format!(
+        "logsumexp[0, 1, -4:]: {}",
+        last_lse(&gpu_out.lse, 1)
+    ));
     step.print(format!(
         "within the tolerance of the CPU's result: {}",
         python_bool(agreement.within())
@@ -238,7 +248,10 @@ fn split_kv(story: &mut Narrative, gpu: &Gpu, seed: u64) -> Result<()> {
     let parts = Tensor::from_vec(part_lse, &[heads, SPLITS as usize]);
     step.print(format!("logsumexp of each part, head 0: {}", parts.get(0)));
     let out = Tensor::from_vec(gpu_out.out.clone(), &[heads, d]);
-    step.print(format!("merged out[0, 0, 0, :4]: {}", out.get(0).narrow(0, 0, 4)));
+    step.print(format!(
+        "merged out[0, 0, 0, :4]: {}",
+        out.get(0).narrow(0, 0, 4)
+    ));
     step.print(format!(
         "merged logsumexp[0, :, 0]: {}",
         Tensor::from_vec(gpu_out.lse.clone(), &[heads])

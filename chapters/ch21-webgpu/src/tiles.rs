@@ -34,6 +34,7 @@ impl TileSizes {
     ///
     /// # Shapes
     /// `d`, `d_v`: the features of a query or key, and of a value.
+    // ANCHOR: for_limits
     pub fn for_limits(limits: &Limits, d: usize, d_v: usize) -> TileSizes {
         let workgroup_bytes = limits.max_compute_workgroup_storage_size as usize;
         let invocations = (limits.max_compute_invocations_per_workgroup as usize)
@@ -46,4 +47,5 @@ impl TileSizes {
             workgroup_bytes,
         }
     }
+    // ANCHOR_END: for_limits
 }

@@ -49,14 +49,17 @@ pub fn time_once(gpu: &Gpu, launch: &Launch) -> Result<(Duration, Clock), GpuErr
     readable.map_async(wgpu::MapMode::Read, .., |_| {});
     wait(gpu, launch.kernel())?;
     let ticks: [u64; 2] = {
-        let view = readable.get_mapped_range(..).map_err(|e| GpuError::Device {
-            kernel: launch.kernel().name(),
-            message: format!("reading the timestamps failed: {e}"),
-        })?;
+        let view = readable
+            .get_mapped_range(..)
+            .map_err(|e| GpuError::Device {
+                kernel: launch.kernel().name(),
+                message: format!("reading the timestamps failed: {e}"),
+            })?;
         let values: &[u64] = bytemuck::cast_slice(&view);
         [values[0], values[1]]
     };
     readable.unmap();
-    let nanos = ticks[1].saturating_sub(ticks[0]) as f64 * f64::from(gpu.queue.get_timestamp_period());
+    let nanos =
+        ticks[1].saturating_sub(ticks[0]) as f64 * f64::from(gpu.queue.get_timestamp_period());
     Ok((Duration::from_nanos(nanos as u64), Clock::Timestamps))
 }

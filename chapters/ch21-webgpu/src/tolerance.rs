@@ -62,8 +62,16 @@ pub fn tolerance(inputs: &Inputs, causal: bool, rescales: usize) -> Tolerance {
             for j in 0..visible {
                 let k = &inputs.k[(h * shape.keys + j) * d..][..d];
                 let v = &inputs.v[(h * shape.keys + j) * d_v..][..d_v];
-                let dot: f64 = q.iter().zip(k).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum();
-                let size: f64 = q.iter().zip(k).map(|(&a, &b)| (f64::from(a) * f64::from(b)).abs()).sum();
+                let dot: f64 = q
+                    .iter()
+                    .zip(k)
+                    .map(|(&a, &b)| f64::from(a) * f64::from(b))
+                    .sum();
+                let size: f64 = q
+                    .iter()
+                    .zip(k)
+                    .map(|(&a, &b)| (f64::from(a) * f64::from(b)).abs())
+                    .sum();
                 magnitude = magnitude.max(size * scale);
                 low = low.min(dot * scale);
                 high = high.max(dot * scale);
@@ -84,7 +92,8 @@ pub fn tolerance(inputs: &Inputs, causal: bool, rescales: usize) -> Tolerance {
             // plus the final addition's rounding.
             let lse = high + (visible as f64).ln();
             let log_error = 2f64.powi(-21) + 6.0 * U * (visible as f64).ln();
-            let one_side = 2.0 * eta + (a + sums) / (1.0 - a - sums) + log_error + 2.0 * U * lse.abs();
+            let one_side =
+                2.0 * eta + (a + sums) / (1.0 - a - sums) + log_error + 2.0 * U * lse.abs();
             tolerance.lse.push(2.0 * one_side);
         }
     }

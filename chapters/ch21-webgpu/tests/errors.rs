@@ -51,8 +51,13 @@ fn a_buffer_over_the_binding_limit_names_the_kernel_the_sizes_and_the_limit() {
     // Kernel 1 writes all the scores: n × n floats, over the limit.
     let n = ((limit / 4) as f64).sqrt() as usize + 1;
     let mut buffers = Vec::new();
-    let error = attention(gpu, Kernel::Naive, &inputs(shape(1, n, n, 1, 1), &mut buffers), false)
-        .unwrap_err();
+    let error = attention(
+        gpu,
+        Kernel::Naive,
+        &inputs(shape(1, n, n, 1, 1), &mut buffers),
+        false,
+    )
+    .unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, GpuError::OverLimit { .. }), "{message}");
     for part in [
@@ -74,11 +79,19 @@ fn a_row_over_the_workgroup_memory_names_the_limit() {
     let keys = gpu.limits.max_compute_workgroup_storage_size as usize / 4;
     let mut buffers = Vec::new();
     let sizes = shape(1, 1, keys, 2, 2);
-    let error = attention(gpu, Kernel::RowPerWorkgroup, &inputs(sizes, &mut buffers), false)
-        .unwrap_err()
-        .to_string();
+    let error = attention(
+        gpu,
+        Kernel::RowPerWorkgroup,
+        &inputs(sizes, &mut buffers),
+        false,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(error.contains("kernel 2"), "{error}");
-    assert!(error.contains("max_compute_workgroup_storage_size"), "{error}");
+    assert!(
+        error.contains("max_compute_workgroup_storage_size"),
+        "{error}"
+    );
     // Kernel 3 reads the keys in tiles: the same row is no problem.
     let out = attention(gpu, Kernel::Flash, &inputs(sizes, &mut buffers), false).unwrap();
     assert!((out.out[0] - 1.0).abs() < 1e-6, "{}", out.out[0]);
@@ -90,12 +103,20 @@ fn wgsl_that_does_not_compile_is_an_error_naming_the_kernel() {
         return;
     };
     let broken = "@compute @workgroup_size(64)\nfn main() { let x: f32 = 1u; }";
-    let error = compile(gpu, "a broken kernel", broken).unwrap_err().to_string();
+    let error = compile(gpu, "a broken kernel", broken)
+        .unwrap_err()
+        .to_string();
     assert!(error.starts_with("a broken kernel"), "{error}");
     assert!(error.contains("the GPU rejected it"), "{error}");
     // The device is still usable afterwards.
     let mut buffers = Vec::new();
-    attention(gpu, Kernel::Flash, &inputs(shape(1, 2, 2, 2, 2), &mut buffers), true).unwrap();
+    attention(
+        gpu,
+        Kernel::Flash,
+        &inputs(shape(1, 2, 2, 2, 2), &mut buffers),
+        true,
+    )
+    .unwrap();
 }
 
 #[test]
@@ -106,16 +127,25 @@ fn shapes_that_do_not_fit_are_errors() {
     let mut buffers = Vec::new();
     let mut bad = inputs(shape(1, 4, 4, 2, 2), &mut buffers);
     bad.shape.queries = 5;
-    let error = attention(gpu, Kernel::Naive, &bad, false).unwrap_err().to_string();
+    let error = attention(gpu, Kernel::Naive, &bad, false)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("do not fit q [1, 5, 2]"), "{error}");
     let mut buffers = Vec::new();
     let wide = inputs(shape(1, 4, 4, 100, 2), &mut buffers);
-    let error = attention(gpu, Kernel::Flash, &wide, false).unwrap_err().to_string();
+    let error = attention(gpu, Kernel::Flash, &wide, false)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("d = 100"), "{error}");
     let mut buffers = Vec::new();
     let split = Kernel::SplitKv { splits: 2 };
-    let error = attention(gpu, split, &inputs(shape(1, 1, 4, 2, 2), &mut buffers), true)
-        .unwrap_err()
-        .to_string();
+    let error = attention(
+        gpu,
+        split,
+        &inputs(shape(1, 1, 4, 2, 2), &mut buffers),
+        true,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(error.contains("no causal mask"), "{error}");
 }

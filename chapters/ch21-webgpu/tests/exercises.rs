@@ -60,12 +60,25 @@ fn exercise_key_reads() {
     // The chapter's example: 200 tokens, tiles of 64 × 64, causal.
     let t = tiles(64, 64);
     for kernel in [Kernel::Naive, Kernel::RowPerWorkgroup] {
-        assert_eq!(key_reads(kernel, 200, 200, true, t), 20100, "{}", kernel.name());
-        assert_eq!(key_reads(kernel, 200, 200, false, t), 40000, "{}", kernel.name());
+        assert_eq!(
+            key_reads(kernel, 200, 200, true, t),
+            20100,
+            "{}",
+            kernel.name()
+        );
+        assert_eq!(
+            key_reads(kernel, 200, 200, false, t),
+            40000,
+            "{}",
+            kernel.name()
+        );
     }
     assert_eq!(key_reads(Kernel::Flash, 200, 200, true, t), 584);
     assert_eq!(key_reads(Kernel::Flash, 200, 200, false, t), 800);
-    assert_eq!(key_reads(Kernel::SplitKv { splits: 8 }, 1, 2000, false, t), 2000);
+    assert_eq!(
+        key_reads(Kernel::SplitKv { splits: 8 }, 1, 2000, false, t),
+        2000
+    );
 }
 
 proptest! {
@@ -205,7 +218,11 @@ fn exercise_causal_tiles() {
             for last_query in [0u32, 5, 63, 64, 150, 300] {
                 for causal in [false, true] {
                     cases.push([last_query, keys, tile_k, u32::from(causal)]);
-                    let seen = if causal { (last_query + 1).min(keys) } else { keys };
+                    let seen = if causal {
+                        (last_query + 1).min(keys)
+                    } else {
+                        keys
+                    };
                     expected.push(seen.div_ceil(tile_k));
                 }
             }

@@ -74,7 +74,9 @@ fn exp_on_the_gpu_within_wgsl_s_promise() {
     let Some(gpu) = common::gpu() else {
         return;
     };
-    let pytorch = Tensor::from_vec(EXP_AT.to_vec(), &[EXP_AT.len()]).exp().to_vec();
+    let pytorch = Tensor::from_vec(EXP_AT.to_vec(), &[EXP_AT.len()])
+        .exp()
+        .to_vec();
     let got = exp_on_the_gpu(gpu, &EXP_AT);
     let mut table = String::from("x        on the GPU      in PyTorch      GPU - PyTorch\n");
     for ((&x, &ours), &theirs) in EXP_AT.iter().zip(&got).zip(&pytorch) {

@@ -15,7 +15,10 @@ pub fn within_one_unit_of_last_digit(ours: &str, pytorch: &str) -> Result<(), St
     }
     for (n, (x, y)) in a.iter().zip(&b).enumerate() {
         if let Err(why) = line_within(x, y) {
-            return Err(format!("line {}: {why}\n  ours:    {x}\n  pytorch: {y}", n + 1));
+            return Err(format!(
+                "line {}: {why}\n  ours:    {x}\n  pytorch: {y}",
+                n + 1
+            ));
         }
     }
     Ok(())
@@ -132,10 +135,16 @@ fn numbers_may_differ_by_one_unit_of_their_last_digit() {
     assert!(ok("read 20100 keys", "read 20101 keys").is_ok());
     assert!(ok("read 20100 keys", "read 20102 keys").is_err());
     assert!(ok("True", "False").is_err());
-    assert!(ok("tensor([ 0.0907])", "tensor([0.0907])").is_err(), "spacing is text");
+    assert!(
+        ok("tensor([ 0.0907])", "tensor([0.0907])").is_err(),
+        "spacing is text"
+    );
     assert!(ok("0.091", "0.0910").is_err(), "the same digits");
     assert!(ok("ch21: 1", "ch21: 1").is_ok());
-    assert!(ok("ch21: 1", "ch22: 1").is_err(), "digits in a word are text");
+    assert!(
+        ok("ch21: 1", "ch22: 1").is_err(),
+        "digits in a word are text"
+    );
     assert!(ok("a\nb", "a").is_err());
     assert_eq!(last_digit_unit("0.0907"), 1e-4);
     assert_eq!(last_digit_unit("-20100"), 1.0);
