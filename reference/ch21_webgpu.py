@@ -139,9 +139,9 @@ print("out[0, 1, -1, :4]:", out[0, 1, -1, :4])
 print("logsumexp[0, 1, -4:]:", lse[0, 1, -4:])
 print()
 
-# Kernel 3 rescales a weight once per later tile of keys: at most n / tile_k times.
+# Kernel 3 rescales a weight once per later tile of keys: at most once per key.
 tile_q, tile_k = 64, largest_tile_k(16384, d, d)
-rescales = {"1": 0, "2": 0, "3": -(-n // tile_k)}
+rescales = {"1": 0, "2": 0, "3": n}
 titles = {
     "1": "Kernel 1: one invocation per query row, the scores in global memory",
     "2": "Kernel 2: one workgroup per query row, tree reductions",

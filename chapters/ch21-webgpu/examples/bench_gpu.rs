@@ -14,7 +14,7 @@ use ch21_webgpu::kernels::Kernel;
 use ch21_webgpu::launch::Launch;
 use ch21_webgpu::setup::{HostInputs, cpu_attention, draw_qkv};
 use ch21_webgpu::timing::{Clock, time_once};
-use ch21_webgpu::tolerance::{compare, tolerance};
+use ch21_webgpu::tolerance::{compare, rescales, tolerance};
 
 fn env_list(name: &str, default: &str) -> Vec<usize> {
     std::env::var(name)
@@ -76,8 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut agrees = Vec::new();
         for (kernel, launch) in &kernels {
             launch.run(&gpu)?;
-            let rescales = if *kernel == Kernel::Flash { n } else { 0 };
-            let bound = tolerance(&host.inputs(), true, rescales);
+            let bound = tolerance(&host.inputs(), true, rescales(*kernel, n));
             agrees.push(compare(&launch.read(&gpu)?, &cpu, &bound).within());
         }
         let mut gpu_times = vec![Vec::new(); kernels.len()];

@@ -15,7 +15,7 @@ use crate::kernels::Kernel;
 use crate::key_reads::key_reads;
 use crate::launch::{Launch, Outputs, attention};
 use crate::setup::{CACHE, EXAMPLE, EXP_AT, HostInputs, SPLITS, cpu_attention, draw_qkv};
-use crate::tolerance::{compare, tolerance};
+use crate::tolerance::{compare, rescales, tolerance};
 
 /// The chapter's own options.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
@@ -143,7 +143,7 @@ fn forward(
     let agreement = compare(
         &gpu_out,
         cpu,
-        &tolerance(&inputs, true, rescales(kernel, host)),
+        &tolerance(&inputs, true, rescales(kernel, host.shape.keys)),
     );
     eprintln!(
         "{}: largest difference from the CPU {:.2e}, {:.3} of its tolerance",
@@ -167,22 +167,6 @@ fn forward(
         python_bool(agreement.within())
     ));
     Ok(())
-}
-
-/// How many times a kernel may rescale a weight: kernel 3 once per later tile of keys.
-pub(crate) fn rescales(kernel: Kernel, host: &HostInputs) -> usize {
-    match kernel {
-        Kernel::Flash => {
-            let tiles = crate::tiles::TileSizes::for_limits(
-                &wgpu::Limits::downlevel_defaults(),
-                host.shape.d,
-                host.shape.d_v,
-            );
-            host.shape.keys.div_ceil(tiles.tile_k.max(1))
-        }
-        Kernel::SplitKv { .. } => 1,
-        _ => 0,
-    }
 }
 
 fn tiles(story: &mut Narrative, gpu: &Gpu, host: &HostInputs) -> Result<()> {
@@ -215,7 +199,7 @@ fn no_mask(story: &mut Narrative, gpu: &Gpu, q: &Tensor, k: &Tensor, v: &Tensor)
     let host = HostInputs::new(q, k, v);
     let cpu = cpu_attention(q, k, v, false);
     let gpu_out = attention(gpu, Kernel::Flash, &host.inputs(), false)?;
-    let bound = tolerance(&host.inputs(), false, rescales(Kernel::Flash, &host));
+    let bound = tolerance(&host.inputs(), false, rescales(Kernel::Flash, host.shape.keys));
     let step = story.step("Kernel 3 without the causal mask");
     step.print(format!("out[0, 1, 0, :4]: {}", first_row(&gpu_out.out, 1)));
     step.print(format!(
@@ -240,7 +224,7 @@ fn split_kv(story: &mut Narrative, gpu: &Gpu, seed: u64) -> Result<()> {
         .map(|(&m, &s)| m + s.ln())
         .collect();
     let cpu = cpu_attention(&q, &k, &v, false);
-    let bound = tolerance(&host.inputs(), false, rescales(kernel, &host));
+    let bound = tolerance(&host.inputs(), false, rescales(kernel, host.shape.keys));
     let step = story.step(format!(
         "Kernel 4: split-KV decoding, one query over {CACHE} keys in {SPLITS} parts \
          (manual_seed({seed}))"

@@ -16,6 +16,7 @@
 //!   `γ(n)·V` each, the division `5u·V`, and weights below the smallest normal float, which
 //!   a GPU may flush to zero, at most `n·2⁻¹²⁶·V`.
 
+use crate::kernels::Kernel;
 use crate::launch::{Inputs, Outputs};
 
 /// The unit roundoff of `f32`: half the distance from 1 to the next float.
@@ -25,6 +26,17 @@ const U: f64 = f32::EPSILON as f64 / 2.0;
 fn gamma(n: usize) -> f64 {
     let nu = n as f64 * U;
     nu / (1.0 - nu)
+}
+
+/// How many times `kernel` may rescale a weight over `keys` keys: kernel 3 once per later
+/// tile of keys (so at most once per key), kernel 4 once when it merges the parts, the
+/// others never.
+pub fn rescales(kernel: Kernel, keys: usize) -> usize {
+    match kernel {
+        Kernel::Flash => keys,
+        Kernel::SplitKv { .. } => 1,
+        Kernel::Naive | Kernel::RowPerWorkgroup => 0,
+    }
 }
 
 /// The largest distance two correct results may have, per query row.

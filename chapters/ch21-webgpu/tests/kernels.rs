@@ -9,19 +9,9 @@ mod common;
 use ch21_webgpu::kernels::Kernel;
 use ch21_webgpu::launch::{Outputs, attention};
 use ch21_webgpu::setup::{HostInputs, cpu_attention, draw_qkv};
-use ch21_webgpu::tolerance::{Agreement, compare, tolerance};
+use ch21_webgpu::tolerance::{Agreement, compare, rescales, tolerance};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-
-/// How many times a kernel may rescale a weight, for the tolerance: kernel 3 once per tile
-/// of keys after the weight's own (at most one per key), kernel 4 once.
-fn rescales(kernel: Kernel, keys: usize) -> usize {
-    match kernel {
-        Kernel::Flash => keys,
-        Kernel::SplitKv { .. } => 1,
-        _ => 0,
-    }
-}
 
 /// Runs `kernel` on `randn` inputs of the given sizes and compares with the CPU.
 fn check(
