@@ -87,14 +87,10 @@ pub fn all_exercises(root: &Path) -> Result<Vec<Exercise>, String> {
 /// ("Write `causal_mask` in `exercises/mask.rs`."). The summary is what the learner reads,
 /// so it is the one place that must name the right file anyway.
 pub fn stub_file(summary: &str) -> Option<&str> {
-    summary
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .find(|code| {
-            // Rust, or WGSL for a GPU kernel's function (chapter 21).
-            code.starts_with("exercises/") && (code.ends_with(".rs") || code.ends_with(".wgsl"))
-        })
+    summary.split('`').skip(1).step_by(2).find(|code| {
+        // Rust, or WGSL for a GPU kernel's function (chapter 21).
+        code.starts_with("exercises/") && (code.ends_with(".rs") || code.ends_with(".wgsl"))
+    })
 }
 
 /// The exercise `chapter`/`name`, or an error that lists what there is.

@@ -57,7 +57,9 @@ pub fn inputs(settings: &GpuSettings) -> Result<GpuInputs, String> {
         ));
     }
     if !(1..=MAX_FEATURES).contains(&d) {
-        return Err(format!("the kernels take 1 to {MAX_FEATURES} features, not {d}"));
+        return Err(format!(
+            "the kernels take 1 to {MAX_FEATURES} features, not {d}"
+        ));
     }
     let seed = match &settings.seed {
         Some(text) => crate::request::parse_seed(text)?,
@@ -94,7 +96,10 @@ mod tests {
         assert_eq!((got.out.len(), got.lse.len()), (30, 10));
         // The first query sees only the first key under the causal mask.
         assert_eq!(got.out[..3], got.v[..3]);
-        let too_long = GpuSettings { n: 5000, ..settings };
+        let too_long = GpuSettings {
+            n: 5000,
+            ..settings
+        };
         assert!(inputs(&too_long).unwrap_err().contains("1 to 2048 tokens"));
     }
 }

@@ -20,7 +20,10 @@ fn env_list(name: &str, default: &str) -> Vec<usize> {
     std::env::var(name)
         .unwrap_or_else(|_| default.into())
         .split_whitespace()
-        .map(|s| s.parse().unwrap_or_else(|_| panic!("{name}: {s:?} is not a number")))
+        .map(|s| {
+            s.parse()
+                .unwrap_or_else(|_| panic!("{name}: {s:?} is not a number"))
+        })
         .collect()
 }
 
@@ -97,7 +100,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 kernel.name(),
                 time.as_secs_f64() * 1e3,
                 time.as_secs_f64() / cpu_median.as_secs_f64(),
-                if agrees { "yes" } else { "NO (see the appendix)" }
+                if agrees {
+                    "yes"
+                } else {
+                    "NO (see the appendix)"
+                }
             );
         }
         println!(

@@ -21,7 +21,7 @@ use wgpu::util::DeviceExt;
 use crate::device::Gpu;
 use crate::error::GpuError;
 use crate::kernels::Kernel;
-use crate::tiles::{HEAD_DIM_MAX, TileSizes, WORKGROUP};
+use crate::tiles::{HEAD_DIM_MAX, TILE_K_MAX, TileSizes, WORKGROUP};
 
 /// The inputs of one call, as row-major `f32` slices.
 ///
@@ -109,8 +109,23 @@ impl Launch {
         inputs: &Inputs,
         causal: bool,
     ) -> Result<Launch, GpuError> {
+        let tiles = TileSizes::for_limits(&gpu.limits, inputs.shape.d, inputs.shape.d_v);
+        Launch::with_tiles(gpu, kernel, inputs, causal, tiles)
+    }
+
+    /// [`Launch::new`] with chosen tile sizes instead of the largest the device allows (a
+    /// tile the device's workgroup memory cannot hold is an error).
+    ///
+    /// # Shapes
+    /// As [`Inputs`].
+    pub fn with_tiles(
+        gpu: &Gpu,
+        kernel: Kernel,
+        inputs: &Inputs,
+        causal: bool,
+        tiles: TileSizes,
+    ) -> Result<Launch, GpuError> {
         let shape = inputs.shape;
-        let tiles = TileSizes::for_limits(&gpu.limits, shape.d, shape.d_v);
         let sizes = format!(
             "heads {}, queries {}, keys {}, d {}, d_v {}{}",
             shape.heads,
@@ -389,6 +404,16 @@ impl Plan {
             }
             // ANCHOR: flash_plan
             Kernel::Flash => {
+                if tiles.tile_k > TILE_K_MAX || tiles.tile_q == 0 {
+                    return Err(GpuError::Shape {
+                        kernel: kernel.name(),
+                        detail: format!(
+                            "tiles of {} queries and {} keys: the kernel takes 1 query and \
+                             at most {TILE_K_MAX} keys",
+                            tiles.tile_q, tiles.tile_k
+                        ),
+                    });
+                }
                 if tiles.tile_k == 0 {
                     return Err(over(
                         format!("one key and one value of {d} and {d_v} floats (bytes)"),

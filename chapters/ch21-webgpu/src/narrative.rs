@@ -199,7 +199,11 @@ fn no_mask(story: &mut Narrative, gpu: &Gpu, q: &Tensor, k: &Tensor, v: &Tensor)
     let host = HostInputs::new(q, k, v);
     let cpu = cpu_attention(q, k, v, false);
     let gpu_out = attention(gpu, Kernel::Flash, &host.inputs(), false)?;
-    let bound = tolerance(&host.inputs(), false, rescales(Kernel::Flash, host.shape.keys));
+    let bound = tolerance(
+        &host.inputs(),
+        false,
+        rescales(Kernel::Flash, host.shape.keys),
+    );
     let step = story.step("Kernel 3 without the causal mask");
     step.print(format!("out[0, 1, 0, :4]: {}", first_row(&gpu_out.out, 1)));
     step.print(format!(

@@ -118,7 +118,7 @@ fn lavapipe_stops_long_loops_and_only_the_comparison_sees_it() {
 }
 
 proptest! {
-    #![proptest_config(quiet(12))]
+    #![proptest_config(quiet(8))]
 
     /// Random sizes (small enough for lavapipe's loop limit), every kernel.
     #[test]
