@@ -182,7 +182,8 @@ parts = torch.stack([torch.logsumexp(scores[..., p * part_len:(p + 1) * part_len
                      for p in range(splits)], -1)  # [1, heads, 1, splits]
 merged = F.scaled_dot_product_attention(q1, k1, v1)
 print(f"## Kernel 4: split-KV decoding, one query over {cache} keys in {splits} parts (manual_seed({seed}))")
-print("logsumexp of each part, head 0:", parts[0, 0, 0])
+print("logsumexp of each part, head 0:")
+print(parts[0, 0, 0])
 print("merged out[0, 0, 0, :4]:", merged[0, 0, 0, :4])
 print("merged logsumexp[0, :, 0]:", torch.logsumexp(scores, -1)[0, :, 0])
 print("within the tolerance of the CPU's result:", agrees(q1, k1, v1, False, 1))
@@ -191,5 +192,6 @@ print()
 x = torch.tensor([-20.0, -5.0, -1.0, 0.5, 1.0, 10.0])
 print("## exp in PyTorch, the value a GPU's exp is compared with")
 print("x:", x)
-print("torch.exp(x): [" + ", ".join(f"{e:.8e}" for e in torch.exp(x).tolist()) + "]")
+for value, e in zip(x.tolist(), torch.exp(x).tolist()):
+    print(f"torch.exp({value:.1f}): {e:.8e}")
 print()

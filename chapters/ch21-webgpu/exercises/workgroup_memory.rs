@@ -8,10 +8,10 @@ pub fn tile_bytes(tile_k: usize, d: usize, d_v: usize) -> usize {
     todo!("the bytes of one tile")
 }
 
-/// The largest power of two `tile_k <= max_tile_k` whose tile ([`tile_bytes`]) fits in
+/// The largest power of two `tile_k <= max_k` whose tile ([`tile_bytes`]) fits in
 /// `limit` bytes of workgroup memory; 0 if not even one key fits.
-pub fn largest_tile_k(limit: usize, d: usize, d_v: usize, max_tile_k: usize) -> usize {
-    // TODO: the largest power of two up to max_tile_k whose tile fits in limit bytes.
-    let _ = (limit, d, d_v, max_tile_k);
+pub fn largest_tile_k(limit: usize, d: usize, d_v: usize, max_k: usize) -> usize {
+    // TODO: the largest power of two up to max_k whose tile fits in limit bytes.
+    let _ = (limit, d, d_v, max_k);
     todo!("the largest tile that fits")
 }

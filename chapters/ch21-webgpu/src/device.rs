@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::{AdapterInfo, Backends, DeviceType, Instance, InstanceDescriptor, Limits};
 
-use crate::error::GpuError;
+use crate::error::{GpuError, Result};
 
 /// Which adapter to ask for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -58,11 +58,11 @@ pub fn describe(info: &AdapterInfo) -> String {
 impl Gpu {
     /// Finds an adapter of the kind asked for and opens a device with all the limits it
     /// offers.
-    pub fn new(choice: AdapterChoice) -> Result<Gpu, GpuError> {
+    pub fn new(choice: AdapterChoice) -> Result<Gpu> {
         pollster::block_on(Gpu::open(choice))
     }
 
-    async fn open(choice: AdapterChoice) -> Result<Gpu, GpuError> {
+    async fn open(choice: AdapterChoice) -> Result<Gpu> {
         // ANCHOR: open
         let instance = instance();
         let options = wgpu::RequestAdapterOptions {

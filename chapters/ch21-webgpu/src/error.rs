@@ -90,6 +90,9 @@ pub enum GpuError {
     },
 }
 
+/// `Result` with this chapter's [`GpuError`].
+pub type Result<T> = std::result::Result<T, GpuError>;
+
 impl From<GpuError> for shared::Error {
     fn from(error: GpuError) -> shared::Error {
         shared::Error::Device {

@@ -19,7 +19,7 @@ use ch09_flash_attention::kernel::AttentionShape;
 use wgpu::util::DeviceExt;
 
 use crate::device::Gpu;
-use crate::error::GpuError;
+use crate::error::{GpuError, Result};
 use crate::kernels::Kernel;
 use crate::tiles::{HEAD_DIM_MAX, TILE_K_MAX, TileSizes, WORKGROUP};
 
@@ -86,12 +86,7 @@ pub struct Launch {
 ///
 /// # Shapes
 /// As [`Inputs`]; returns `out` `[heads, queries, d_v]`, `lse` `[heads, queries]`.
-pub fn attention(
-    gpu: &Gpu,
-    kernel: Kernel,
-    inputs: &Inputs,
-    causal: bool,
-) -> Result<Outputs, GpuError> {
+pub fn attention(gpu: &Gpu, kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<Outputs> {
     let launch = Launch::new(gpu, kernel, inputs, causal)?;
     launch.run(gpu)?;
     launch.read(gpu)
@@ -103,12 +98,7 @@ impl Launch {
     ///
     /// # Shapes
     /// As [`Inputs`].
-    pub fn new(
-        gpu: &Gpu,
-        kernel: Kernel,
-        inputs: &Inputs,
-        causal: bool,
-    ) -> Result<Launch, GpuError> {
+    pub fn new(gpu: &Gpu, kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<Launch> {
         let tiles = TileSizes::for_limits(&gpu.limits, inputs.shape.d, inputs.shape.d_v);
         Launch::with_tiles(gpu, kernel, inputs, causal, tiles)
     }
@@ -124,7 +114,7 @@ impl Launch {
         inputs: &Inputs,
         causal: bool,
         tiles: TileSizes,
-    ) -> Result<Launch, GpuError> {
+    ) -> Result<Launch> {
         let shape = inputs.shape;
         let sizes = format!(
             "heads {}, queries {}, keys {}, d {}, d_v {}{}",
@@ -207,7 +197,7 @@ impl Launch {
     }
 
     /// Runs the kernel once and waits for the GPU to finish.
-    pub fn run(&self, gpu: &Gpu) -> Result<(), GpuError> {
+    pub fn run(&self, gpu: &Gpu) -> Result<()> {
         let errors = ErrorScopes::push(gpu);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         self.encode(&mut encoder, None);
@@ -220,7 +210,7 @@ impl Launch {
     ///
     /// # Shapes
     /// Returns `out` `[heads, queries, d_v]`, `lse` `[heads, queries]`.
-    pub fn read(&self, gpu: &Gpu) -> Result<Outputs, GpuError> {
+    pub fn read(&self, gpu: &Gpu) -> Result<Outputs> {
         let errors = ErrorScopes::push(gpu);
         let out = read_back(gpu, &self.out, self.kernel)?;
         let lse = read_back(gpu, &self.lse, self.kernel)?;
@@ -235,7 +225,7 @@ impl Launch {
     ///
     /// # Shapes
     /// Returns two `[heads · queries, splits]`; an error for the other kernels.
-    pub fn read_parts(&self, gpu: &Gpu) -> Result<(Vec<f32>, Vec<f32>), GpuError> {
+    pub fn read_parts(&self, gpu: &Gpu) -> Result<(Vec<f32>, Vec<f32>)> {
         let [part_max, part_sum, _] = self.scratch.as_slice() else {
             return Err(GpuError::Shape {
                 kernel: self.kernel.name(),
@@ -276,11 +266,7 @@ fn make_pipeline(
 
 /// Compiles WGSL `source` into a shader module; a source the device rejects is an error
 /// naming `kernel` and the device's message (with the line and column).
-pub fn compile(
-    gpu: &Gpu,
-    kernel: &'static str,
-    source: &str,
-) -> Result<wgpu::ShaderModule, GpuError> {
+pub fn compile(gpu: &Gpu, kernel: &'static str, source: &str) -> Result<wgpu::ShaderModule> {
     let errors = ErrorScopes::push(gpu);
     let module = gpu
         .device
@@ -293,7 +279,7 @@ pub fn compile(
 }
 
 /// The shapes fit together and fit the kernel.
-fn check_inputs(kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<(), GpuError> {
+fn check_inputs(kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<()> {
     let AttentionShape {
         heads,
         queries,
@@ -362,7 +348,7 @@ impl Plan {
         shape: AttentionShape,
         tiles: TileSizes,
         sizes: &str,
-    ) -> Result<Plan, GpuError> {
+    ) -> Result<Plan> {
         let AttentionShape {
             heads,
             queries,
@@ -615,7 +601,7 @@ impl ErrorScopes {
 
     /// Pops both scopes (the inner one first) and returns the first error they caught, or
     /// one the uncaptured-error handler received meanwhile.
-    fn pop(self, gpu: &Gpu, kernel: &'static str, sizes: &str) -> Result<(), GpuError> {
+    fn pop(self, gpu: &Gpu, kernel: &'static str, sizes: &str) -> Result<()> {
         let out_of_memory = pollster::block_on(self.out_of_memory.pop());
         let validation = pollster::block_on(self.validation.pop());
         let sizes = sizes.to_string();
@@ -642,7 +628,7 @@ impl ErrorScopes {
 }
 
 /// Waits until the device has finished all submitted work.
-pub(crate) fn wait(gpu: &Gpu, kernel: Kernel) -> Result<(), GpuError> {
+pub(crate) fn wait(gpu: &Gpu, kernel: Kernel) -> Result<()> {
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
         .map(|_| ())
@@ -654,7 +640,7 @@ pub(crate) fn wait(gpu: &Gpu, kernel: Kernel) -> Result<(), GpuError> {
 
 /// Copies `buffer` into a buffer the CPU can map, and reads it.
 // ANCHOR: read_back
-fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, kernel: Kernel) -> Result<Vec<f32>, GpuError> {
+fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, kernel: Kernel) -> Result<Vec<f32>> {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("read back"),
         size: buffer.size(),

@@ -234,7 +234,8 @@ fn split_kv(story: &mut Narrative, gpu: &Gpu, seed: u64) -> Result<()> {
          (manual_seed({seed}))"
     ));
     let parts = Tensor::from_vec(part_lse, &[heads, SPLITS as usize]);
-    step.print(format!("logsumexp of each part, head 0: {}", parts.get(0)));
+    step.print("logsumexp of each part, head 0:");
+    step.print(parts.get(0));
     let out = Tensor::from_vec(gpu_out.out.clone(), &[heads, d]);
     step.print(format!(
         "merged out[0, 0, 0, :4]: {}",
@@ -255,8 +256,9 @@ fn exp(story: &mut Narrative) {
     let x = Tensor::from_vec(EXP_AT.to_vec(), &[EXP_AT.len()]);
     let step = story.step("exp in PyTorch, the value a GPU's exp is compared with");
     step.print(format!("x: {x}"));
-    let values: Vec<String> = x.exp().to_vec().iter().map(|&e| python_e(e)).collect();
-    step.print(format!("torch.exp(x): [{}]", values.join(", ")));
+    for (x, e) in EXP_AT.iter().zip(x.exp().to_vec()) {
+        step.print(format!("torch.exp({x:.1}): {}", python_e(e)));
+    }
 }
 
 /// A float as Python's `f"{x:.8e}"` prints it: 9 significant digits, a two-digit exponent.

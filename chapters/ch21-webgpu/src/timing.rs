@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::device::Gpu;
-use crate::error::GpuError;
+use crate::error::{GpuError, Result};
 use crate::launch::{Launch, wait};
 
 /// How a time was taken.
@@ -18,7 +18,7 @@ pub enum Clock {
 }
 
 /// Runs `launch` once and returns how long the GPU took, and how that was measured.
-pub fn time_once(gpu: &Gpu, launch: &Launch) -> Result<(Duration, Clock), GpuError> {
+pub fn time_once(gpu: &Gpu, launch: &Launch) -> Result<(Duration, Clock)> {
     if !gpu.timestamps {
         let started = Instant::now();
         launch.run(gpu)?;

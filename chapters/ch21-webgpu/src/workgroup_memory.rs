@@ -8,15 +8,15 @@ pub fn tile_bytes(tile_k: usize, d: usize, d_v: usize) -> usize {
 }
 // ANCHOR_END: tile_bytes
 
-/// The largest power of two `tile_k <= max_tile_k` whose tile ([`tile_bytes`]) fits in
+/// The largest power of two `tile_k <= max_k` whose tile ([`tile_bytes`]) fits in
 /// `limit` bytes of workgroup memory; 0 if not even one key fits.
 // ANCHOR: largest_tile_k
-pub fn largest_tile_k(limit: usize, d: usize, d_v: usize, max_tile_k: usize) -> usize {
+pub fn largest_tile_k(limit: usize, d: usize, d_v: usize, max_k: usize) -> usize {
     let mut tile_k = 1;
-    if tile_bytes(tile_k, d, d_v) > limit || max_tile_k == 0 {
+    if tile_bytes(tile_k, d, d_v) > limit || max_k == 0 {
         return 0;
     }
-    while tile_k * 2 <= max_tile_k && tile_bytes(tile_k * 2, d, d_v) <= limit {
+    while tile_k * 2 <= max_k && tile_bytes(tile_k * 2, d, d_v) <= limit {
         tile_k *= 2;
     }
     tile_k

@@ -64,6 +64,15 @@ fn exp_on_the_gpu(gpu: &ch21_webgpu::device::Gpu, x: &[f32]) -> Vec<f32> {
     values
 }
 
+/// `x` with 9 significant digits and a two-digit exponent, as the chapter prints PyTorch's.
+fn scientific(x: f32) -> String {
+    let text = format!("{:.8e}", f64::from(x));
+    let (mantissa, exponent) = text.split_once('e').expect("an exponent");
+    let exponent: i32 = exponent.parse().expect("a number");
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exponent.abs())
+}
+
 /// The distance from `y` to the next float up: one unit in the last place.
 fn spacing(y: f32) -> f64 {
     f64::from(f32::from_bits(y.to_bits() + 1)) - f64::from(y)
@@ -87,7 +96,9 @@ fn exp_on_the_gpu_within_wgsl_s_promise() {
             "exp({x}) = {ours} on the GPU, {theirs} in PyTorch: {units} units apart"
         );
         table.push_str(&format!(
-            "{x:<8} {ours:<15.8e} {theirs:<15.8e} {:+.2e}\n",
+            "{x:<8} {:<15} {:<15} {:+.2e}\n",
+            scientific(ours),
+            scientific(theirs),
             f64::from(ours) - f64::from(theirs)
         ));
     }
