@@ -7,12 +7,14 @@
 //! and the limit involved.
 
 /// What each operating system needs for a GPU adapter, one line each.
-pub const INSTALL_HINTS: &str = "\
-  Debian, Ubuntu: sudo apt-get install mesa-vulkan-drivers (a software GPU, lavapipe, if there is no other)
-  Fedora: sudo dnf install mesa-vulkan-drivers
-  Arch: sudo pacman -S vulkan-swrast (software) or your GPU's Vulkan driver
-  macOS: Metal is built in (macOS 10.13 or newer)
-  Windows: DirectX 12 is built in (Windows 10 or newer); update the graphics driver";
+pub const INSTALL_HINTS: &str = concat!(
+    "  Debian, Ubuntu: sudo apt-get install mesa-vulkan-drivers",
+    " (lavapipe, a software GPU, where there is no other)\n",
+    "  Fedora: sudo dnf install mesa-vulkan-drivers\n",
+    "  Arch: sudo pacman -S vulkan-swrast (software) or your GPU's Vulkan driver\n",
+    "  macOS: Metal is built in (macOS 10.13 or newer)\n",
+    "  Windows: DirectX 12 is built in (Windows 10 or newer); update the graphics driver",
+);
 
 /// An error of this chapter's GPU code.
 #[derive(Debug, thiserror::Error)]

@@ -53,7 +53,7 @@ pub fn run(seed: Seed, options: GpuOptions) -> Result<Narrative> {
 /// `--list-adapters`: every adapter, one line each.
 fn adapters() -> Narrative {
     let mut story = Narrative::new("GPU adapters");
-    let step = story.step("Found by wgpu (WGPU_BACKEND=vulkan, metal, dx12 or gl narrows it)");
+    let step = story.step("Found by wgpu (WGPU_BACKEND=vulkan, metal or dx12 narrows it)");
     let found = list_adapters();
     if found.is_empty() {
         step.print("none");
