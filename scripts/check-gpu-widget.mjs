@@ -48,8 +48,9 @@ const settled = `(async () => {
   return { state: w ? w.dataset.state || "never started" : "no widget", result: null, text: w ? w.textContent : "" };
 })()`;
 
+let watchdog;
 async function main() {
-  const watchdog = setTimeout(() => {
+  watchdog = setTimeout(() => {
     fail(`timed out after ${timeoutMs} ms`);
     browser.chrome.kill("SIGKILL");
     process.exit(1);
@@ -121,4 +122,7 @@ main()
     fail(e.message);
     if (browser.log()) console.error(browser.log().slice(-2000));
   })
-  .finally(close);
+  .finally(() => {
+    clearTimeout(watchdog);
+    return close();
+  });

@@ -222,8 +222,9 @@
       try {
         const answer = request({ gpu: { n, heads: HEADS, d: D, seed: "0" } });
         if (!answer.ok) throw new Error(answer.text);
-        const inputs = JSON.parse(answer.text);
-        const cpu = { out: inputs.out, lse: inputs.lse };
+        const parsed = JSON.parse(answer.text);
+        const inputs = { q: Float32Array.from(parsed.q), k: Float32Array.from(parsed.k), v: Float32Array.from(parsed.v) };
+        const cpu = { out: parsed.out, lse: parsed.lse };
         const tiles = { tileQ: WORKGROUP, tileK: largestTileK(device.limits.maxComputeWorkgroupStorageSize, D, D) };
         const rows = [];
         for (let i = 0; i < KERNELS.length; i++) {

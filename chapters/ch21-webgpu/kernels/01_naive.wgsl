@@ -28,7 +28,7 @@ struct Shape {
 @group(0) @binding(6) var<storage, read_write> scores: array<f32>;
 
 // The lowest float: a maximum that any score replaces (WGSL has no infinity literal).
-const LOWEST: f32 = -3.4028235e38;
+const LOWEST: f32 = -0x1.fffffep+127f; // -3.4028235e38, written exactly
 
 // How many keys query i sees: all of them, or keys 0..=i under the causal mask.
 fn visible_keys(i: u32) -> u32 {

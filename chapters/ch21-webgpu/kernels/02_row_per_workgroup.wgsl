@@ -25,7 +25,7 @@ struct Shape {
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>; // [heads, queries]
 
-const LOWEST: f32 = -3.4028235e38;
+const LOWEST: f32 = -0x1.fffffep+127f; // -3.4028235e38, written exactly
 // Invocations per workgroup: a power of two, for the tree reductions.
 const WORKGROUP: u32 = 64u;
 // The longest row of scores the workgroup can hold; the host sets it from the

@@ -29,7 +29,7 @@ struct Shape {
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>; // [heads, queries]
 
-const LOWEST: f32 = -3.4028235e38;
+const LOWEST: f32 = -0x1.fffffep+127f; // -3.4028235e38, written exactly
 // The largest d and d_v: a row of the query and of the output live in registers.
 const HEAD_DIM_MAX: u32 = 64u;
 // The largest tile of keys (the weights of one tile live in registers).

@@ -32,7 +32,7 @@ struct Shape {
 @group(0) @binding(7) var<storage, read_write> part_sum: array<f32>;
 @group(0) @binding(8) var<storage, read_write> part_out: array<f32>;
 
-const LOWEST: f32 = -3.4028235e38;
+const LOWEST: f32 = -0x1.fffffep+127f; // -3.4028235e38, written exactly
 const WORKGROUP: u32 = 64u;
 // The most keys one part may hold (its scores stay in workgroup memory).
 override PART_CAPACITY: u32 = 1024u;
