@@ -169,7 +169,7 @@
     const slider = el("input", { type: "range", min: 6, max: 11, step: 1, value: 8, "data-knob": "log2n" });
     const shown = el("output");
     const button = el("button", { type: "button" }, "Run");
-    const status = el("p", { class: "widget-message", role: "status" });
+    const status = el("p", { class: "widget-caption", role: "status" });
     const table = el("table", { class: "gpu-results" });
     root.append(
       el("p", { class: "widget-title" }, `Try it: the chapter's kernels on your GPU (${HEADS} heads of ${D} features, causal)`),
@@ -182,6 +182,7 @@
 
     if (!navigator.gpu) {
       root.dataset.state = "no-webgpu";
+      status.className = "widget-message";
       status.textContent = "This browser has no WebGPU (Chrome and Edge 113 or newer have it, Safari 26, Firefox 141 on Windows): the kernels cannot run here. `cargo run -p ch21-webgpu` runs them on your machine.";
       button.disabled = true;
       return;
@@ -208,6 +209,7 @@
       sources = await Promise.all(KERNELS.map(async (kernel) => (await Promise.all(kernel.files.map(fetchText))).join("\n")));
     } catch (e) {
       root.dataset.state = "no-webgpu";
+      status.className = "widget-message";
       status.textContent = `WebGPU is not usable here: ${e.message}.`;
       button.disabled = true;
       return;
@@ -218,6 +220,7 @@
       button.disabled = true;
       slider.disabled = true;
       root.dataset.state = "running";
+      status.className = "widget-caption";
       status.textContent = `running at ${n} tokens…`;
       try {
         const answer = request({ gpu: { n, heads: HEADS, d: D, seed: "0" } });
@@ -250,6 +253,7 @@
         root.dataset.state = "done";
       } catch (e) {
         status.textContent = `error: ${e.message}`;
+        status.className = "widget-message";
         root.dataset.state = "error";
       }
       button.disabled = false;
