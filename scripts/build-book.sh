@@ -42,6 +42,11 @@ cargo test --quiet -p workspace-tests --test book_includes
 if ! bash scripts/build-wasm.sh; then
   echo "note: no WebAssembly module; the book's pages will show their static figures only"
 fi
+# Chapter 21's kernels, which its page runs on the reader's GPU (theme/gpu.js): the very
+# files the chapter compiles, copied into the book (not committed).
+rm -rf book/src/widgets/kernels
+mkdir -p book/src/widgets/kernels
+cp chapters/ch21-webgpu/kernels/*.wgsl book/src/widgets/kernels/
 # The pages fetch the module where build-wasm.sh marked them (theme/header.hbs); without
 # the module, no mark, so that they ask for nothing.
 if [ ! -f book/src/widgets/book_widgets.wasm ]; then

@@ -77,6 +77,9 @@ if [ -f "$module" ]; then
   numbers="${CARGO_TARGET_DIR:-target}/debug/widget-numbers"
   node scripts/check-widgets-browser.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
     --numbers "$numbers" --out book/build/screenshots || status=$?
+  # Chapter 21's kernels in the page, on Chromium's software GPU (WebGPU on, no --disable-gpu).
+  node scripts/check-gpu-widget.mjs --base "http://127.0.0.1:$port/" --chromium "$chromium" \
+    --out book/build/screenshots || status=$?
   # The same pages as a book built without the module shows them: its pages carry no mark
   # (theme/header.hbs, written by build-wasm.sh), so a theme without it stands for that.
   mkdir "$scratch/theme"

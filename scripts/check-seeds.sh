@@ -6,7 +6,7 @@
 #
 # For each chapter and seed it runs `cargo run -p chNN-slug -- --seed S` (the dev build)
 # and `python reference/chNN_slug.py --seed S`, diffs the two outputs and prints the
-# differing lines. Exits 1 if any output differs. The interpreter comes from $PYTHON
+# differing lines (chapter 21, on a GPU: each number within one unit of its last digit). Exits 1 if any output differs. The interpreter comes from $PYTHON
 # (default .venv/bin/python) and must have torch 2.13.0.
 #
 # The reference is PyTorch on an Intel CPU with AVX-512, whose MKL order of additions the
@@ -68,7 +68,9 @@ for chapter in "${chapters[@]}"; do
         checked=$((checked + 1))
         if ! diff -u --label "pytorch $chapter --seed $seed" --label "ours" \
             "$tmp/pytorch.txt" "$tmp/ours.txt" >"$tmp/diff.txt"; then
-            if [ "$reference_platform" -eq 0 ] &&
+            # Off the reference platform, and always for chapter 21 (a GPU rounds in its own
+            # order), within one unit of each number's last printed digit is PyTorch's text.
+            if { [ "$reference_platform" -eq 0 ] || [ "$chapter" = ch21-webgpu ]; } &&
                 "$bin_dir/compare-printed" "$tmp/ours.txt" "$tmp/pytorch.txt" >"$tmp/digits.txt"; then
                 within_digits=$((within_digits + 1))
                 echo "digits  $chapter --seed $seed: $(cat "$tmp/digits.txt")"

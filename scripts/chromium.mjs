@@ -10,14 +10,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export function launchChromium(chromiumPath, hostname, profilePrefix) {
+// `{ webgpu: true }` launches it with WebGPU on (chapter 21's page): without `--disable-gpu`
+// and with `--enable-unsafe-webgpu`, which a headless Chromium needs for `requestAdapter()`
+// to answer (it then runs the kernels on its software GPU, SwiftShader).
+export function launchChromium(chromiumPath, hostname, profilePrefix, { webgpu = false } = {}) {
   const profile = mkdtempSync(join(tmpdir(), profilePrefix));
+  const gpuFlags = webgpu ? ["--enable-unsafe-webgpu"] : ["--disable-gpu"];
   const chrome = spawn(
     chromiumPath,
     [
       "--headless",
       "--no-sandbox",
-      "--disable-gpu",
+      ...gpuFlags,
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",

@@ -82,15 +82,15 @@ pub fn all_exercises(root: &Path) -> Result<Vec<Exercise>, String> {
     Ok(exercises)
 }
 
-/// The stub file an exercise's summary names: the first `` `exercises/….rs` `` in it
+/// The stub file an exercise's summary names: the first `` `exercises/….rs` `` (or
+/// `` `exercises/….wgsl` ``) in it
 /// ("Write `causal_mask` in `exercises/mask.rs`."). The summary is what the learner reads,
 /// so it is the one place that must name the right file anyway.
 pub fn stub_file(summary: &str) -> Option<&str> {
-    summary
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .find(|code| code.starts_with("exercises/") && code.ends_with(".rs"))
+    summary.split('`').skip(1).step_by(2).find(|code| {
+        // Rust, or WGSL for a GPU kernel's function (chapter 21).
+        code.starts_with("exercises/") && (code.ends_with(".rs") || code.ends_with(".wgsl"))
+    })
 }
 
 /// The exercise `chapter`/`name`, or an error that lists what there is.
@@ -138,6 +138,10 @@ mod tests {
             Some("exercises/all_at_once.rs")
         );
         assert_eq!(stub_file("Write `a` somewhere."), None);
+        assert_eq!(
+            stub_file("In `exercises/causal_tiles.wgsl`: the tile skip."),
+            Some("exercises/causal_tiles.wgsl")
+        );
     }
 
     #[test]

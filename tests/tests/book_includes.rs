@@ -5,8 +5,9 @@
 //!
 //! - every include in `book/src` resolves: the file exists, the anchor exists once, is
 //!   closed and is not empty, a line range lies within the file;
-//! - code (`.rs`) and hints (`.md`) are included only by anchor, program output only from
-//!   snapshot files (`.snap`), and only their body, never insta's header;
+//! - code (`.rs`) and hints (`.md`) are included only by anchor, GPU kernels (`.wgsl`) only
+//!   whole, program output only from snapshot files (`.snap`), and only their body, never
+//!   insta's header;
 //! - every anchor in the chapters is closed, and every page of `SUMMARY.md` exists;
 //! - no included line of code or output is wider than the book's code column;
 //! - every figure is up to date: each SVG in `book/src/figures` records the digest of the
@@ -224,6 +225,8 @@ fn resolve(include: &Include) -> Result<Vec<String>, String> {
         (_, "rs" | "md") => {
             return Err("code and hints are included by anchor only".into());
         }
+        // A GPU kernel is shown whole, as the device compiles it (chapter 21).
+        (Selector::Whole, "wgsl") => lines.clone(),
         (Selector::Lines(Some(start), None), "snap") if *start == SNAPSHOT_HEADER_LINES + 1 => {
             let header = &lines[..SNAPSHOT_HEADER_LINES.min(lines.len())];
             let header_ok = header.len() == SNAPSHOT_HEADER_LINES
@@ -313,7 +316,9 @@ fn dedented(lines: &[String]) -> Vec<String> {
 fn every_included_code_and_output_line_fits_the_column() {
     let mut problems = Vec::new();
     for include in includes(&mut problems) {
-        let is_code_or_output = [".rs", ".snap"].iter().any(|e| include.target.ends_with(e));
+        let is_code_or_output = [".rs", ".snap", ".wgsl"]
+            .iter()
+            .any(|e| include.target.ends_with(e));
         let Ok(body) = resolve(&include) else {
             continue; // reported by every_include_resolves_to_code_hints_or_outputs
         };

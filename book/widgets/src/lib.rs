@@ -5,6 +5,8 @@
 //! - [`chapters`]: every chapter's printed story, for the "run this chapter" panels;
 //! - [`heatmap`]: a chapter's attention weights under the settings a reader picks;
 //! - [`blocks`]: chapter 17's block pool filling as requests arrive;
+//! - [`gpu`]: the inputs of chapter 21's WebGPU kernels, which the page runs itself, and
+//!   chapter 9's result on the CPU to compare them with;
 //! - [`controls`]: which settings each chapter's widget offers, and where they start;
 //! - [`request`]: the one entry point a page calls, a request in and an answer out,
 //!   both JSON.
@@ -19,6 +21,7 @@ pub mod abi;
 pub mod blocks;
 pub mod chapters;
 pub mod controls;
+pub mod gpu;
 pub mod heatmap;
 pub mod request;
 pub mod seed;

@@ -6,6 +6,7 @@
 //! {"heatmap": {"chapter": 5, ...}}        -> {"queries": [...], "keys": [...], "heads": [[[...]]]}
 //! {"controls": 5}                         -> [{"knob": "words", "label": "sentence", "input": "words", ...}, ...]
 //! {"blocks": {"block_size": 4, "steps": ["request", "token"]}} -> {"blocks": [...], "sequences": [...], ...}
+//! {"gpu": {"n": 256, "heads": 1, "d": 64, "seed": "0"}}  -> {"q": [...], "k": [...], "v": [...], "out": [...], "lse": [...]}
 //! ```
 //!
 //! Seeds travel as strings: JavaScript's numbers cannot hold every `u64`.
@@ -30,6 +31,8 @@ enum Request {
     Blocks {
         blocks: crate::blocks::BlockSettings,
     },
+    /// Chapter 21's inputs and chapter 9's result for them.
+    Gpu { gpu: crate::gpu::GpuSettings },
 }
 
 /// Answers one request: the chapter's printed text, or a heatmap as JSON. An error is a
@@ -53,6 +56,10 @@ pub fn answer(request: &str) -> Result<String, String> {
         Request::Blocks { blocks } => {
             let pool = crate::blocks::pool(&blocks)?;
             serde_json::to_string(&pool).map_err(|e| e.to_string())
+        }
+        Request::Gpu { gpu } => {
+            let inputs = crate::gpu::inputs(&gpu)?;
+            serde_json::to_string(&inputs).map_err(|e| e.to_string())
         }
     }
 }

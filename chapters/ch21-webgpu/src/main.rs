@@ -1,0 +1,7 @@
+//! `cargo run -p ch21-webgpu`: runs the chapter's kernels on the GPU wgpu finds and prints
+//! the steps as the PyTorch reference script prints them; the adapter goes to stderr.
+//! `-- --list-adapters` lists every adapter, `-- --cpu-adapter` asks for a software one.
+
+fn main() -> std::process::ExitCode {
+    course::cli::chapter_main_with(ch21_webgpu::narrative::run, ch21_webgpu::HINTS)
+}
