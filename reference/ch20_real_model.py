@@ -74,6 +74,13 @@ def made_on():
     return name
 
 
+def meta():
+    """What a safetensors fixture records: the processor, and the build of PyTorch's CPU
+    kernels it ran (an AMD processor runs the AVX2 build, an Intel one with AVX-512 the
+    AVX512 build; their softmax adds a row's exponentials in 8 or 16 lanes)."""
+    return {"made_on": made_on(), "capability": torch.backends.cpu.get_cpu_capability()}
+
+
 def versions():
     import tokenizers
     import gguf  # noqa: F401
@@ -83,6 +90,7 @@ def versions():
         "transformers": transformers.__version__,
         "tokenizers": tokenizers.__version__,
         "made_on": made_on(),
+        "capability": torch.backends.cpu.get_cpu_capability(),
         "mkl_cbwr": os.environ.get("MKL_CBWR", ""),
     }
 
@@ -272,7 +280,7 @@ def fixtures():
         new, scores = greedy(model, ids, 8)
         save_file({"ids": ids, "logits": logits.contiguous(), "greedy": new.contiguous(),
                    "greedy_logits": scores.contiguous()}, os.path.join(folder, "expected.safetensors"),
-                  metadata={"made_on": made_on()})
+                  metadata=meta())
         summary[arch] = {"greedy": new[0].tolist()}
         if arch == "llama":
             gguf_path = os.path.join(FIXTURES, "tiny-llama.gguf")
@@ -284,7 +292,7 @@ def fixtures():
             sd = {k: v.contiguous() for k, v in loaded.state_dict().items() if k != "lm_head.weight"}
             sd["logits"] = loaded(ids).logits.contiguous()
             save_file(sd, os.path.join(FIXTURES, "tiny-llama.gguf.expected.safetensors"),
-                      metadata={"made_on": made_on()})
+                      metadata=meta())
             gtok = AutoTokenizer.from_pretrained(FIXTURES, gguf_file="tiny-llama.gguf")
             summary["gguf_tokens"] = {s: gtok.encode(s, add_special_tokens=False) for s in HARD_STRINGS}
             summary["gguf_chat"] = gtok.apply_chat_template(
@@ -309,6 +317,10 @@ SAMPLED = [
     {"seed": 2, "temperature": 0.7, "top_k": None, "top_p": 0.9, "min_p": None},
     {"seed": 3, "temperature": 1.0, "top_k": None, "top_p": None, "min_p": 0.1},
 ]
+# The sentence whose attention chapter 20 reads for sinks (as setup::SENTENCE), and the
+# layer whose heads the sink exercise gets.
+SENTENCE = "The cat sat on the mat because the cat was tired, and the mat was warm."
+SINK_LAYER = 5
 GREEDY_TOKENS = 32
 SAMPLED_TOKENS = 16
 # Repeated random tokens for the induction scores (chapter 19's test, Olsson et al.).
@@ -388,7 +400,21 @@ def real(path):
         sink = a[..., 1:, 0].mean((0, -1))
         for h in range(a.shape[1]):
             summary["induction"]["heads"].append([layer, h, ind[h].item(), prev[h].item(), sink[h].item()])
-    save_file(tensors, os.path.join(out, "last-logits.safetensors"), metadata={"made_on": made_on()})
+    save_file(tensors, os.path.join(out, "last-logits.safetensors"), metadata=meta())
+    # A few KB of real attention weights for the exercises: every head of one layer on a
+    # sentence (where is the sink?), and the strongest induction head on a short repeat.
+    best = max(summary["induction"]["heads"], key=lambda h: h[2])
+    sentence = torch.tensor([tok.encode(SENTENCE, add_special_tokens=False)])
+    maps = model(sentence, output_attentions=True).attentions
+    g = torch.Generator().manual_seed(1)
+    short = torch.randint(1000, 40000, (1, 12), generator=g)
+    repeat = torch.cat([torch.full((1, 1), 1), short, short], 1)
+    induction_map = model(repeat, output_attentions=True).attentions[best[0]][0, best[1]]
+    save_file({"sentence_ids": sentence[0], "sentence_layer": maps[SINK_LAYER][0].contiguous(),
+               "repeat_ids": repeat[0], "induction_head": induction_map.contiguous()},
+              os.path.join(out, "attention.safetensors"),
+              metadata={**meta(), "sink_layer": str(SINK_LAYER),
+                        "induction_head": f"{best[0]}.{best[1]}"})
     with open(os.path.join(out, "real.json"), "w") as f:
         json.dump(summary, f, ensure_ascii=False, indent=1)
         f.write("\n")

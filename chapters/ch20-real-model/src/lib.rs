@@ -22,17 +22,28 @@
 pub mod chat;
 pub mod cli;
 pub mod config;
+pub mod draft;
 pub mod error;
 pub mod generate;
+pub mod heads;
+#[cfg_attr(feature = "exercise", path = "../exercises/induction_key.rs")]
+pub mod induction_key;
 pub mod gguf;
 pub mod loader;
 pub mod model;
+pub mod reference;
+pub mod setup;
+#[cfg_attr(feature = "exercise", path = "../exercises/sink.rs")]
+pub mod sink;
+#[cfg_attr(feature = "exercise", path = "../exercises/speed.rs")]
+pub mod speed;
 pub mod narrative;
 pub mod tokenizer;
+#[cfg_attr(feature = "exercise", path = "../exercises/unpermute.rs")]
 pub mod unpermute;
 pub mod weights;
 
 pub use error::LoadError;
 
 /// The exercises and their hints, shown by `cargo run -p ch20-real-model -- hint NAME`.
-pub const HINTS: &str = "";
+pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -11,10 +11,9 @@
 //! 3); the tokenizer is built from them as transformers builds it from the same file.
 //! A safetensors folder has a `tokenizer.json` that the library reads as it is.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use tokenizers::models::bpe::BPE;
+use tokenizers::models::bpe::{BPE, Vocab};
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::{AddedToken, Tokenizer};
 
@@ -57,7 +56,7 @@ pub fn from_gguf(file: &GgufFile) -> Result<Tokenizer, LoadError> {
             None => Err(failed("tokenizer.ggml.merges", format!("{m:?} is not two tokens"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let vocab: HashMap<String, u32> = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+    let vocab: Vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
     let bpe = BPE::builder()
         .vocab_and_merges(vocab, merges)
         .build()

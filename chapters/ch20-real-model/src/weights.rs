@@ -58,7 +58,7 @@ impl Weights {
             } else {
                 None
             };
-            if let (Some(heads), [rows, d_in]) = (heads, shape[..]) {
+            if let (Some(heads), &[rows, d_in]) = (heads, &shape[..]) {
                 if rows != heads * config.head_dim {
                     return Err(LoadError::Shape { tensor: info.name.clone(), detail: format!("{rows} rows, expected {heads} heads of {}", config.head_dim) });
                 }
