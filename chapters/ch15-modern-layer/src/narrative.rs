@@ -16,7 +16,9 @@ use crate::model::{
 };
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
-use crate::sampling::{Sampler, kept, min_p, repetition_penalty, top_k, with_temperature};
+use crate::sampling::{
+    kept, min_p, repetition_penalty, samplers, top_k, with_temperature,
+};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
@@ -103,50 +105,6 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
     ]
 }
 
-/// The samplers whose generations the chapter prints.
-pub fn samplers() -> Vec<(&'static str, Sampler)> {
-    let plain = Sampler::PLAIN;
-    vec![
-        ("temperature 1", plain),
-        (
-            "temperature 0.7, top-k 5",
-            Sampler {
-                temperature: 0.7,
-                top_k: Some(5),
-                ..plain
-            },
-        ),
-        (
-            "top-p 0.9",
-            Sampler {
-                top_p: Some(0.9),
-                ..plain
-            },
-        ),
-        (
-            "temperature 1.5, min-p 0.1",
-            Sampler {
-                temperature: 1.5,
-                min_p: Some(0.1),
-                ..plain
-            },
-        ),
-        (
-            "repetition penalty 1.3",
-            Sampler {
-                repetition_penalty: Some(1.3),
-                ..plain
-            },
-        ),
-        (
-            "top-k 1",
-            Sampler {
-                top_k: Some(1),
-                ..plain
-            },
-        ),
-    ]
-}
 
 /// `x[0, :rows, :cols]` of a `[1, tokens, features]` tensor.
 fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {

@@ -169,3 +169,48 @@ pub fn below(t: &Tensor, value: f32) -> Tensor<bool> {
     let mask = t.to_vec().into_iter().map(|v| v < value).collect();
     Tensor::from_vec(mask, t.sizes())
 }
+
+/// The samplers whose generations chapter 15 prints (and chapter 20, on a real model).
+pub fn samplers() -> Vec<(&'static str, Sampler)> {
+    let plain = Sampler::PLAIN;
+    vec![
+        ("temperature 1", plain),
+        (
+            "temperature 0.7, top-k 5",
+            Sampler {
+                temperature: 0.7,
+                top_k: Some(5),
+                ..plain
+            },
+        ),
+        (
+            "top-p 0.9",
+            Sampler {
+                top_p: Some(0.9),
+                ..plain
+            },
+        ),
+        (
+            "temperature 1.5, min-p 0.1",
+            Sampler {
+                temperature: 1.5,
+                min_p: Some(0.1),
+                ..plain
+            },
+        ),
+        (
+            "repetition penalty 1.3",
+            Sampler {
+                repetition_penalty: Some(1.3),
+                ..plain
+            },
+        ),
+        (
+            "top-k 1",
+            Sampler {
+                top_k: Some(1),
+                ..plain
+            },
+        ),
+    ]
+}
