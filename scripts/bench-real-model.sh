@@ -9,6 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
-cargo build -q --release -p ch20-real-model --example speed
-exec "$PYTHON" reference/tools/bench_real_model.py --ours target/release/examples/speed \
+# The dev profile, as a reader runs the chapter: the chapter, the layers it runs and the
+# tensor crate are built with opt-level 2 there (see the workspace's Cargo.toml).
+cargo build -q -p ch20-real-model --example speed
+exec "$PYTHON" reference/tools/bench_real_model.py --ours "${CARGO_TARGET_DIR:-target}/debug/examples/speed" \
     --model models/SmolLM2-135M-Instruct.Q4_1.gguf --rounds "${1:-3}"

@@ -3,7 +3,7 @@
 //! decoding steps with the KV cache, on the threads of `RAYON_NUM_THREADS`. Prints one line of
 //! JSON: seconds for each phase and the peak resident memory.
 //!
-//! `cargo run --release -p ch20-real-model --example speed -- --prompt-tokens 128 --new-tokens 128`
+//! `cargo run -p ch20-real-model --example speed -- --prompt-tokens 128 --new-tokens 128`
 
 use std::time::Instant;
 
@@ -38,13 +38,17 @@ fn main() {
     // The same prompt as the benchmark script gives transformers: ids 1000, 1001, ...
     let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
     let start = Instant::now();
-    let (logits, mut caches) = m.model.forward(&as_batch(&ids), &m.recipe, Products::Batched);
+    let (logits, mut caches) = m
+        .model
+        .forward(&as_batch(&ids), &m.recipe, Products::Batched);
     let mut next = logits.select(0, 0).select(0, -1).argmax().item() as u32;
     let prefill_s = start.elapsed().as_secs_f64();
     let start = Instant::now();
     for step in 0..new_tokens {
         let position = prompt_tokens + step;
-        let logits = m.model.step(&as_batch(&[next]), position, &mut caches, &m.recipe);
+        let logits = m
+            .model
+            .step(&as_batch(&[next]), position, &mut caches, &m.recipe);
         next = logits.select(0, 0).argmax().item() as u32;
     }
     let decode_s = start.elapsed().as_secs_f64();

@@ -24,26 +24,40 @@ pub struct Message {
 impl Message {
     /// A message from `role`.
     pub fn new(role: &str, content: &str) -> Message {
-        Message { role: role.into(), content: content.into() }
+        Message {
+            role: role.into(),
+            content: content.into(),
+        }
     }
 }
 
 /// The conversation `messages` as the model reads it, ending with the assistant's turn.
 // ANCHOR: render
-pub fn render(template: &str, messages: &[Message], bos: &str, eos: &str) -> Result<String, LoadError> {
+pub fn render(
+    template: &str,
+    messages: &[Message],
+    bos: &str,
+    eos: &str,
+) -> Result<String, LoadError> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
     let failed = |e: minijinja::Error| LoadError::Tokenizer(format!("chat template: {e}"));
     env.add_template("chat", template).map_err(failed)?;
-    let ctx = context! { messages, add_generation_prompt => true, bos_token => bos, eos_token => eos };
-    env.get_template("chat").and_then(|t| t.render(ctx)).map_err(failed)
+    let ctx =
+        context! { messages, add_generation_prompt => true, bos_token => bos, eos_token => eos };
+    env.get_template("chat")
+        .and_then(|t| t.render(ctx))
+        .map_err(failed)
 }
 // ANCHOR_END: render
 
 /// The messages of `--chat TEXT`, with `--system TEXT` first if given.
 pub fn conversation(user: &str, system: Option<&str>) -> Vec<Message> {
-    let mut messages: Vec<Message> = system.map(|s| Message::new("system", s)).into_iter().collect();
+    let mut messages: Vec<Message> = system
+        .map(|s| Message::new("system", s))
+        .into_iter()
+        .collect();
     messages.push(Message::new("user", user));
     messages
 }

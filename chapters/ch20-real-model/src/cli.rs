@@ -64,7 +64,10 @@ impl Options {
     pub fn choice(&self) -> Result<Choice, LoadError> {
         let bad = |what: String| Err(LoadError::Prompt(what));
         if self.temperature < 0.0 || !self.temperature.is_finite() {
-            return bad(format!("--temperature must be 0 or more, got {}", self.temperature));
+            return bad(format!(
+                "--temperature must be 0 or more, got {}",
+                self.temperature
+            ));
         }
         if let Some(p) = self.top_p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
             return bad(format!("--top-p must be in (0, 1], got {p}"));
@@ -78,7 +81,13 @@ impl Options {
         if self.temperature == 0.0 {
             return Ok(Choice::Greedy);
         }
-        Ok(Choice::Sample(Sampler { temperature: self.temperature, top_k: self.top_k, top_p: self.top_p, min_p: self.min_p, repetition_penalty: None }))
+        Ok(Choice::Sample(Sampler {
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            min_p: self.min_p,
+            repetition_penalty: None,
+        }))
     }
 }
 
@@ -86,12 +95,20 @@ impl Options {
 pub fn load_with_progress(model: Option<&PathBuf>) -> Result<Loaded, LoadError> {
     let path = model.cloned().unwrap_or_else(default_model_path);
     if !path.exists() {
-        return Err(LoadError::Io { path: path.clone(), source: std::io::Error::new(std::io::ErrorKind::NotFound, how_to_get_it(&path)) });
+        return Err(LoadError::Io {
+            path: path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, how_to_get_it(&path)),
+        });
     }
     let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template("loading {msg} {bar:30} {pos}/{len} tensors").expect("a valid template"),
+        ProgressStyle::with_template("loading {msg} {bar:30} {pos}/{len} tensors")
+            .expect("a valid template"),
     );
-    bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    bar.set_message(
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
     let loaded = load(&path, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -106,7 +123,10 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     let loaded = load_with_progress(options.model.as_ref())?;
     let tok = &loaded.tokenizer;
     let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| LoadError::Io { path: "stdout".into(), source: e };
+    let io = |e: std::io::Error| LoadError::Io {
+        path: "stdout".into(),
+        source: e,
+    };
     if let Some(text) = &options.tokenize {
         for id in encode(tok, text)? {
             let piece = decode(tok, &[id])?;
@@ -117,9 +137,17 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     let (shown, text) = match (&options.prompt, &options.chat) {
         (Some(prompt), _) => (prompt.clone(), prompt.clone()),
         (None, Some(question)) => {
-            let template = loaded.chat_template.as_deref().ok_or_else(|| LoadError::Tokenizer("the model has no chat template".into()))?;
+            let template = loaded
+                .chat_template
+                .as_deref()
+                .ok_or_else(|| LoadError::Tokenizer("the model has no chat template".into()))?;
             let token = |id: Option<u32>| id.and_then(|i| tok.id_to_token(i)).unwrap_or_default();
-            let rendered = render(template, &conversation(question, options.system.as_deref()), &token(loaded.bos), &token(loaded.eos))?;
+            let rendered = render(
+                template,
+                &conversation(question, options.system.as_deref()),
+                &token(loaded.bos),
+                &token(loaded.eos),
+            )?;
             (rendered.clone(), rendered)
         }
         (None, None) => return Ok(()),
@@ -130,24 +158,39 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     if let Choice::Sample(_) = choice {
         shared::manual_seed(seed.or(0));
     }
-    let limits = Limits { max_new_tokens: options.max_new_tokens, eos: loaded.eos, context_length: loaded.config.context_length };
+    let limits = Limits {
+        max_new_tokens: options.max_new_tokens,
+        eos: loaded.eos,
+        context_length: loaded.config.context_length,
+    };
     let start = Instant::now();
     let mut first = None;
     let mut new = Vec::new();
     let mut printed = String::new();
     let mut write_error = None;
-    generate(&loaded.model, &loaded.recipe, &prompt, choice, &limits, |id| {
-        first.get_or_insert_with(|| start.elapsed());
-        new.push(id);
-        // Decode everything so far and print what is new, once it is whole UTF-8 text.
-        let text = decode(tok, &new).unwrap_or_default();
-        if !text.ends_with('\u{FFFD}') && text.len() > printed.len() && text.starts_with(&printed) {
-            if let Err(e) = write!(out, "{}", &text[printed.len()..]).and_then(|_| out.flush()) {
-                write_error.get_or_insert(e);
+    generate(
+        &loaded.model,
+        &loaded.recipe,
+        &prompt,
+        choice,
+        &limits,
+        |id| {
+            first.get_or_insert_with(|| start.elapsed());
+            new.push(id);
+            // Decode everything so far and print what is new, once it is whole UTF-8 text.
+            let text = decode(tok, &new).unwrap_or_default();
+            if !text.ends_with('\u{FFFD}')
+                && text.len() > printed.len()
+                && text.starts_with(&printed)
+            {
+                if let Err(e) = write!(out, "{}", &text[printed.len()..]).and_then(|_| out.flush())
+                {
+                    write_error.get_or_insert(e);
+                }
+                printed = text;
             }
-            printed = text;
-        }
-    })?;
+        },
+    )?;
     writeln!(out).map_err(io)?;
     if let Some(e) = write_error {
         return Err(io(e));
@@ -155,7 +198,11 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     let total = start.elapsed();
     let first = first.unwrap_or(total);
     let rest = new.len().saturating_sub(1);
-    let speed = if rest > 0 { rest as f64 / (total - first).as_secs_f64() } else { 0.0 };
+    let speed = if rest > 0 {
+        rest as f64 / (total - first).as_secs_f64()
+    } else {
+        0.0
+    };
     eprintln!(
         "{} prompt tokens, {} new; time to first token {:.2} s, then {speed:.1} tokens/s",
         prompt.len(),

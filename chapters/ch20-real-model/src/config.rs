@@ -52,13 +52,21 @@ pub struct Config {
 impl Config {
     /// The parameters the configuration implies: embedding, layers, final norm, head.
     pub fn parameter_count(&self) -> usize {
-        let (d, q, kv) = (self.d_model, self.n_heads * self.head_dim, self.n_kv_heads * self.head_dim);
+        let (d, q, kv) = (
+            self.d_model,
+            self.n_heads * self.head_dim,
+            self.n_kv_heads * self.head_dim,
+        );
         let qk_norm = match self.architecture {
             Architecture::Qwen3 => 2 * self.head_dim,
             Architecture::Llama => 0,
         };
         let layer = 2 * d + d * q + 2 * d * kv + q * d + 3 * d * self.d_ff + qk_norm;
-        let head = if self.tied_embeddings { 0 } else { self.vocab_size * d };
+        let head = if self.tied_embeddings {
+            0
+        } else {
+            self.vocab_size * d
+        };
         self.vocab_size * d + self.n_layers * layer + d + head
     }
 
@@ -70,16 +78,25 @@ impl Config {
             field: field.to_string(),
             value,
         };
-        if self.n_heads == 0 || self.n_kv_heads == 0 || !self.n_heads.is_multiple_of(self.n_kv_heads) {
+        if self.n_heads == 0
+            || self.n_kv_heads == 0
+            || !self.n_heads.is_multiple_of(self.n_kv_heads)
+        {
             return Err(unsupported(
                 "head counts",
-                format!("{} query heads over {} key/value heads", self.n_heads, self.n_kv_heads),
+                format!(
+                    "{} query heads over {} key/value heads",
+                    self.n_heads, self.n_kv_heads
+                ),
             ));
         }
         if self.head_dim * self.n_heads != self.d_model || !self.head_dim.is_multiple_of(2) {
             return Err(unsupported(
                 "head_dim",
-                format!("{} (this chapter needs an even d_model / n_heads = {} / {})", self.head_dim, self.d_model, self.n_heads),
+                format!(
+                    "{} (this chapter needs an even d_model / n_heads = {} / {})",
+                    self.head_dim, self.d_model, self.n_heads
+                ),
             ));
         }
         if self.vocab_size == 0 || self.n_layers == 0 || self.d_ff == 0 {
@@ -113,7 +130,13 @@ impl Config {
         let size = |key: &str| number(key).map(|v| v as usize);
         let vocab_size = match file.get("tokenizer.ggml.tokens")?.as_strings() {
             Some(tokens) => tokens.len(),
-            None => return Err(LoadError::Unsupported { path: path.clone(), field: "tokenizer.ggml.tokens".into(), value: "not a list of strings".into() }),
+            None => {
+                return Err(LoadError::Unsupported {
+                    path: path.clone(),
+                    field: "tokenizer.ggml.tokens".into(),
+                    value: "not a list of strings".into(),
+                });
+            }
         };
         let (d_model, n_heads) = (size("embedding_length")?, size("attention.head_count")?);
         let config = Config {
@@ -123,7 +146,7 @@ impl Config {
             n_layers: size("block_count")?,
             n_heads,
             n_kv_heads: size("attention.head_count_kv").unwrap_or(n_heads),
-            head_dim: if n_heads == 0 { 0 } else { d_model / n_heads },
+            head_dim: d_model.checked_div(n_heads).unwrap_or(0),
             d_ff: size("feed_forward_length")?,
             rms_norm_eps: number("attention.layer_norm_rms_epsilon")?,
             rope_theta: number("rope.freq_base").unwrap_or(10_000.0),
@@ -131,7 +154,11 @@ impl Config {
             tied_embeddings: !file.tensors.iter().any(|t| t.name == "output.weight"),
         };
         if let Ok(scaling) = file.get("llama.rope.scaling.type") {
-            return Err(LoadError::Unsupported { path: path.clone(), field: "llama.rope.scaling.type".into(), value: scaling.to_string() });
+            return Err(LoadError::Unsupported {
+                path: path.clone(),
+                field: "llama.rope.scaling.type".into(),
+                value: scaling.to_string(),
+            });
         }
         config.checked(path)
     }
@@ -148,10 +175,17 @@ impl Config {
             field: field.to_string(),
             value: value.to_string(),
         };
-        let get = |key: &str| json.get(key).ok_or_else(|| LoadError::MissingKey { path: path.to_path_buf(), key: key.to_string() });
+        let get = |key: &str| {
+            json.get(key).ok_or_else(|| LoadError::MissingKey {
+                path: path.to_path_buf(),
+                key: key.to_string(),
+            })
+        };
         let size = |key: &str| -> Result<usize, LoadError> {
             let v = get(key)?;
-            v.as_u64().map(|n| n as usize).ok_or_else(|| unsupported(key, v))
+            v.as_u64()
+                .map(|n| n as usize)
+                .ok_or_else(|| unsupported(key, v))
         };
         let model_type = get("model_type")?;
         let architecture = match model_type.as_str() {
@@ -160,21 +194,29 @@ impl Config {
             _ => return Err(unsupported("model_type", model_type)),
         };
         // What chapter 15's layer does not have must be off.
-        for (key, off) in [("attention_bias", Json::Bool(false)), ("mlp_bias", Json::Bool(false)), ("use_sliding_window", Json::Bool(false))] {
+        for (key, off) in [
+            ("attention_bias", Json::Bool(false)),
+            ("mlp_bias", Json::Bool(false)),
+            ("use_sliding_window", Json::Bool(false)),
+        ] {
             if let Some(v) = json.get(key).filter(|v| **v != off) {
                 return Err(unsupported(key, v));
             }
         }
-        if let Some(v) = json.get("hidden_act").filter(|v| v.as_str() != Some("silu")) {
+        if let Some(v) = json
+            .get("hidden_act")
+            .filter(|v| v.as_str() != Some("silu"))
+        {
             return Err(unsupported("hidden_act", v));
         }
         // transformers 5 keeps RoPE's numbers in `rope_parameters`, earlier versions beside
         // the others.
         let rope = json.get("rope_parameters").unwrap_or(&json);
-        if let Some(kind) = rope.get("rope_type").or_else(|| json.get("rope_scaling").filter(|v| !v.is_null())) {
-            if kind.as_str() != Some("default") {
-                return Err(unsupported("rope_type", kind));
-            }
+        let kind = rope
+            .get("rope_type")
+            .or_else(|| json.get("rope_scaling").filter(|v| !v.is_null()));
+        if let Some(kind) = kind.filter(|k| k.as_str() != Some("default")) {
+            return Err(unsupported("rope_type", kind));
         }
         let rope_theta = match rope.get("rope_theta") {
             Some(v) => v.as_f64().ok_or_else(|| unsupported("rope_theta", v))?,
@@ -195,10 +237,15 @@ impl Config {
                 None => 0,
             },
             d_ff: size("intermediate_size")?,
-            rms_norm_eps: eps.as_f64().ok_or_else(|| unsupported("rms_norm_eps", eps))?,
+            rms_norm_eps: eps
+                .as_f64()
+                .ok_or_else(|| unsupported("rms_norm_eps", eps))?,
             rope_theta,
             context_length: size("max_position_embeddings")?,
-            tied_embeddings: json.get("tie_word_embeddings").and_then(Json::as_bool).unwrap_or(false),
+            tied_embeddings: json
+                .get("tie_word_embeddings")
+                .and_then(Json::as_bool)
+                .unwrap_or(false),
         };
         config.checked(path)
     }

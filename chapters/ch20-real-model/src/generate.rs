@@ -32,10 +32,14 @@ pub struct Limits {
 /// Checks that a prompt can be read and continued within the model's context.
 pub fn check_prompt(prompt: &[u32], limits: &Limits, vocab: usize) -> Result<(), LoadError> {
     if prompt.is_empty() {
-        return Err(LoadError::Prompt("the prompt is empty: give the model at least one token".into()));
+        return Err(LoadError::Prompt(
+            "the prompt is empty: give the model at least one token".into(),
+        ));
     }
     if let Some(&bad) = prompt.iter().find(|&&id| id as usize >= vocab) {
-        return Err(LoadError::Prompt(format!("token id {bad} is outside the vocabulary of {vocab}")));
+        return Err(LoadError::Prompt(format!(
+            "token id {bad} is outside the vocabulary of {vocab}"
+        )));
     }
     let needed = prompt.len() + limits.max_new_tokens;
     if needed > limits.context_length {
@@ -88,7 +92,8 @@ pub fn generate(
 ) -> Result<Vec<u32>, LoadError> {
     check_prompt(prompt, limits, model.tok_emb.weight.size(0))?;
     let mut ids = prompt.to_vec();
-    let (logits, mut caches): (Tensor, Vec<KvCache>) = model.forward(&as_batch(prompt), recipe, Products::Batched);
+    let (logits, mut caches): (Tensor, Vec<KvCache>) =
+        model.forward(&as_batch(prompt), recipe, Products::Batched);
     let mut last = logits.select(0, 0).select(0, -1);
     while ids.len() < prompt.len() + limits.max_new_tokens {
         let next = choose(&last, &ids, choice);
@@ -98,7 +103,9 @@ pub fn generate(
             break;
         }
         let position = ids.len() - 1;
-        last = model.step(&as_batch(&[next]), position, &mut caches, recipe).select(0, 0);
+        last = model
+            .step(&as_batch(&[next]), position, &mut caches, recipe)
+            .select(0, 0);
     }
     Ok(ids[prompt.len()..].to_vec())
 }

@@ -25,14 +25,23 @@ use shared::{Tensor, manual_seed, randint};
 /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, vocab]` logits and one
 /// `[batch, n_heads, tokens, tokens]` tensor per layer.
 // ANCHOR: attention_maps
-pub fn attention_maps(model: &TinyModel, ids: &Tensor<i64>, recipe: &Recipe) -> (Tensor, Vec<Tensor>) {
+pub fn attention_maps(
+    model: &TinyModel,
+    ids: &Tensor<i64>,
+    recipe: &Recipe,
+) -> (Tensor, Vec<Tensor>) {
     let t = ids.size(1);
     let positions: Vec<usize> = (0..t).collect();
     let hidden = streaming_mask(t, None, 0); // the causal mask
     let mut x = model.tok_emb.forward(ids);
     let mut maps = Vec::with_capacity(model.layers.len());
     for layer in &model.layers {
-        let (q, k, _) = layer.attn.qkv(&layer.attn_norm.forward(&x), &positions, recipe, Products::Batched);
+        let (q, k, _) = layer.attn.qkv(
+            &layer.attn_norm.forward(&x),
+            &positions,
+            recipe,
+            Products::Batched,
+        );
         maps.push(layer.attn.weights(&q, &k, recipe, Some(&hidden)));
         x = layer.forward(&x, recipe, None, Products::Batched).0;
     }
@@ -73,7 +82,12 @@ pub fn repeated_tokens(batch: usize, half: usize, bos: i64, seed: u64) -> Tensor
 ///
 /// # Shapes
 /// `ids`: `[batch, 1 + 2·half]` from [`repeated_tokens`].
-pub fn scan(model: &TinyModel, ids: &Tensor<i64>, half: usize, recipe: &Recipe) -> (Vec<HeadScores>, f64, f64) {
+pub fn scan(
+    model: &TinyModel,
+    ids: &Tensor<i64>,
+    half: usize,
+    recipe: &Recipe,
+) -> (Vec<HeadScores>, f64, f64) {
     let (logits, maps) = attention_maps(model, ids, recipe);
     let mut heads = Vec::new();
     for (layer, w) in maps.iter().enumerate() {
@@ -81,7 +95,13 @@ pub fn scan(model: &TinyModel, ids: &Tensor<i64>, half: usize, recipe: &Recipe) 
         let previous = mean_weight_at_offset(w, 1, 1);
         let sink = sink_share(w);
         for h in 0..induction.len() {
-            heads.push(HeadScores { layer, head: h, induction: induction[h], previous: previous[h], sink: sink[h] });
+            heads.push(HeadScores {
+                layer,
+                head: h,
+                induction: induction[h],
+                previous: previous[h],
+                sink: sink[h],
+            });
         }
     }
     let log_probs = logits.log_softmax(-1);

@@ -7,6 +7,9 @@
 /// `ids`: one sequence of token ids, `query < ids.len()`.
 // ANCHOR: induction_key
 pub fn induction_key(ids: &[i64], query: usize) -> Option<usize> {
-    (0..query).rev().find(|&j| ids[j] == ids[query]).map(|j| j + 1)
+    (0..query)
+        .rev()
+        .find(|&j| ids[j] == ids[query])
+        .map(|j| j + 1)
 }
 // ANCHOR_END: induction_key

@@ -22,22 +22,22 @@
 pub mod chat;
 pub mod cli;
 pub mod config;
-pub mod draft;
 pub mod error;
 pub mod generate;
+pub mod gguf;
 pub mod heads;
 #[cfg_attr(feature = "exercise", path = "../exercises/induction_key.rs")]
 pub mod induction_key;
-pub mod gguf;
 pub mod loader;
+pub mod lookup;
 pub mod model;
+pub mod narrative;
 pub mod reference;
 pub mod setup;
 #[cfg_attr(feature = "exercise", path = "../exercises/sink.rs")]
 pub mod sink;
 #[cfg_attr(feature = "exercise", path = "../exercises/speed.rs")]
 pub mod speed;
-pub mod narrative;
 pub mod tokenizer;
 #[cfg_attr(feature = "exercise", path = "../exercises/unpermute.rs")]
 pub mod unpermute;

@@ -41,7 +41,9 @@ pub struct Loaded {
 pub fn default_model_path() -> PathBuf {
     match std::env::var_os("ATTN_MODEL") {
         Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_MODEL),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(DEFAULT_MODEL),
     }
 }
 
@@ -67,13 +69,34 @@ fn load_gguf(path: &Path, progress: impl FnMut(usize, usize)) -> Result<Loaded, 
     let file = GgufFile::open(path)?;
     let config = Config::from_gguf(&file)?;
     let tokenizer = tokenizer::from_gguf(&file)?;
-    let id = |key: &str| file.metadata.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
-    let chat_template = file.metadata.get("tokenizer.chat_template").and_then(|v| v.as_str()).map(str::to_string);
-    let (bos, eos) = (id("tokenizer.ggml.bos_token_id"), id("tokenizer.ggml.eos_token_id"));
+    let id = |key: &str| {
+        file.metadata
+            .get(key)
+            .and_then(|v| v.as_u64())
+            .map(|v| v as u32)
+    };
+    let chat_template = file
+        .metadata
+        .get("tokenizer.chat_template")
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    let (bos, eos) = (
+        id("tokenizer.ggml.bos_token_id"),
+        id("tokenizer.ggml.eos_token_id"),
+    );
     let mut weights = Weights::from_gguf(&file, &config, progress)?;
     drop(file); // the quantised bytes: the float32 parameters are all we need now
     let model = model::build(&config, &mut weights)?;
-    Ok(Loaded { path: path.to_path_buf(), recipe: model::recipe(&config), config, model, tokenizer, chat_template, eos, bos })
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        recipe: model::recipe(&config),
+        config,
+        model,
+        tokenizer,
+        chat_template,
+        eos,
+        bos,
+    })
 }
 
 fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
@@ -91,6 +114,19 @@ fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
     let chat_template = read("tokenizer_config.json")
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|c| c.get("chat_template").and_then(|t| t.as_str()).map(str::to_string));
-    Ok(Loaded { path: dir.to_path_buf(), recipe: model::recipe(&config), config, model, tokenizer, chat_template, eos: id("eos_token_id"), bos: id("bos_token_id") })
+        .and_then(|c| {
+            c.get("chat_template")
+                .and_then(|t| t.as_str())
+                .map(str::to_string)
+        });
+    Ok(Loaded {
+        path: dir.to_path_buf(),
+        recipe: model::recipe(&config),
+        config,
+        model,
+        tokenizer,
+        chat_template,
+        eos: id("eos_token_id"),
+        bos: id("bos_token_id"),
+    })
 }

@@ -51,16 +51,28 @@ fn rms_norm(weight: shared::Tensor, eps: f64) -> RMSNorm {
 /// Token ids `[batch, tokens]`, logits `[batch, tokens, vocab_size]`.
 // ANCHOR: build
 pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadError> {
-    let Config { vocab_size: v, d_model: d, n_heads: h, n_kv_heads: kv, head_dim: hd, d_ff, .. } = *config;
+    let Config {
+        vocab_size: v,
+        d_model: d,
+        n_heads: h,
+        n_kv_heads: kv,
+        head_dim: hd,
+        d_ff,
+        ..
+    } = *config;
     let eps = config.rms_norm_eps;
     let embedding = weights.take("model.embed_tokens.weight", &[v, d])?;
     let mut layers = Vec::with_capacity(config.n_layers);
     for i in 0..config.n_layers {
-        let mut take = |name: &str, shape: &[usize]| weights.take(&format!("model.layers.{i}.{name}"), shape);
+        let mut take =
+            |name: &str, shape: &[usize]| weights.take(&format!("model.layers.{i}.{name}"), shape);
         let linear = |w| Linear::from_parameters(w, None);
         let qk_norm = config.architecture == Architecture::Qwen3;
         let (q_norm, k_norm) = if qk_norm {
-            (take("self_attn.q_norm.weight", &[hd])?, take("self_attn.k_norm.weight", &[hd])?)
+            (
+                take("self_attn.q_norm.weight", &[hd])?,
+                take("self_attn.k_norm.weight", &[hd])?,
+            )
         } else {
             (zeros(&[hd]), zeros(&[hd])) // not used: the recipe has no QK-norm
         };
@@ -76,8 +88,8 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
                 out_proj: linear(take("self_attn.o_proj.weight", &[d, h * hd])?),
                 q_norm: rms_norm(q_norm, eps),
                 k_norm: rms_norm(k_norm, eps),
-                sinks: zeros(&[h]),                              // no sinks
-                w_gate: linear(zeros(&[0, d])),                  // no output gate
+                sinks: zeros(&[h]),             // no sinks
+                w_gate: linear(zeros(&[0, d])), // no output gate
             },
             ffn_norm: rms_norm(take("post_attention_layernorm.weight", &[d])?, eps),
             ffn: SwiGLU {
@@ -103,7 +115,11 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
         weights.take("lm_head.weight", &[v, d])?;
     }
     if let Some(extra) = weights.remaining().first() {
-        return Err(LoadError::Unsupported { path: weights.path.clone(), field: "tensor".into(), value: format!("{extra} (not part of the configuration)") });
+        return Err(LoadError::Unsupported {
+            path: weights.path.clone(),
+            field: "tensor".into(),
+            value: format!("{extra} (not part of the configuration)"),
+        });
     }
     Ok(model)
 }

@@ -7,13 +7,15 @@ pub const QUESTION: &str = "What is the capital of France?";
 /// New tokens of the greedy answer.
 pub const ANSWER_TOKENS: usize = 24;
 /// New tokens of each sampler's continuation of [`PROMPT`].
-pub const SAMPLED_TOKENS: usize = 12;
+pub const SAMPLED_TOKENS: usize = 10;
 /// New tokens compared between cached decoding and recomputing.
-pub const CACHED_TOKENS: usize = 12;
+pub const CACHED_TOKENS: usize = 8;
 /// The sentence whose attention the chapter reads for sinks and draws as heatmaps.
-pub const SENTENCE: &str = "The cat sat on the mat because the cat was tired, and the mat was warm.";
-/// The early-exit draft: this many of the model's layers.
-pub const DRAFT_LAYERS: usize = 10;
+pub const SENTENCE: &str =
+    "The cat sat on the mat because the cat was tired, and the mat was warm.";
+/// The prompt of speculative decoding: code, which repeats itself.
+pub const CODE_PROMPT: &str =
+    "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\ndef mul(a, b):";
 /// Tokens the draft proposes per pass of the full model.
 pub const DRAFT_K: usize = 4;
 /// New tokens of the speculative generation.

@@ -53,10 +53,17 @@ pub fn from_gguf(file: &GgufFile) -> Result<Tokenizer, LoadError> {
         .into_iter()
         .map(|m| match m.split_once(' ') {
             Some((a, b)) => Ok((a.to_string(), b.to_string())),
-            None => Err(failed("tokenizer.ggml.merges", format!("{m:?} is not two tokens"))),
+            None => Err(failed(
+                "tokenizer.ggml.merges",
+                format!("{m:?} is not two tokens"),
+            )),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let vocab: Vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+    let vocab: Vocab = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.clone(), i as u32))
+        .collect();
     let bpe = BPE::builder()
         .vocab_and_merges(vocab, merges)
         .build()
@@ -67,10 +74,16 @@ pub fn from_gguf(file: &GgufFile) -> Result<Tokenizer, LoadError> {
     tokenizer.with_decoder(Some(ByteLevel::default()));
     let types = file.get("tokenizer.ggml.token_type")?;
     let Some(types) = (match types {
-        crate::gguf::Value::Array(items) => items.iter().map(|v| v.as_u64()).collect::<Option<Vec<u64>>>(),
+        crate::gguf::Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_u64())
+            .collect::<Option<Vec<u64>>>(),
         _ => None,
     }) else {
-        return Err(failed("tokenizer.ggml.token_type", "not a list of integers"));
+        return Err(failed(
+            "tokenizer.ggml.token_type",
+            "not a list of integers",
+        ));
     };
     let special: Vec<AddedToken> = tokens
         .iter()
@@ -93,11 +106,15 @@ pub fn from_file(path: &Path) -> Result<Tokenizer, LoadError> {
 /// # Shapes
 /// Returns one id per token.
 pub fn encode(tokenizer: &Tokenizer, text: &str) -> Result<Vec<u32>, LoadError> {
-    let encoding = tokenizer.encode(text, false).map_err(|e| failed("encode", e))?;
+    let encoding = tokenizer
+        .encode(text, false)
+        .map_err(|e| failed("encode", e))?;
     Ok(encoding.get_ids().to_vec())
 }
 
 /// The text of `ids`.
 pub fn decode(tokenizer: &Tokenizer, ids: &[u32]) -> Result<String, LoadError> {
-    tokenizer.decode(ids, false).map_err(|e| failed("decode", e))
+    tokenizer
+        .decode(ids, false)
+        .map_err(|e| failed("decode", e))
 }

@@ -25,7 +25,8 @@ pub fn unpermute_rows(weight: &[f32], heads: usize, head_dim: usize, d_in: usize
             for (pair, to) in [(0, i), (1, i + half)] {
                 let from = h * head_dim + 2 * i + pair;
                 let to = h * head_dim + to;
-                out[to * d_in..(to + 1) * d_in].copy_from_slice(&weight[from * d_in..(from + 1) * d_in]);
+                out[to * d_in..(to + 1) * d_in]
+                    .copy_from_slice(&weight[from * d_in..(from + 1) * d_in]);
             }
         }
     }

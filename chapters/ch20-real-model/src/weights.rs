@@ -41,7 +41,11 @@ const LAYER_NAMES: [(&str, &str); 11] = [
 impl Weights {
     /// Every tensor of a GGUF file, dequantised to float32 and renamed; `W_q` and `W_k`
     /// un-permuted. `progress` is called after each tensor with (done, total).
-    pub fn from_gguf(file: &GgufFile, config: &Config, mut progress: impl FnMut(usize, usize)) -> Result<Weights, LoadError> {
+    pub fn from_gguf(
+        file: &GgufFile,
+        config: &Config,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<Weights, LoadError> {
         let mut tensors = HashMap::new();
         let total = file.tensors.len();
         for (done, info) in file.tensors.iter().enumerate() {
@@ -60,38 +64,67 @@ impl Weights {
             };
             if let (Some(heads), &[rows, d_in]) = (heads, &shape[..]) {
                 if rows != heads * config.head_dim {
-                    return Err(LoadError::Shape { tensor: info.name.clone(), detail: format!("{rows} rows, expected {heads} heads of {}", config.head_dim) });
+                    return Err(LoadError::Shape {
+                        tensor: info.name.clone(),
+                        detail: format!(
+                            "{rows} rows, expected {heads} heads of {}",
+                            config.head_dim
+                        ),
+                    });
                 }
                 values = unpermute_rows(&values, heads, config.head_dim, d_in);
             }
             tensors.insert(name, Tensor::from_vec(values, &shape));
             progress(done + 1, total);
         }
-        Ok(Weights { path: file.path.clone(), tensors })
+        Ok(Weights {
+            path: file.path.clone(),
+            tensors,
+        })
     }
 
     /// Every tensor of a transformers `model.safetensors` (float32, float16 or bfloat16).
     pub fn from_safetensors(path: &Path) -> Result<Weights, LoadError> {
-        let bytes = std::fs::read(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
-        let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| LoadError::Corrupt {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
             path: path.to_path_buf(),
-            offset: 0,
-            detail: e.to_string(),
+            source,
         })?;
+        let file =
+            safetensors::SafeTensors::deserialize(&bytes).map_err(|e| LoadError::Corrupt {
+                path: path.to_path_buf(),
+                offset: 0,
+                detail: e.to_string(),
+            })?;
         let mut tensors = HashMap::new();
         for (name, view) in file.tensors() {
             let data = view.data();
             let values: Vec<f32> = match view.dtype() {
-                safetensors::Dtype::F32 => data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
-                safetensors::Dtype::F16 => data.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()).collect(),
-                safetensors::Dtype::BF16 => data.chunks_exact(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32()).collect(),
+                safetensors::Dtype::F32 => data
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect(),
+                safetensors::Dtype::F16 => data
+                    .chunks_exact(2)
+                    .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                    .collect(),
+                safetensors::Dtype::BF16 => data
+                    .chunks_exact(2)
+                    .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                    .collect(),
                 other => {
-                    return Err(LoadError::Unsupported { path: path.to_path_buf(), field: format!("dtype of {name}"), value: format!("{other:?}") });
+                    return Err(LoadError::Unsupported {
+                        path: path.to_path_buf(),
+                        field: format!("dtype of {name}"),
+                        value: format!("{other:?}"),
+                    });
                 }
             };
             tensors.insert(name, Tensor::from_vec(values, view.shape()));
         }
-        Ok(Weights { path: path.to_path_buf(), tensors })
+        Ok(Weights {
+            path: path.to_path_buf(),
+            tensors,
+        })
     }
 
     /// Removes and returns the tensor `name`, checking its shape.
@@ -99,14 +132,20 @@ impl Weights {
     /// # Shapes
     /// Returns a tensor of `shape`.
     pub fn take(&mut self, name: &str, shape: &[usize]) -> Result<Tensor, LoadError> {
-        let tensor = self.tensors.remove(name).ok_or_else(|| LoadError::MissingTensor {
-            path: self.path.clone(),
-            name: name.to_string(),
-        })?;
+        let tensor = self
+            .tensors
+            .remove(name)
+            .ok_or_else(|| LoadError::MissingTensor {
+                path: self.path.clone(),
+                name: name.to_string(),
+            })?;
         if tensor.sizes() != shape {
             return Err(LoadError::Shape {
                 tensor: name.to_string(),
-                detail: format!("has shape {:?}, the configuration needs {shape:?}", tensor.sizes()),
+                detail: format!(
+                    "has shape {:?}, the configuration needs {shape:?}",
+                    tensor.sizes()
+                ),
             });
         }
         Ok(tensor)

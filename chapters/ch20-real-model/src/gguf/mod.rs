@@ -74,7 +74,10 @@ pub(crate) struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     /// The next `n` bytes, for reading `what`.
     pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], LoadError> {
-        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len());
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len());
         let Some(end) = end else {
             return Err(LoadError::Truncated {
                 path: self.path.to_path_buf(),
@@ -264,13 +267,15 @@ impl TensorInfo {
         let mut shape = Vec::with_capacity(n_dims as usize);
         for _ in 0..n_dims {
             let d = cur.u64(&format!("the dims of {name}"))?;
-            shape.push(usize::try_from(d).map_err(|_| cur.corrupt(format!("tensor {name}: size {d}")))?);
+            shape.push(
+                usize::try_from(d).map_err(|_| cur.corrupt(format!("tensor {name}: size {d}")))?,
+            );
         }
         shape.reverse(); // innermost first in the file, outermost first in PyTorch
         let code = cur.u32(&format!("the type of {name}"))?;
         let ggml_type = GgmlType::from_code(code).ok_or_else(|| LoadError::Unsupported {
             path: cur.path.to_path_buf(),
-            field: format!("the type of tensor {name}"),
+            field: format!("type of tensor {name}"),
             value: format!("ggml type {code} ({})", quant::type_name(code)),
         })?;
         let offset = cur.u64(&format!("the offset of {name}"))?;

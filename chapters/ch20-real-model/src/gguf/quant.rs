@@ -61,7 +61,7 @@ impl GgmlType {
             GgmlType::Q8_0 => (BLOCK, 34),
             GgmlType::Q4_1 => (BLOCK, 20),
         };
-        if n % per_block != 0 {
+        if !n.is_multiple_of(per_block) {
             return Err(LoadError::Shape {
                 tensor: tensor.to_string(),
                 detail: format!("{n} values do not fill whole blocks of {per_block} ({self:?})"),
@@ -77,12 +77,15 @@ impl GgmlType {
 /// `bytes`: the whole tensor's data. Returns one float per value.
 pub fn dequantize(ggml_type: GgmlType, bytes: &[u8], tensor: &str) -> Result<Vec<f32>, LoadError> {
     let n_blocks = |block_bytes: usize| {
-        if bytes.len() % block_bytes == 0 {
+        if bytes.len().is_multiple_of(block_bytes) {
             Ok(bytes.len() / block_bytes)
         } else {
             Err(LoadError::Shape {
                 tensor: tensor.to_string(),
-                detail: format!("{} bytes are not whole {ggml_type:?} blocks of {block_bytes}", bytes.len()),
+                detail: format!(
+                    "{} bytes are not whole {ggml_type:?} blocks of {block_bytes}",
+                    bytes.len()
+                ),
             })
         }
     };
@@ -90,7 +93,10 @@ pub fn dequantize(ggml_type: GgmlType, bytes: &[u8], tensor: &str) -> Result<Vec
     Ok(match ggml_type {
         GgmlType::F32 => {
             n_blocks(4)?;
-            bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
         }
         GgmlType::F16 => {
             n_blocks(2)?;
@@ -134,7 +140,11 @@ pub fn q4_1_block(block: &[u8]) -> [f32; BLOCK] {
     let m = f16::from_le_bytes([block[2], block[3]]).to_f32();
     let nibbles = &block[4..20];
     std::array::from_fn(|i| {
-        let q = if i < 16 { nibbles[i] & 0x0F } else { nibbles[i - 16] >> 4 };
+        let q = if i < 16 {
+            nibbles[i] & 0x0F
+        } else {
+            nibbles[i - 16] >> 4
+        };
         d * f32::from(q) + m
     })
 }

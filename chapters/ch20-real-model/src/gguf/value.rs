@@ -103,7 +103,10 @@ impl fmt::Display for Value {
             Value::Signed(v) => write!(f, "{v}"),
             Value::Float(v) => write!(f, "{v}"),
             Value::Bool(v) => write!(f, "{v}"),
-            Value::String(s) if s.len() > 60 => write!(f, "{:?}... ({} bytes)", &s[..s.floor_char_boundary(60)], s.len()),
+            Value::String(s) if s.chars().count() > 60 => {
+                let start: String = s.chars().take(60).collect();
+                write!(f, "{start:?}... ({} bytes)", s.len())
+            }
             Value::String(s) => write!(f, "{s:?}"),
             Value::Array(items) => write!(f, "[{} items]", items.len()),
         }

@@ -8,7 +8,9 @@ use shared::exact::{Capability, set_capability};
 
 /// `chapters/ch20-real-model/fixtures/NAME`.
 pub fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 /// The tensors of a safetensors file the reference script wrote, and the processor it was
@@ -19,7 +21,9 @@ pub struct Expected {
 
 impl Expected {
     pub fn open(name: &str) -> Expected {
-        Expected { bytes: std::fs::read(fixture(name)).expect("a fixture of the reference script") }
+        Expected {
+            bytes: std::fs::read(fixture(name)).expect("a fixture of the reference script"),
+        }
     }
 
     fn file(&self) -> safetensors::SafeTensors<'_> {
@@ -29,7 +33,10 @@ impl Expected {
     /// One entry of the file's metadata ("" if absent).
     pub fn meta(&self, key: &str) -> String {
         let (_, meta) = safetensors::SafeTensors::read_metadata(&self.bytes).expect("a header");
-        meta.metadata().as_ref().and_then(|m| m.get(key).cloned()).unwrap_or_default()
+        meta.metadata()
+            .as_ref()
+            .and_then(|m| m.get(key).cloned())
+            .unwrap_or_default()
     }
 
     /// Where the reference script ran.
@@ -50,21 +57,32 @@ impl Expected {
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.file().names().into_iter().map(str::to_string).collect()
+        self.file()
+            .names()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
     pub fn f32(&self, name: &str) -> Tensor {
         let file = self.file();
         let view = file.tensor(name).expect(name);
         assert_eq!(view.dtype(), safetensors::Dtype::F32, "{name}");
-        let values = view.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let values = view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         Tensor::from_vec(values, view.shape())
     }
 
     pub fn i64(&self, name: &str) -> Vec<i64> {
         let file = self.file();
         let view = file.tensor(name).expect(name);
-        view.data().chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap())).collect()
+        view.data()
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+            .collect()
     }
 }
 
@@ -81,7 +99,12 @@ pub fn distance(ours: &Tensor, theirs: &Tensor) -> (f32, usize) {
 /// Asserts that two tensors hold the same bits, printing how far apart they are if not.
 pub fn assert_bits(ours: &Tensor, theirs: &Tensor, what: &str) {
     let (max, differ) = distance(ours, theirs);
-    assert_eq!(differ, 0, "{what}: {differ} of {} values differ from transformers', by up to {max:e}", ours.numel());
+    assert_eq!(
+        differ,
+        0,
+        "{what}: {differ} of {} values differ from transformers', by up to {max:e}",
+        ours.numel()
+    );
 }
 
 /// Asserts that our logits are transformers' within the rounding a float32 sum of `k`
