@@ -31,24 +31,26 @@ fn peak_rss() -> u64 {
 }
 
 fn main() {
-    let (prompt_tokens, new_tokens) = (arg("--prompt-tokens", 128), arg("--new-tokens", 128));
+    let (prompt_tokens, new_tokens) =
+        (arg("--prompt-tokens", 128), arg("--new-tokens", 128));
     let start = Instant::now();
-    let m = load(&default_model_path(), |_, _| {}).expect("the model (bash scripts/get-model.sh)");
+    let m = load(&default_model_path(), |_, _| {})
+        .expect("the model (bash scripts/get-model.sh)");
     let load_s = start.elapsed().as_secs_f64();
     // The same prompt as the benchmark script gives transformers: ids 1000, 1001, ...
     let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
     let start = Instant::now();
-    let (logits, mut caches) = m
-        .model
-        .forward(&as_batch(&ids), &m.recipe, Products::Batched);
+    let (logits, mut caches) =
+        m.model
+            .forward(&as_batch(&ids), &m.recipe, Products::Batched);
     let mut next = logits.select(0, 0).select(0, -1).argmax().item() as u32;
     let prefill_s = start.elapsed().as_secs_f64();
     let start = Instant::now();
     for step in 0..new_tokens {
         let position = prompt_tokens + step;
-        let logits = m
-            .model
-            .step(&as_batch(&[next]), position, &mut caches, &m.recipe);
+        let logits =
+            m.model
+                .step(&as_batch(&[next]), position, &mut caches, &m.recipe);
         next = logits.select(0, 0).argmax().item() as u32;
     }
     let decode_s = start.elapsed().as_secs_f64();

@@ -7,7 +7,11 @@ use crate::config::Config;
 ///
 /// # Shapes
 /// Numbers only.
-pub fn decode_speed_bound(config: &Config, bandwidth: f64, cached_tokens: usize) -> f64 {
+pub fn decode_speed_bound(
+    config: &Config,
+    bandwidth: f64,
+    cached_tokens: usize,
+) -> f64 {
     // TODO: count the float32 values one decoding step must read from memory (every weight
     // it multiplies by, and every cached key and value), and divide the bandwidth by their
     // bytes.

@@ -42,10 +42,15 @@ pub fn render(
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
-    let failed = |e: minijinja::Error| LoadError::Tokenizer(format!("chat template: {e}"));
+    let failed =
+        |e: minijinja::Error| LoadError::Tokenizer(format!("chat template: {e}"));
     env.add_template("chat", template).map_err(failed)?;
-    let ctx =
-        context! { messages, add_generation_prompt => true, bos_token => bos, eos_token => eos };
+    let ctx = context! {
+        messages,
+        add_generation_prompt => true,
+        bos_token => bos,
+        eos_token => eos,
+    };
     env.get_template("chat")
         .and_then(|t| t.render(ctx))
         .map_err(failed)

@@ -97,7 +97,10 @@ pub fn load_with_progress(model: Option<&PathBuf>) -> Result<Loaded, LoadError> 
     if !path.exists() {
         return Err(LoadError::Io {
             path: path.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, how_to_get_it(&path)),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                how_to_get_it(&path),
+            ),
         });
     }
     let bar = ProgressBar::new(0).with_style(
@@ -137,11 +140,12 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     let (shown, text) = match (&options.prompt, &options.chat) {
         (Some(prompt), _) => (prompt.clone(), prompt.clone()),
         (None, Some(question)) => {
-            let template = loaded
-                .chat_template
-                .as_deref()
-                .ok_or_else(|| LoadError::Tokenizer("the model has no chat template".into()))?;
-            let token = |id: Option<u32>| id.and_then(|i| tok.id_to_token(i)).unwrap_or_default();
+            let template = loaded.chat_template.as_deref().ok_or_else(|| {
+                LoadError::Tokenizer("the model has no chat template".into())
+            })?;
+            let token = |id: Option<u32>| {
+                id.and_then(|i| tok.id_to_token(i)).unwrap_or_default()
+            };
             let rendered = render(
                 template,
                 &conversation(question, options.system.as_deref()),
@@ -183,7 +187,8 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
                 && text.len() > printed.len()
                 && text.starts_with(&printed)
             {
-                if let Err(e) = write!(out, "{}", &text[printed.len()..]).and_then(|_| out.flush())
+                if let Err(e) = write!(out, "{}", &text[printed.len()..])
+                    .and_then(|_| out.flush())
                 {
                     write_error.get_or_insert(e);
                 }

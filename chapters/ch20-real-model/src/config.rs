@@ -90,7 +90,9 @@ impl Config {
                 ),
             ));
         }
-        if self.head_dim * self.n_heads != self.d_model || !self.head_dim.is_multiple_of(2) {
+        if self.head_dim * self.n_heads != self.d_model
+            || !self.head_dim.is_multiple_of(2)
+        {
             return Err(unsupported(
                 "head_dim",
                 format!(
@@ -138,7 +140,8 @@ impl Config {
                 });
             }
         };
-        let (d_model, n_heads) = (size("embedding_length")?, size("attention.head_count")?);
+        let (d_model, n_heads) =
+            (size("embedding_length")?, size("attention.head_count")?);
         let config = Config {
             architecture,
             vocab_size,
@@ -165,11 +168,12 @@ impl Config {
 
     /// The configuration in a transformers `config.json`.
     pub fn from_json(text: &str, path: &Path) -> Result<Config, LoadError> {
-        let json: Json = serde_json::from_str(text).map_err(|e| LoadError::Corrupt {
-            path: path.to_path_buf(),
-            offset: e.column() as u64,
-            detail: format!("not JSON: {e}"),
-        })?;
+        let json: Json =
+            serde_json::from_str(text).map_err(|e| LoadError::Corrupt {
+                path: path.to_path_buf(),
+                offset: e.column() as u64,
+                detail: format!("not JSON: {e}"),
+            })?;
         let unsupported = |field: &str, value: &Json| LoadError::Unsupported {
             path: path.to_path_buf(),
             field: field.to_string(),
@@ -232,7 +236,9 @@ impl Config {
             n_heads,
             n_kv_heads: size("num_key_value_heads").unwrap_or(n_heads),
             head_dim: match json.get("head_dim").filter(|v| !v.is_null()) {
-                Some(v) => v.as_u64().ok_or_else(|| unsupported("head_dim", v))? as usize,
+                Some(v) => {
+                    v.as_u64().ok_or_else(|| unsupported("head_dim", v))? as usize
+                }
                 None if n_heads > 0 => d_model / n_heads,
                 None => 0,
             },

@@ -30,7 +30,11 @@ pub struct Limits {
 }
 
 /// Checks that a prompt can be read and continued within the model's context.
-pub fn check_prompt(prompt: &[u32], limits: &Limits, vocab: usize) -> Result<(), LoadError> {
+pub fn check_prompt(
+    prompt: &[u32],
+    limits: &Limits,
+    vocab: usize,
+) -> Result<(), LoadError> {
     if prompt.is_empty() {
         return Err(LoadError::Prompt(
             "the prompt is empty: give the model at least one token".into(),
@@ -99,7 +103,9 @@ pub fn generate(
         let next = choose(&last, &ids, choice);
         ids.push(next);
         on_token(next);
-        if Some(next) == limits.eos || ids.len() == prompt.len() + limits.max_new_tokens {
+        if Some(next) == limits.eos
+            || ids.len() == prompt.len() + limits.max_new_tokens
+        {
             break;
         }
         let position = ids.len() - 1;

@@ -70,7 +70,12 @@ pub struct HeadScores {
 ///
 /// # Shapes
 /// Returns `[batch, 1 + 2·half]`.
-pub fn repeated_tokens(batch: usize, half: usize, bos: i64, seed: u64) -> Tensor<i64> {
+pub fn repeated_tokens(
+    batch: usize,
+    half: usize,
+    bos: i64,
+    seed: u64,
+) -> Tensor<i64> {
     manual_seed(seed);
     let random = randint(1000, 40_000, &[batch, half]);
     let first = Tensor::from_vec(vec![bos; batch], &[batch, 1]);
@@ -111,7 +116,9 @@ pub fn scan(
         let mut sum = 0.0;
         for b in 0..batch {
             for t in range.clone() {
-                sum -= f64::from(lp[(b * tokens + t) * vocab + id[b * tokens + t + 1] as usize]);
+                sum -= f64::from(
+                    lp[(b * tokens + t) * vocab + id[b * tokens + t + 1] as usize],
+                );
             }
         }
         sum / (batch * range.len()) as f64

@@ -57,7 +57,10 @@ pub fn how_to_get_it(path: &Path) -> String {
 }
 
 /// Loads the model at `path`; `progress(done, total)` is told as tensors are read.
-pub fn load(path: &Path, progress: impl FnMut(usize, usize)) -> Result<Loaded, LoadError> {
+pub fn load(
+    path: &Path,
+    progress: impl FnMut(usize, usize),
+) -> Result<Loaded, LoadError> {
     if path.is_dir() {
         load_folder(path)
     } else {
@@ -65,7 +68,10 @@ pub fn load(path: &Path, progress: impl FnMut(usize, usize)) -> Result<Loaded, L
     }
 }
 
-fn load_gguf(path: &Path, progress: impl FnMut(usize, usize)) -> Result<Loaded, LoadError> {
+fn load_gguf(
+    path: &Path,
+    progress: impl FnMut(usize, usize),
+) -> Result<Loaded, LoadError> {
     let file = GgufFile::open(path)?;
     let config = Config::from_gguf(&file)?;
     let tokenizer = tokenizer::from_gguf(&file)?;
@@ -102,14 +108,16 @@ fn load_gguf(path: &Path, progress: impl FnMut(usize, usize)) -> Result<Loaded, 
 fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
     let read = |name: &str| {
         let path = dir.join(name);
-        std::fs::read_to_string(&path).map_err(|source| LoadError::Io { path, source })
+        std::fs::read_to_string(&path)
+            .map_err(|source| LoadError::Io { path, source })
     };
     let config_path = dir.join("config.json");
     let config = Config::from_json(&read("config.json")?, &config_path)?;
     let mut weights = Weights::from_safetensors(&dir.join("model.safetensors"))?;
     let model = model::build(&config, &mut weights)?;
     let tokenizer = tokenizer::from_file(&dir.join("tokenizer.json"))?;
-    let json: serde_json::Value = serde_json::from_str(&read("config.json")?).unwrap_or_default();
+    let json: serde_json::Value =
+        serde_json::from_str(&read("config.json")?).unwrap_or_default();
     let id = |key: &str| json.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
     let chat_template = read("tokenizer_config.json")
         .ok()

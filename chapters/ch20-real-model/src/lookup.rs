@@ -24,7 +24,9 @@ pub fn lookup_draft(ids: &[i64], k: usize, max_ngram: usize) -> Vec<i64> {
     for n in (1..=max_ngram.min(ids.len().saturating_sub(1))).rev() {
         let tail = &ids[ids.len() - n..];
         // the latest start before the tail itself whose n tokens equal the tail
-        if let Some(start) = (0..ids.len() - n).rev().find(|&s| &ids[s..s + n] == tail) {
+        if let Some(start) =
+            (0..ids.len() - n).rev().find(|&s| &ids[s..s + n] == tail)
+        {
             let from = start + n;
             return ids[from..(from + k).min(ids.len())].to_vec();
         }

@@ -64,8 +64,9 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
     let embedding = weights.take("model.embed_tokens.weight", &[v, d])?;
     let mut layers = Vec::with_capacity(config.n_layers);
     for i in 0..config.n_layers {
-        let mut take =
-            |name: &str, shape: &[usize]| weights.take(&format!("model.layers.{i}.{name}"), shape);
+        let mut take = |name: &str, shape: &[usize]| {
+            weights.take(&format!("model.layers.{i}.{name}"), shape)
+        };
         let linear = |w| Linear::from_parameters(w, None);
         let qk_norm = config.architecture == Architecture::Qwen3;
         let (q_norm, k_norm) = if qk_norm {
@@ -110,7 +111,7 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
         final_norm: rms_norm(weights.take("model.norm.weight", &[d])?, eps),
         lm_head: Linear::from_parameters(lm_head, None),
     };
-    // A tied checkpoint may still store the head (safetensors can): it is the embedding.
+    // A tied checkpoint may still store the head (safetensors can): the embedding.
     if config.tied_embeddings && weights.contains("lm_head.weight") {
         weights.take("lm_head.weight", &[v, d])?;
     }

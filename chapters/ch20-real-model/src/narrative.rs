@@ -162,7 +162,8 @@ fn sampled(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
     };
     let step = story.step("Chapter 15's samplers, now visibly different");
     step.print(format!("{PROMPT} ..."));
-    let greedy = generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
+    let greedy =
+        generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
     step.print(format!(
         "{:<28} {:?}",
         "greedy",
@@ -261,13 +262,15 @@ fn sinks(story: &mut Narrative, m: &Loaded) -> Result<()> {
 fn speculative(story: &mut Narrative, m: &Loaded) -> Result<()> {
     let ids = encode(&m.tokenizer, CODE_PROMPT)?;
     let prompt = as_batch(&ids);
-    let run = speculate_lookup(&m.model, &prompt, SPECULATED_TOKENS, DRAFT_K, &m.recipe);
+    let run =
+        speculate_lookup(&m.model, &prompt, SPECULATED_TOKENS, DRAFT_K, &m.recipe);
     let limits = Limits {
         max_new_tokens: SPECULATED_TOKENS,
         eos: None,
         context_length: m.config.context_length,
     };
-    let greedy = generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
+    let greedy =
+        generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
     let new: Vec<u32> = run.ids.to_vec()[ids.len()..]
         .iter()
         .map(|&i| i as u32)

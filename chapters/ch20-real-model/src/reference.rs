@@ -24,10 +24,12 @@ pub fn transformers_last_logits(index: usize) -> Result<Tensor, LoadError> {
         path: path.clone(),
         source,
     })?;
-    let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| LoadError::Corrupt {
-        path: path.clone(),
-        offset: 0,
-        detail: e.to_string(),
+    let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| {
+        LoadError::Corrupt {
+            path: path.clone(),
+            offset: 0,
+            detail: e.to_string(),
+        }
     })?;
     let name = format!("last_logits_{index}");
     let view = file.tensor(&name).map_err(|_| LoadError::MissingTensor {

@@ -14,8 +14,7 @@ pub const CACHED_TOKENS: usize = 8;
 pub const SENTENCE: &str =
     "The cat sat on the mat because the cat was tired, and the mat was warm.";
 /// The prompt of speculative decoding: code, which repeats itself.
-pub const CODE_PROMPT: &str =
-    "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\ndef mul(a, b):";
+pub const CODE_PROMPT: &str = "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\ndef mul(a, b):";
 /// Tokens the draft proposes per pass of the full model.
 pub const DRAFT_K: usize = 4;
 /// New tokens of the speculative generation.

@@ -10,14 +10,21 @@ use crate::config::Config;
 /// # Shapes
 /// Numbers only.
 // ANCHOR: decode_speed_bound
-pub fn decode_speed_bound(config: &Config, bandwidth: f64, cached_tokens: usize) -> f64 {
+pub fn decode_speed_bound(
+    config: &Config,
+    bandwidth: f64,
+    cached_tokens: usize,
+) -> f64 {
     let table = config.vocab_size * config.d_model;
     let read = if config.tied_embeddings {
-        config.parameter_count() + config.d_model // the table as the head, one row as the input
+        // the table as the head, and one of its rows as the input
+        config.parameter_count() + config.d_model
     } else {
-        config.parameter_count() - table + config.d_model // the head, and one row of the table
+        // the head, and one row of the table
+        config.parameter_count() - table + config.d_model
     };
-    let cache = cached_tokens * config.n_layers * 2 * config.n_kv_heads * config.head_dim;
+    let cache =
+        cached_tokens * config.n_layers * 2 * config.n_kv_heads * config.head_dim;
     bandwidth / (4.0 * (read + cache) as f64)
 }
 // ANCHOR_END: decode_speed_bound

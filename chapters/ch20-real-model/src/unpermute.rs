@@ -17,7 +17,12 @@
 /// # Shapes
 /// `weight`: `heads · head_dim` rows of `d_in` values, row-major. Returns the same shape.
 // ANCHOR: unpermute
-pub fn unpermute_rows(weight: &[f32], heads: usize, head_dim: usize, d_in: usize) -> Vec<f32> {
+pub fn unpermute_rows(
+    weight: &[f32],
+    heads: usize,
+    head_dim: usize,
+    d_in: usize,
+) -> Vec<f32> {
     let half = head_dim / 2;
     let mut out = vec![0.0; weight.len()];
     for h in 0..heads {

@@ -89,12 +89,13 @@ impl Weights {
             path: path.to_path_buf(),
             source,
         })?;
-        let file =
-            safetensors::SafeTensors::deserialize(&bytes).map_err(|e| LoadError::Corrupt {
+        let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| {
+            LoadError::Corrupt {
                 path: path.to_path_buf(),
                 offset: 0,
                 detail: e.to_string(),
-            })?;
+            }
+        })?;
         let mut tensors = HashMap::new();
         for (name, view) in file.tensors() {
             let data = view.data();
@@ -132,13 +133,13 @@ impl Weights {
     /// # Shapes
     /// Returns a tensor of `shape`.
     pub fn take(&mut self, name: &str, shape: &[usize]) -> Result<Tensor, LoadError> {
-        let tensor = self
-            .tensors
-            .remove(name)
-            .ok_or_else(|| LoadError::MissingTensor {
-                path: self.path.clone(),
-                name: name.to_string(),
-            })?;
+        let tensor =
+            self.tensors
+                .remove(name)
+                .ok_or_else(|| LoadError::MissingTensor {
+                    path: self.path.clone(),
+                    name: name.to_string(),
+                })?;
         if tensor.sizes() != shape {
             return Err(LoadError::Shape {
                 tensor: name.to_string(),

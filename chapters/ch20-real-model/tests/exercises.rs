@@ -23,7 +23,8 @@ fn permute(weight: &[f32], heads: usize, head_dim: usize, d_in: usize) -> Vec<f3
     for h in 0..heads {
         for p in 0..2 {
             for i in 0..half {
-                let (from, to) = (h * head_dim + p * half + i, h * head_dim + 2 * i + p);
+                let (from, to) =
+                    (h * head_dim + p * half + i, h * head_dim + 2 * i + p);
                 out[to * d_in..(to + 1) * d_in]
                     .copy_from_slice(&weight[from * d_in..(from + 1) * d_in]);
             }
@@ -38,7 +39,8 @@ fn exercise_unpermute_rows_gives_transformers_weights() {
     let expected = Expected::open("tiny-llama.gguf.expected.safetensors");
     for layer in 0..2 {
         for (gguf, hf, heads) in [("attn_q", "q_proj", 4), ("attn_k", "k_proj", 2)] {
-            let (rows, shape) = file.tensor(&format!("blk.{layer}.{gguf}.weight")).unwrap();
+            let (rows, shape) =
+                file.tensor(&format!("blk.{layer}.{gguf}.weight")).unwrap();
             let ours = unpermute_rows(&rows, heads, 16, shape[1]);
             let theirs = expected
                 .f32(&format!("model.layers.{layer}.self_attn.{hf}.weight"))
@@ -96,7 +98,8 @@ fn exercise_sink_share_finds_the_real_models_sink() {
     }
     // Spread evenly, query i would give key 0 a share of 1/(i+1): every head of this trained
     // layer gives it more than twice that.
-    let even = (1..tokens).map(|i| 1.0 / (i + 1) as f64).sum::<f64>() / (tokens - 1) as f64;
+    let even =
+        (1..tokens).map(|i| 1.0 / (i + 1) as f64).sum::<f64>() / (tokens - 1) as f64;
     for (h, share) in shares.iter().enumerate() {
         assert!(
             *share > 2.0 * even,

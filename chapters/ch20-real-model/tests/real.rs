@@ -49,7 +49,8 @@ fn model() -> Option<&'static Loaded> {
 }
 
 fn fixture() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(real_fixture("real.json")).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(real_fixture("real.json")).unwrap())
+        .unwrap()
 }
 
 fn ids(v: &Value) -> Vec<u32> {
@@ -117,9 +118,9 @@ fn last_logits_are_transformers_within_the_rounding() {
     let Some(m) = model() else { return };
     let fixture = fixture();
     for (i, p) in fixture["prompts"].as_array().unwrap().iter().enumerate() {
-        let (logits, _) = m
-            .model
-            .forward(&as_batch(&ids(&p["ids"])), &m.recipe, Products::Batched);
+        let (logits, _) =
+            m.model
+                .forward(&as_batch(&ids(&p["ids"])), &m.recipe, Products::Batched);
         let ours = logits.select(0, 0).select(0, -1);
         assert_within_rounding(
             &ours,
@@ -185,7 +186,12 @@ fn cached_logits_are_recomputed_ones_within_the_rounding() {
     );
     let recomputed = all.select(0, 0).narrow(0, t - 1, n);
     // One-row and many-row products add in different orders: not the same bits.
-    assert_within_rounding(&cached.logits, &recomputed, K, "cached against recomputed");
+    assert_within_rounding(
+        &cached.logits,
+        &recomputed,
+        K,
+        "cached against recomputed",
+    );
     assert_eq!(
         cached.logits.argmax_dim(-1, false).to_vec(),
         recomputed.argmax_dim(-1, false).to_vec()
@@ -198,7 +204,8 @@ fn speculative_decoding_writes_the_greedy_tokens() {
     let ids = encode(&m.tokenizer, CODE_PROMPT).unwrap();
     let run = speculate_lookup(&m.model, &as_batch(&ids), 16, 4, &m.recipe);
     // Greedy decoding that uses the same verification passes: one row at a time.
-    let greedy = generate_cached(&m.model, &as_batch(&ids), 16, &m.recipe, Products::RowByRow);
+    let greedy =
+        generate_cached(&m.model, &as_batch(&ids), 16, &m.recipe, Products::RowByRow);
     assert_eq!(run.ids.to_vec(), greedy.ids.to_vec());
     assert!(
         run.acceptance_rate() > 0.5,

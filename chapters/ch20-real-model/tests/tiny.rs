@@ -23,9 +23,10 @@ fn check_checkpoint(name: &str) {
     let expected = Expected::open(&format!("{name}/expected.safetensors"));
     expected.follow_capability();
     let ids: Vec<u32> = expected.i64("ids").iter().map(|&i| i as u32).collect();
-    let (logits, _) = loaded
-        .model
-        .forward(&as_batch(&ids), &loaded.recipe, Products::Batched);
+    let (logits, _) =
+        loaded
+            .model
+            .forward(&as_batch(&ids), &loaded.recipe, Products::Batched);
     assert_bits(&logits, &expected.f32("logits"), name);
     // Decoding: the one-row products of every step, against transformers' cached generate.
     let cached = generate_cached(
@@ -39,7 +40,12 @@ fn check_checkpoint(name: &str) {
     // row's logits), and MKL's one-row order on the AMD processor the fixture was made on is
     // not the Intel one our one-row products follow: within the rounding of 192 products.
     let theirs = expected.f32("greedy_logits").select(0, 0);
-    assert_within_rounding(&cached.logits, &theirs, 192, &format!("{name}, decoding"));
+    assert_within_rounding(
+        &cached.logits,
+        &theirs,
+        192,
+        &format!("{name}, decoding"),
+    );
     let limits = Limits {
         max_new_tokens: 8,
         eos: None,
@@ -71,7 +77,8 @@ fn tiny_qwen3_gives_transformers_logits_and_tokens() {
 #[test]
 fn the_tokenizer_json_gives_the_prompts_ids() {
     let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("tiny.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(fixture("tiny.json")).unwrap())
+            .unwrap();
     let tok = tokenizer::from_file(&fixture("tiny-llama/tokenizer.json")).unwrap();
     let ids = tokenizer::encode(&tok, summary["prompt"].as_str().unwrap()).unwrap();
     let want: Vec<u32> = summary["ids"]
@@ -115,16 +122,18 @@ fn the_tiny_gguf_gives_transformers_logits() {
         .iter()
         .map(|&i| i as u32)
         .collect();
-    let (logits, _) = loaded
-        .model
-        .forward(&as_batch(&ids), &loaded.recipe, Products::Batched);
+    let (logits, _) =
+        loaded
+            .model
+            .forward(&as_batch(&ids), &loaded.recipe, Products::Batched);
     assert_bits(&logits, &expected.f32("logits"), "tiny GGUF");
 }
 
 #[test]
 fn the_gguf_tokenizer_gives_transformers_ids_on_hard_strings() {
     let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("tiny.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(fixture("tiny.json")).unwrap())
+            .unwrap();
     let loaded = load(&fixture("tiny-llama.gguf"), |_, _| {}).unwrap();
     for (text, ids) in summary["gguf_tokens"].as_object().unwrap() {
         let want: Vec<u32> = ids

@@ -39,7 +39,8 @@ pub const DEFAULT_ALIGNMENT: u64 = 32;
 pub struct TensorInfo {
     /// Its name, `blk.0.attn_q.weight`.
     pub name: String,
-    /// Its sizes in PyTorch's order, outermost first (GGUF stores them innermost first).
+    /// Its sizes in PyTorch's order, outermost first (GGUF stores them innermost
+    /// first).
     pub shape: Vec<usize>,
     /// How its values are stored.
     pub ggml_type: GgmlType,
@@ -73,7 +74,11 @@ pub(crate) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// The next `n` bytes, for reading `what`.
-    pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], LoadError> {
+    pub(crate) fn take(
+        &mut self,
+        n: usize,
+        what: &str,
+    ) -> Result<&'a [u8], LoadError> {
         let end = self
             .at
             .checked_add(n)
@@ -93,7 +98,10 @@ impl<'a> Cursor<'a> {
     }
 
     /// `N` bytes as an array, for the fixed-size numbers.
-    pub(crate) fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], LoadError> {
+    pub(crate) fn array<const N: usize>(
+        &mut self,
+        what: &str,
+    ) -> Result<[u8; N], LoadError> {
         Ok(self.take(N, what)?.try_into().expect("took N bytes"))
     }
 
@@ -107,7 +115,11 @@ impl<'a> Cursor<'a> {
 
     /// A count that must fit what is left of the file, each item taking at least
     /// `min_item_bytes`: a corrupted count is refused before anything is allocated.
-    pub(crate) fn count(&mut self, what: &str, min_item_bytes: u64) -> Result<usize, LoadError> {
+    pub(crate) fn count(
+        &mut self,
+        what: &str,
+        min_item_bytes: u64,
+    ) -> Result<usize, LoadError> {
         let n = self.u64(what)?;
         let left = (self.bytes.len() - self.at) as u64;
         if n.saturating_mul(min_item_bytes.max(1)) > left {
@@ -188,9 +200,13 @@ impl GgufFile {
         }
         // 4. The data, at the next multiple of the alignment.
         let alignment = match metadata.get("general.alignment") {
-            Some(v) => v.as_u64().filter(|a| a.is_power_of_two()).ok_or_else(|| {
-                cur.corrupt(format!("general.alignment must be a power of two, got {v}"))
-            })?,
+            Some(v) => {
+                v.as_u64().filter(|a| a.is_power_of_two()).ok_or_else(|| {
+                    cur.corrupt(format!(
+                        "general.alignment must be a power of two, got {v}"
+                    ))
+                })?
+            }
             None => DEFAULT_ALIGNMENT,
         };
         let data_start = (cur.at as u64).div_ceil(alignment) * alignment;
@@ -242,7 +258,8 @@ impl GgufFile {
                 path: self.path.clone(),
                 name: name.to_string(),
             })?;
-        let values = dequantize(info.ggml_type, self.tensor_bytes(info)?, &info.name)?;
+        let values =
+            dequantize(info.ggml_type, self.tensor_bytes(info)?, &info.name)?;
         Ok((values, info.shape.clone()))
     }
 
@@ -262,22 +279,26 @@ impl TensorInfo {
         let name = cur.string("a tensor name")?;
         let n_dims = cur.u32(&format!("the dims of {name}"))?;
         if n_dims > 4 {
-            return Err(cur.corrupt(format!("tensor {name} has {n_dims} dims (at most 4)")));
+            return Err(
+                cur.corrupt(format!("tensor {name} has {n_dims} dims (at most 4)"))
+            );
         }
         let mut shape = Vec::with_capacity(n_dims as usize);
         for _ in 0..n_dims {
             let d = cur.u64(&format!("the dims of {name}"))?;
             shape.push(
-                usize::try_from(d).map_err(|_| cur.corrupt(format!("tensor {name}: size {d}")))?,
+                usize::try_from(d)
+                    .map_err(|_| cur.corrupt(format!("tensor {name}: size {d}")))?,
             );
         }
         shape.reverse(); // innermost first in the file, outermost first in PyTorch
         let code = cur.u32(&format!("the type of {name}"))?;
-        let ggml_type = GgmlType::from_code(code).ok_or_else(|| LoadError::Unsupported {
-            path: cur.path.to_path_buf(),
-            field: format!("type of tensor {name}"),
-            value: format!("ggml type {code} ({})", quant::type_name(code)),
-        })?;
+        let ggml_type =
+            GgmlType::from_code(code).ok_or_else(|| LoadError::Unsupported {
+                path: cur.path.to_path_buf(),
+                field: format!("type of tensor {name}"),
+                value: format!("ggml type {code} ({})", quant::type_name(code)),
+            })?;
         let offset = cur.u64(&format!("the offset of {name}"))?;
         Ok(TensorInfo {
             name,

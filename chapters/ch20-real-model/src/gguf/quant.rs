@@ -35,8 +35,8 @@ pub enum GgmlType {
 /// ggml's names of its type codes, for messages about the ones not read here.
 pub(crate) fn type_name(code: u32) -> &'static str {
     const NAMES: [&str; 16] = [
-        "F32", "F16", "Q4_0", "Q4_1", "Q4_2", "Q4_3", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q2_K",
-        "Q3_K", "Q4_K", "Q5_K", "Q6_K", "Q8_K",
+        "F32", "F16", "Q4_0", "Q4_1", "Q4_2", "Q4_3", "Q5_0", "Q5_1", "Q8_0", "Q8_1",
+        "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "Q8_K",
     ];
     NAMES.get(code as usize).copied().unwrap_or("unknown")
 }
@@ -64,7 +64,9 @@ impl GgmlType {
         if !n.is_multiple_of(per_block) {
             return Err(LoadError::Shape {
                 tensor: tensor.to_string(),
-                detail: format!("{n} values do not fill whole blocks of {per_block} ({self:?})"),
+                detail: format!(
+                    "{n} values do not fill whole blocks of {per_block} ({self:?})"
+                ),
             });
         }
         Ok(n / per_block * block_bytes)
@@ -75,7 +77,11 @@ impl GgmlType {
 ///
 /// # Shapes
 /// `bytes`: the whole tensor's data. Returns one float per value.
-pub fn dequantize(ggml_type: GgmlType, bytes: &[u8], tensor: &str) -> Result<Vec<f32>, LoadError> {
+pub fn dequantize(
+    ggml_type: GgmlType,
+    bytes: &[u8],
+    tensor: &str,
+) -> Result<Vec<f32>, LoadError> {
     let n_blocks = |block_bytes: usize| {
         if bytes.len().is_multiple_of(block_bytes) {
             Ok(bytes.len() / block_bytes)

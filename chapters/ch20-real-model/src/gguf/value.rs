@@ -29,7 +29,11 @@ impl Value {
         Value::read_typed(cur, code, key)
     }
 
-    fn read_typed(cur: &mut Cursor, code: u32, key: &str) -> Result<Value, LoadError> {
+    fn read_typed(
+        cur: &mut Cursor,
+        code: u32,
+        key: &str,
+    ) -> Result<Value, LoadError> {
         Ok(match code {
             0 => Value::Unsigned(cur.array::<1>(key)?[0].into()),
             1 => Value::Signed(i8::from_le_bytes(cur.array(key)?).into()),
@@ -43,7 +47,9 @@ impl Value {
             9 => {
                 let element = cur.u32(&format!("the element type of {key}"))?;
                 if element == 9 {
-                    return Err(cur.corrupt(format!("{key}: arrays of arrays are not read")));
+                    return Err(
+                        cur.corrupt(format!("{key}: arrays of arrays are not read"))
+                    );
                 }
                 let n = cur.count(&format!("the length of {key}"), 1)?;
                 let mut items = Vec::with_capacity(n);
@@ -55,7 +61,11 @@ impl Value {
             10 => Value::Unsigned(cur.u64(key)?),
             11 => Value::Signed(i64::from_le_bytes(cur.array(key)?)),
             12 => Value::Float(f64::from_le_bytes(cur.array(key)?)),
-            other => return Err(cur.corrupt(format!("{key} has an unknown value type {other}"))),
+            other => {
+                return Err(
+                    cur.corrupt(format!("{key} has an unknown value type {other}"))
+                );
+            }
         })
     }
 

@@ -22,17 +22,20 @@ pub struct Expected {
 impl Expected {
     pub fn open(name: &str) -> Expected {
         Expected {
-            bytes: std::fs::read(fixture(name)).expect("a fixture of the reference script"),
+            bytes: std::fs::read(fixture(name))
+                .expect("a fixture of the reference script"),
         }
     }
 
     fn file(&self) -> safetensors::SafeTensors<'_> {
-        safetensors::SafeTensors::deserialize(&self.bytes).expect("a safetensors file")
+        safetensors::SafeTensors::deserialize(&self.bytes)
+            .expect("a safetensors file")
     }
 
     /// One entry of the file's metadata ("" if absent).
     pub fn meta(&self, key: &str) -> String {
-        let (_, meta) = safetensors::SafeTensors::read_metadata(&self.bytes).expect("a header");
+        let (_, meta) =
+            safetensors::SafeTensors::read_metadata(&self.bytes).expect("a header");
         meta.metadata()
             .as_ref()
             .and_then(|m| m.get(key).cloned())
