@@ -16,9 +16,7 @@ use crate::model::{
 };
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
-use crate::sampling::{
-    kept, min_p, repetition_penalty, samplers, top_k, with_temperature,
-};
+use crate::sampling::{kept, min_p, repetition_penalty, samplers, top_k, with_temperature};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
@@ -104,7 +102,6 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
         ),
     ]
 }
-
 
 /// `x[0, :rows, :cols]` of a `[1, tokens, features]` tensor.
 fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {

@@ -412,7 +412,11 @@ unsafe fn fused_rounds_avx2(lanes: &mut [f32; 16], row: &[f32], x: &[f32]) {
         let mut e = 0;
         while e < n {
             low = _mm256_fmadd_ps(_mm256_loadu_ps(r.add(e)), _mm256_loadu_ps(v.add(e)), low);
-            high = _mm256_fmadd_ps(_mm256_loadu_ps(r.add(e + 8)), _mm256_loadu_ps(v.add(e + 8)), high);
+            high = _mm256_fmadd_ps(
+                _mm256_loadu_ps(r.add(e + 8)),
+                _mm256_loadu_ps(v.add(e + 8)),
+                high,
+            );
             e += 16;
         }
         _mm256_storeu_ps(lanes.as_mut_ptr(), low);
