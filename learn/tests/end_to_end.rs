@@ -17,14 +17,15 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Copies the workspace's files, without build outputs, git or virtual environments.
+/// Copies the workspace's files, without build outputs, git, virtual environments or the
+/// downloaded model (`models/`, chapter 20's).
 fn copy_workspace(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("make the scratch folder");
     for entry in std::fs::read_dir(from).expect("read a folder") {
         let entry = entry.expect("entry");
         let name = entry.file_name();
         let kind = entry.file_type().expect("file type");
-        let skip = ["target", ".git", "build"].contains(&name.to_str().unwrap_or(""))
+        let skip = ["target", ".git", "build", "models"].contains(&name.to_str().unwrap_or(""))
             || name.to_string_lossy().starts_with(".venv");
         if skip || kind.is_symlink() {
             continue;

@@ -87,7 +87,7 @@ pub fn variants() -> Vec<(&'static str, Recipe)> {
     ]
 }
 
-/// The samplers whose generations the chapter prints.
+/// The samplers whose generations the chapter prints (and chapter 20, on a real model).
 pub fn samplers() -> Vec<(&'static str, Sampler)> {
     let plain = Sampler::PLAIN;
     vec![

@@ -81,3 +81,30 @@ pub fn attention_weights(model: &AttentionOnly, ids: &Tensor<i64>, layer: usize)
     let (_, tape) = model.forward_with_tape(ids, None);
     tape.blocks[layer].attention.weights.clone()
 }
+
+/// Each head's mean weight from a query `i` to the key `i − offset`, over every sequence and
+/// every query from `first_query` on, for weights of any number of heads and tokens: the
+/// previous-token score with `offset = 1`; the induction score on a sequence repeated after
+/// `n` tokens with `offset = n − 1`, the queries of the repeat. Chapter 20 scores a real
+/// model's 270 heads with it.
+///
+/// # Shapes
+/// `weights`: `[n, heads, tokens, tokens]`, `offset <= first_query < tokens`. Returns one
+/// score per head.
+// ANCHOR: mean_weight_at_offset
+pub fn mean_weight_at_offset(weights: &Tensor, offset: usize, first_query: usize) -> Vec<f64> {
+    let [n, heads, tokens, _] = weights.sizes()[..] else {
+        panic!("mean_weight_at_offset: weights must be [n, heads, tokens, tokens]");
+    };
+    let w = weights.to_vec();
+    (0..heads)
+        .map(|h| {
+            let sum: f64 = (0..n)
+                .flat_map(|b| (first_query..tokens).map(move |i| (b, i)))
+                .map(|(b, i)| f64::from(w[((b * heads + h) * tokens + i) * tokens + i - offset]))
+                .sum();
+            sum / (n * (tokens - first_query)) as f64
+        })
+        .collect()
+}
+// ANCHOR_END: mean_weight_at_offset

@@ -142,7 +142,15 @@ fn exact_products(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: A
         copy_into(buffer, row);
     }
     for j in 0..n {
-        copy_into(&mut column, b.column(j));
+        // A column of `Wᵀ` (a row of `W`) is read where it is; any other is copied first.
+        let b_j = b.column(j);
+        let column: &[f32] = match b_j.as_slice() {
+            Some(contiguous) => contiguous,
+            None => {
+                copy_into(&mut column, b_j);
+                &column
+            }
+        };
         for i in 0..m {
             let row = &rows[i * k..(i + 1) * k];
             // The `sgemv` orders depend on where the output sits among the outputs: down
@@ -150,8 +158,8 @@ fn exact_products(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: A
             let (index, count) = if n == 1 { (i, m) } else { (j, n) };
             c[[i, j]] = match order {
                 Order::Lanes => lane_sum(row.iter().copied().zip(column.iter().copied())),
-                Order::RowDots => row_dot_sum(row, &column, index, count),
-                Order::ColumnSweeps => column_sweep_sum(row, &column, index, count),
+                Order::RowDots => row_dot_sum(row, column, index, count),
+                Order::ColumnSweeps => column_sweep_sum(row, column, index, count),
                 Order::Plain | Order::Fused => unreachable!("summed side by side above"),
             };
         }
@@ -160,6 +168,11 @@ fn exact_products(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: A
 
 /// Copies a (possibly strided) row or column into a contiguous buffer of the same length.
 fn copy_into(buffer: &mut [f32], values: ndarray::ArrayView1<f32>) {
+    // A contiguous row (a weight row of `x·Wᵀ`) is one memory copy.
+    if let Some(slice) = values.as_slice() {
+        buffer.copy_from_slice(slice);
+        return;
+    }
     for (slot, &x) in buffer.iter_mut().zip(values) {
         *slot = x;
     }
@@ -351,11 +364,7 @@ pub fn row_dot_sum(row: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
     let mut lanes = [0.0f32; 16];
     lanes[0] = row[0] * x[0];
     let (rounds, rest) = ((k - 1) / 16, (k - 1) % 16);
-    for round in 0..rounds {
-        for (lane, e) in (1 + 16 * round..).take(16).enumerate() {
-            lanes[lane] = row[e].mul_add(x[e], lanes[lane]);
-        }
-    }
+    fused_rounds(&mut lanes, &row[1..1 + 16 * rounds], &x[1..1 + 16 * rounds]);
     if rounds > 0 && rest > 0 {
         let sum = add_by_halves(lanes);
         lanes = [0.0; 16];
@@ -365,6 +374,54 @@ pub fn row_dot_sum(row: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
         lanes[lane] = row[e].mul_add(x[e], lanes[lane]);
     }
     add_by_halves(lanes)
+}
+
+/// `lanes[l] = fma(row[16·r + l], x[16·r + l], lanes[l])` for each round `r` of 16, in order:
+/// 16 independent fused chains, as two 8-lane vector registers where the processor has them
+/// (the same operation lane by lane, so the same bits).
+///
+/// # Shapes
+/// `row`, `x`: the same multiple of 16.
+#[inline(always)]
+fn fused_rounds(lanes: &mut [f32; 16], row: &[f32], x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has AVX2 and the FMA instructions.
+        unsafe { fused_rounds_avx2(lanes, row, x) };
+        return;
+    }
+    for (r, v) in row.chunks_exact(16).zip(x.chunks_exact(16)) {
+        for lane in 0..16 {
+            lanes[lane] = r[lane].mul_add(v[lane], lanes[lane]);
+        }
+    }
+}
+
+/// [`fused_rounds`] in two 8-lane registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fused_rounds_avx2(lanes: &mut [f32; 16], row: &[f32], x: &[f32]) {
+    use std::arch::x86_64::{_mm256_fmadd_ps, _mm256_loadu_ps, _mm256_storeu_ps};
+    let n = row.len().min(x.len()) / 16 * 16;
+    // SAFETY: every load reads 8 floats inside `row[..n]`, `x[..n]` or `lanes`, every store
+    // writes 8 floats inside `lanes`; unaligned loads and stores accept any address.
+    unsafe {
+        let mut low = _mm256_loadu_ps(lanes.as_ptr());
+        let mut high = _mm256_loadu_ps(lanes.as_ptr().add(8));
+        let (r, v) = (row.as_ptr(), x.as_ptr());
+        let mut e = 0;
+        while e < n {
+            low = _mm256_fmadd_ps(_mm256_loadu_ps(r.add(e)), _mm256_loadu_ps(v.add(e)), low);
+            high = _mm256_fmadd_ps(
+                _mm256_loadu_ps(r.add(e + 8)),
+                _mm256_loadu_ps(v.add(e + 8)),
+                high,
+            );
+            e += 16;
+        }
+        _mm256_storeu_ps(lanes.as_mut_ptr(), low);
+        _mm256_storeu_ps(lanes.as_mut_ptr().add(8), high);
+    }
 }
 
 /// The tail loop of [`row_dot_sum`]: the products after the first are fused into 16 lanes
@@ -381,9 +438,10 @@ fn tail_dot(row: &[f32], x: &[f32], two_sets: bool) -> f32 {
     if two_sets && k > 32 {
         let (mut low, mut high) = ([0.0f32; 16], [0.0f32; 16]);
         while e + 32 <= k {
+            let (r, v) = (&row[e..][..32], &x[e..][..32]);
             for lane in 0..16 {
-                low[lane] = row[e + lane].mul_add(x[e + lane], low[lane]);
-                high[lane] = row[e + 16 + lane].mul_add(x[e + 16 + lane], high[lane]);
+                low[lane] = r[lane].mul_add(v[lane], low[lane]);
+                high[lane] = r[16 + lane].mul_add(v[16 + lane], high[lane]);
             }
             e += 32;
         }

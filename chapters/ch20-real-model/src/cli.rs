@@ -1,0 +1,218 @@
+//! The chapter's command line beyond the narrative: `--prompt`, `--chat` and `--tokenize`.
+//!
+//! The answer streams to stdout as each token is chosen; how long it took goes to stderr,
+//! so that `> file` keeps only the text.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use ch15_modern_layer::sampling::Sampler;
+use course::narrative::Seed;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::chat::{conversation, render};
+use crate::error::LoadError;
+use crate::generate::{Choice, Limits, generate};
+use crate::loader::{Loaded, default_model_path, how_to_get_it, load};
+use crate::tokenizer::{decode, encode};
+
+/// The chapter's own options (`cargo run -p ch20-real-model -- --help` lists them).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Options {
+    /// Continue TEXT: prints the prompt, then the model's tokens as they come.
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+    /// Ask the model TEXT through its chat template, and print its answer.
+    #[arg(long, value_name = "TEXT")]
+    pub chat: Option<String>,
+    /// With --chat: the system message (SmolLM2's template adds its own when none is given).
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
+    /// Print the token ids of TEXT, each with its piece.
+    #[arg(long, value_name = "TEXT")]
+    pub tokenize: Option<String>,
+    /// Stop after N new tokens (or at the end-of-sequence token).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_new_tokens: usize,
+    /// Sample with temperature T (0: greedy, the likeliest token every time).
+    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    pub temperature: f32,
+    /// When sampling: keep the K likeliest tokens.
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+    /// When sampling: keep the nucleus of probability P.
+    #[arg(long, value_name = "P")]
+    pub top_p: Option<f32>,
+    /// When sampling: keep the tokens at least P times as likely as the likeliest.
+    #[arg(long, value_name = "P")]
+    pub min_p: Option<f32>,
+    /// The model: a GGUF file or a transformers folder (default: $ATTN_MODEL, else
+    /// models/SmolLM2-135M-Instruct.Q4_1.gguf under the workspace).
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<PathBuf>,
+}
+
+impl Options {
+    /// Whether the command line asks for something other than the narrative.
+    pub fn is_command(&self) -> bool {
+        self.prompt.is_some() || self.chat.is_some() || self.tokenize.is_some()
+    }
+
+    /// How each new token is chosen: greedy at temperature 0, else sampled with the
+    /// filters given, in transformers' order (temperature, top-k, top-p, min-p).
+    pub fn choice(&self) -> Result<Choice, LoadError> {
+        let bad = |what: String| Err(LoadError::Prompt(what));
+        if self.temperature < 0.0 || !self.temperature.is_finite() {
+            return bad(format!(
+                "--temperature must be 0 or more, got {}",
+                self.temperature
+            ));
+        }
+        if let Some(p) = self.top_p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
+            return bad(format!("--top-p must be in (0, 1], got {p}"));
+        }
+        if let Some(p) = self.min_p.filter(|p| !(0.0..=1.0).contains(p)) {
+            return bad(format!("--min-p must be in [0, 1], got {p}"));
+        }
+        if self.top_k == Some(0) {
+            return bad("--top-k must be at least 1".into());
+        }
+        if self.temperature == 0.0 {
+            return Ok(Choice::Greedy);
+        }
+        Ok(Choice::Sample(Sampler {
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            min_p: self.min_p,
+            repetition_penalty: None,
+        }))
+    }
+}
+
+/// Loads the model of `--model` (or the default one), with a progress bar on stderr.
+pub fn load_with_progress(model: Option<&PathBuf>) -> Result<Loaded, LoadError> {
+    let path = model.cloned().unwrap_or_else(default_model_path);
+    if !path.exists() {
+        return Err(LoadError::Io {
+            path: path.clone(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                how_to_get_it(&path),
+            ),
+        });
+    }
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("loading {msg} {bar:30} {pos}/{len} tensors")
+            .expect("a valid template"),
+    );
+    bar.set_message(
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
+    let loaded = load(&path, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    loaded
+}
+
+/// Runs `--tokenize`, `--prompt` or `--chat`.
+pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
+    let choice = options.choice()?;
+    let loaded = load_with_progress(options.model.as_ref())?;
+    let tok = &loaded.tokenizer;
+    let mut out = std::io::stdout().lock();
+    let io = |e: std::io::Error| LoadError::Io {
+        path: "stdout".into(),
+        source: e,
+    };
+    if let Some(text) = &options.tokenize {
+        for id in encode(tok, text)? {
+            let piece = decode(tok, &[id])?;
+            writeln!(out, "{id:>6} {piece:?}").map_err(io)?;
+        }
+        return Ok(());
+    }
+    let (shown, text) = match (&options.prompt, &options.chat) {
+        (Some(prompt), _) => (prompt.clone(), prompt.clone()),
+        (None, Some(question)) => {
+            let template = loaded.chat_template.as_deref().ok_or_else(|| {
+                LoadError::Tokenizer("the model has no chat template".into())
+            })?;
+            let token = |id: Option<u32>| {
+                id.and_then(|i| tok.id_to_token(i)).unwrap_or_default()
+            };
+            let rendered = render(
+                template,
+                &conversation(question, options.system.as_deref()),
+                &token(loaded.bos),
+                &token(loaded.eos),
+            )?;
+            (rendered.clone(), rendered)
+        }
+        (None, None) => return Ok(()),
+    };
+    let prompt = encode(tok, &text)?;
+    write!(out, "{shown}").map_err(io)?;
+    out.flush().map_err(io)?;
+    if let Choice::Sample(_) = choice {
+        shared::manual_seed(seed.or(0));
+    }
+    let limits = Limits {
+        max_new_tokens: options.max_new_tokens,
+        eos: loaded.eos,
+        context_length: loaded.config.context_length,
+    };
+    let start = Instant::now();
+    let mut first = None;
+    let mut new = Vec::new();
+    let mut printed = String::new();
+    let mut write_error = None;
+    generate(
+        &loaded.model,
+        &loaded.recipe,
+        &prompt,
+        choice,
+        &limits,
+        |id| {
+            first.get_or_insert_with(|| start.elapsed());
+            new.push(id);
+            // Decode everything so far and print what is new, once it is whole UTF-8 text.
+            let text = decode(tok, &new).unwrap_or_default();
+            if !text.ends_with('\u{FFFD}')
+                && text.len() > printed.len()
+                && text.starts_with(&printed)
+            {
+                if let Err(e) = write!(out, "{}", &text[printed.len()..])
+                    .and_then(|_| out.flush())
+                {
+                    write_error.get_or_insert(e);
+                }
+                printed = text;
+            }
+        },
+    )?;
+    writeln!(out).map_err(io)?;
+    if let Some(e) = write_error {
+        return Err(io(e));
+    }
+    let total = start.elapsed();
+    let first = first.unwrap_or(total);
+    let rest = new.len().saturating_sub(1);
+    let speed = if rest > 0 {
+        rest as f64 / (total - first).as_secs_f64()
+    } else {
+        0.0
+    };
+    eprintln!(
+        "{} prompt tokens, {} new; time to first token {:.2} s, then {speed:.1} tokens/s",
+        prompt.len(),
+        new.len(),
+        first.as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! Decoding with chapter 14's KV cache: the prompt once (the prefill), then one token at a
+//! time, each new token either the likeliest (greedy) or drawn with chapter 15's samplers,
+//! handed to a callback as soon as it is chosen so that a reader sees it appear.
+
+use ch14_generation::{KvCache, Products};
+use ch15_modern_layer::sampling::{Sampler, next_token_probs};
+use ch15_modern_layer::{Recipe, TinyModel};
+use shared::Tensor;
+
+use crate::error::LoadError;
+
+/// How each new token is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Choice {
+    /// The likeliest token.
+    Greedy,
+    /// Drawn from chapter 15's sampler's probabilities, with the default generator.
+    Sample(Sampler),
+}
+
+/// What a generation stops at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// At most this many new tokens.
+    pub max_new_tokens: usize,
+    /// The end-of-sequence token, which ends the reply (and is kept as its last token).
+    pub eos: Option<u32>,
+    /// The longest sequence the model takes.
+    pub context_length: usize,
+}
+
+/// Checks that a prompt can be read and continued within the model's context.
+pub fn check_prompt(
+    prompt: &[u32],
+    limits: &Limits,
+    vocab: usize,
+) -> Result<(), LoadError> {
+    if prompt.is_empty() {
+        return Err(LoadError::Prompt(
+            "the prompt is empty: give the model at least one token".into(),
+        ));
+    }
+    if let Some(&bad) = prompt.iter().find(|&&id| id as usize >= vocab) {
+        return Err(LoadError::Prompt(format!(
+            "token id {bad} is outside the vocabulary of {vocab}"
+        )));
+    }
+    let needed = prompt.len() + limits.max_new_tokens;
+    if needed > limits.context_length {
+        return Err(LoadError::Prompt(format!(
+            "{} prompt tokens + {} new tokens = {needed} is longer than the model's context of {} tokens",
+            prompt.len(),
+            limits.max_new_tokens,
+            limits.context_length
+        )));
+    }
+    Ok(())
+}
+
+/// Token ids as the `[1, tokens]` tensor the model reads.
+///
+/// # Shapes
+/// Returns `[1, ids.len()]`.
+pub fn as_batch(ids: &[u32]) -> Tensor<i64> {
+    Tensor::from_vec(ids.iter().map(|&i| i64::from(i)).collect(), &[1, ids.len()])
+}
+
+/// The next token after `logits`.
+///
+/// # Shapes
+/// `logits`: `[vocab]`; `seen`: the sequence so far.
+fn choose(logits: &Tensor, seen: &[u32], choice: Choice) -> u32 {
+    match choice {
+        Choice::Greedy => logits.argmax().item() as u32,
+        Choice::Sample(sampler) => {
+            let seen: Vec<i64> = seen.iter().map(|&i| i64::from(i)).collect();
+            let probs = next_token_probs(logits, &seen, &sampler);
+            probs.unsqueeze(0).multinomial(1, false).item() as u32
+        }
+    }
+}
+
+/// Generates after `prompt`: prefill, then cached steps; `on_token` sees each new token as
+/// it is chosen. Returns the new tokens.
+///
+/// # Shapes
+/// `prompt`: token ids, checked by [`check_prompt`].
+// ANCHOR: generate
+pub fn generate(
+    model: &TinyModel,
+    recipe: &Recipe,
+    prompt: &[u32],
+    choice: Choice,
+    limits: &Limits,
+    mut on_token: impl FnMut(u32),
+) -> Result<Vec<u32>, LoadError> {
+    check_prompt(prompt, limits, model.tok_emb.weight.size(0))?;
+    let mut ids = prompt.to_vec();
+    let (logits, mut caches): (Tensor, Vec<KvCache>) =
+        model.forward(&as_batch(prompt), recipe, Products::Batched);
+    let mut last = logits.select(0, 0).select(0, -1);
+    while ids.len() < prompt.len() + limits.max_new_tokens {
+        let next = choose(&last, &ids, choice);
+        ids.push(next);
+        on_token(next);
+        if Some(next) == limits.eos
+            || ids.len() == prompt.len() + limits.max_new_tokens
+        {
+            break;
+        }
+        let position = ids.len() - 1;
+        last = model
+            .step(&as_batch(&[next]), position, &mut caches, recipe)
+            .select(0, 0);
+    }
+    Ok(ids[prompt.len()..].to_vec())
+}
+// ANCHOR_END: generate

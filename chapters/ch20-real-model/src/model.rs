@@ -1,0 +1,127 @@
+//! The model: chapter 15's layers, sized by the configuration, holding the loaded
+//! parameters instead of drawn ones.
+//!
+//! Nothing here is new: [`TinyModel`], [`Layer`], [`Attention`], [`SwiGLU`] and
+//! [`Recipe`] are chapter 15's, the RMSNorm is the tensor crate's `nn::RMSNorm`. A real
+//! model only fills them with 30 layers of trained numbers. The recipe switches off what
+//! SmolLM2 does not have (softcapping, sinks, local layers, the output gate) and QK-norm
+//! is on for Qwen3 only.
+
+use ch15_modern_layer::swiglu::SwiGLU;
+use ch15_modern_layer::{Attention, Layer, Recipe, TinyModel};
+use shared::nn::{Embedding, Linear, RMSNorm};
+use shared::zeros;
+
+use crate::config::{Architecture, Config};
+use crate::error::LoadError;
+use crate::weights::Weights;
+
+/// The switches of chapter 15's layer for a model of this configuration.
+// ANCHOR: recipe
+pub fn recipe(config: &Config) -> Recipe {
+    Recipe {
+        theta: config.rope_theta,
+        llama31_scaling: false,
+        qk_norm: config.architecture == Architecture::Qwen3,
+        softcap: None,
+        sinks: false,
+        window: config.context_length,
+        sink_tokens: 0,
+        local_per_global: None, // every layer global
+        output_gate: false,
+    }
+}
+// ANCHOR_END: recipe
+
+/// An RMSNorm with loaded weights.
+///
+/// # Shapes
+/// `weight`: `[features]`.
+fn rms_norm(weight: shared::Tensor, eps: f64) -> RMSNorm {
+    RMSNorm {
+        normalized_shape: weight.sizes().to_vec(),
+        weight: Some(weight),
+        eps: Some(eps),
+    }
+}
+
+/// Chapter 15's model filled with the parameters in `weights` (which it empties).
+///
+/// # Shapes
+/// Token ids `[batch, tokens]`, logits `[batch, tokens, vocab_size]`.
+// ANCHOR: build
+pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadError> {
+    let Config {
+        vocab_size: v,
+        d_model: d,
+        n_heads: h,
+        n_kv_heads: kv,
+        head_dim: hd,
+        d_ff,
+        ..
+    } = *config;
+    let eps = config.rms_norm_eps;
+    let embedding = weights.take("model.embed_tokens.weight", &[v, d])?;
+    let mut layers = Vec::with_capacity(config.n_layers);
+    for i in 0..config.n_layers {
+        let mut take = |name: &str, shape: &[usize]| {
+            weights.take(&format!("model.layers.{i}.{name}"), shape)
+        };
+        let linear = |w| Linear::from_parameters(w, None);
+        let qk_norm = config.architecture == Architecture::Qwen3;
+        let (q_norm, k_norm) = if qk_norm {
+            (
+                take("self_attn.q_norm.weight", &[hd])?,
+                take("self_attn.k_norm.weight", &[hd])?,
+            )
+        } else {
+            (zeros(&[hd]), zeros(&[hd])) // not used: the recipe has no QK-norm
+        };
+        layers.push(Layer {
+            attn_norm: rms_norm(take("input_layernorm.weight", &[d])?, eps),
+            attn: Attention {
+                n_heads: h,
+                n_kv_heads: kv,
+                head_dim: hd,
+                w_query: linear(take("self_attn.q_proj.weight", &[h * hd, d])?),
+                w_key: linear(take("self_attn.k_proj.weight", &[kv * hd, d])?),
+                w_value: linear(take("self_attn.v_proj.weight", &[kv * hd, d])?),
+                out_proj: linear(take("self_attn.o_proj.weight", &[d, h * hd])?),
+                q_norm: rms_norm(q_norm, eps),
+                k_norm: rms_norm(k_norm, eps),
+                sinks: zeros(&[h]),             // no sinks
+                w_gate: linear(zeros(&[0, d])), // no output gate
+            },
+            ffn_norm: rms_norm(take("post_attention_layernorm.weight", &[d])?, eps),
+            ffn: SwiGLU {
+                w_gate: linear(take("mlp.gate_proj.weight", &[d_ff, d])?),
+                w_up: linear(take("mlp.up_proj.weight", &[d_ff, d])?),
+                w_down: linear(take("mlp.down_proj.weight", &[d, d_ff])?),
+            },
+        });
+    }
+    let lm_head = if config.tied_embeddings {
+        embedding.clone() // the same numbers, shared, not copied
+    } else {
+        weights.take("lm_head.weight", &[v, d])?
+    };
+    let model = TinyModel {
+        tok_emb: Embedding { weight: embedding },
+        layers,
+        final_norm: rms_norm(weights.take("model.norm.weight", &[d])?, eps),
+        lm_head: Linear::from_parameters(lm_head, None),
+    };
+    // A tied checkpoint may still store the head (safetensors can): the embedding.
+    if config.tied_embeddings && weights.contains("lm_head.weight") {
+        weights.take("lm_head.weight", &[v, d])?;
+    }
+    if let Some(extra) = weights.remaining().first() {
+        return Err(LoadError::Unsupported {
+            path: weights.path.clone(),
+            field: "tensor".into(),
+            value: format!("{extra} (not part of the configuration)"),
+        });
+    }
+    Ok(model)
+}
+// ANCHOR_END: build

@@ -1,0 +1,345 @@
+//! The chapter's printed story, on the real model: one function per section.
+
+use ch14_generation::Products;
+use ch15_modern_layer::model::generate_cached;
+use ch15_modern_layer::setup::samplers;
+use ch17_inference::ledger::{Cached, ModelCard};
+use course::narrative::{Narrative, Seed};
+use shared::{Result, manual_seed};
+
+use crate::chat::{conversation, render};
+use crate::cli::{Options, load_with_progress};
+use crate::generate::{Choice, Limits, as_batch, generate};
+use crate::heads::{HeadScores, attention_maps, repeated_tokens, scan};
+use crate::loader::Loaded;
+use crate::lookup::speculate_lookup;
+use crate::reference::transformers_last_logits;
+use crate::setup::*;
+use crate::sink::sink_share;
+use crate::tokenizer::{decode, encode};
+
+/// The narrative with the default options.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
+    narrative_with(seed, &Options::default())
+}
+
+/// Progress on stderr: the narrative takes seconds.
+fn progress(what: &str) {
+    eprintln!("... {what}");
+}
+
+/// The narrative, on the model `options.model` names.
+pub fn narrative_with(seed: Seed, options: &Options) -> Result<Narrative> {
+    let m = load_with_progress(options.model.as_ref())?;
+    let mut story = Narrative::new("Chapter 20: a real model");
+    model_card(&mut story, &m);
+    progress("the first logits");
+    first_logits(&mut story, &m)?;
+    progress("a greedy answer");
+    greedy_answer(&mut story, &m)?;
+    progress("chapter 15's samplers");
+    sampled(&mut story, &m, seed)?;
+    progress("cached decoding against recomputing");
+    cached_or_recomputed(&mut story, &m)?;
+    progress("attention sinks");
+    sinks(&mut story, &m)?;
+    progress("speculative decoding");
+    speculative(&mut story, &m)?;
+    progress("induction heads");
+    induction(&mut story, &m, seed)?;
+    Ok(story)
+}
+
+fn model_card(story: &mut Narrative, m: &Loaded) {
+    let c = &m.config;
+    let card = ModelCard {
+        name: "SmolLM2-135M",
+        attention: "GQA",
+        layers: c.n_layers,
+        cached: Cached::KeysValues {
+            kv_heads: c.n_kv_heads,
+            head_dim: c.head_dim,
+        },
+    };
+    let file = m
+        .path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    story
+        .step("The model card")
+        .print(format!("file: {file}"))
+        .print(format!(
+            "parameters: {} ({:.1} M)",
+            c.parameter_count(),
+            c.parameter_count() as f64 / 1e6
+        ))
+        .print(format!(
+            "vocabulary: {} tokens (chapter 1's embedding: {} x {})",
+            c.vocab_size, c.vocab_size, c.d_model
+        ))
+        .print(format!("layers: {} (chapter 15's layer)", c.n_layers))
+        .print(format!(
+            "query heads: {}, key/value heads: {}, head size: {} (chapter 14's GQA)",
+            c.n_heads, c.n_kv_heads, c.head_dim
+        ))
+        .print(format!(
+            "RoPE base: {} (chapter 12, chapter 15)",
+            c.rope_theta
+        ))
+        .print(format!(
+            "RMSNorm eps: {:e}; SwiGLU width: {} (chapter 15)",
+            c.rms_norm_eps, c.d_ff
+        ))
+        .print(format!(
+            "context: {} tokens; tied embeddings: {}",
+            c.context_length, c.tied_embeddings
+        ))
+        .print(format!(
+            "KV cache per token (chapter 17's ledger, float32): {} bytes",
+            card.bytes_per_token(4)
+        ));
+}
+
+fn first_logits(story: &mut Narrative, m: &Loaded) -> Result<()> {
+    let ids = encode(&m.tokenizer, PROMPT)?;
+    let (logits, _) = m
+        .model
+        .forward(&as_batch(&ids), &m.recipe, Products::Batched);
+    let ours = logits.select(0, 0).select(0, -1);
+    let step = story.step("The first logits, beside transformers'");
+    step.print(format!(
+        "prompt: {PROMPT:?} -> {} tokens {ids:?}",
+        ids.len()
+    ));
+    let theirs = transformers_last_logits(0)?;
+    let (top, order) = ours.topk(5, -1, true, true);
+    let _ = top;
+    step.print("token        ours      transformers");
+    for id in order.to_vec() {
+        let piece = decode(&m.tokenizer, &[id as u32])?;
+        let (a, b) = (ours.get(id).item(), theirs.get(id).item());
+        step.print(format!("{:<10} {a:>9.4} {b:>9.4}", format!("{piece:?}")));
+    }
+    let diff = (&ours - &theirs).abs().max().item();
+    step.print(format!(
+        "largest difference over all {} logits: {diff:.1e}",
+        ours.numel()
+    ));
+    Ok(())
+}
+
+fn greedy_answer(story: &mut Narrative, m: &Loaded) -> Result<()> {
+    let template = m.chat_template.as_deref().unwrap_or_default();
+    let text = render(template, &conversation(QUESTION, None), "", "")?;
+    let ids = encode(&m.tokenizer, &text)?;
+    let limits = Limits {
+        max_new_tokens: ANSWER_TOKENS,
+        eos: m.eos,
+        context_length: m.config.context_length,
+    };
+    let new = generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
+    story
+        .step("A greedy answer")
+        .print(format!("user: {QUESTION}"))
+        .print(format!(
+            "({} prompt tokens through the chat template)",
+            ids.len()
+        ))
+        .print(format!(
+            "assistant: {}",
+            decode(&m.tokenizer, &new)?.trim_end_matches("<|im_end|>")
+        ));
+    Ok(())
+}
+
+fn sampled(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
+    let ids = encode(&m.tokenizer, PROMPT)?;
+    let limits = Limits {
+        max_new_tokens: SAMPLED_TOKENS,
+        eos: m.eos,
+        context_length: m.config.context_length,
+    };
+    let step = story.step("Chapter 15's samplers, now visibly different");
+    step.print(format!("{PROMPT} ..."));
+    let greedy =
+        generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
+    step.print(format!(
+        "{:<28} {:?}",
+        "greedy",
+        decode(&m.tokenizer, &greedy)?
+    ));
+    for (name, sampler) in samplers() {
+        manual_seed(seed.or(SEED));
+        let new = generate(
+            &m.model,
+            &m.recipe,
+            &ids,
+            Choice::Sample(sampler),
+            &limits,
+            |_| {},
+        )?;
+        step.print(format!("{name:<28} {:?}", decode(&m.tokenizer, &new)?));
+    }
+    Ok(())
+}
+
+fn cached_or_recomputed(story: &mut Narrative, m: &Loaded) -> Result<()> {
+    let ids = encode(&m.tokenizer, PROMPT)?;
+    let prompt = as_batch(&ids);
+    let cached = generate_cached(
+        &m.model,
+        &prompt,
+        CACHED_TOKENS,
+        &m.recipe,
+        Products::Batched,
+    );
+    // One pass over the whole sequence gives what recomputing gives at every step.
+    let (all, _) = m.model.forward(
+        &cached.ids.narrow(1, 0, ids.len() + CACHED_TOKENS - 1),
+        &m.recipe,
+        Products::Batched,
+    );
+    let recomputed = all.select(0, 0).narrow(0, ids.len() - 1, CACHED_TOKENS);
+    let same = cached
+        .logits
+        .argmax_dim(-1, false)
+        .eq(&recomputed.argmax_dim(-1, false))
+        .to_vec()
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    let diff = (&cached.logits - &recomputed).abs().max().item();
+    story
+        .step("Cached decoding against recomputing")
+        .print(format!(
+            "{CACHED_TOKENS} tokens; the same token chosen at {same} of {CACHED_TOKENS} steps"
+        ))
+        .print(format!(
+            "largest logit difference: {diff:.1e} (one-row and many-row products round differently)"
+        ));
+    Ok(())
+}
+
+fn sinks(story: &mut Narrative, m: &Loaded) -> Result<()> {
+    let ids = encode(&m.tokenizer, SENTENCE)?;
+    let (_, maps) = attention_maps(&m.model, &as_batch(&ids), &m.recipe);
+    let step = story.step("Attention sinks");
+    step.print(format!("{:?}: {} tokens", SENTENCE, ids.len()));
+    step.print("share of each layer's attention on the first token (mean over heads and queries):");
+    let shares: Vec<f64> = maps
+        .iter()
+        .map(|w| sink_share(w).iter().sum::<f64>() / w.size(1) as f64)
+        .collect();
+    for (row, chunk) in shares.chunks(10).enumerate() {
+        let cells: Vec<String> = chunk.iter().map(|s| format!("{s:.2}")).collect();
+        step.print(format!(
+            "layers {:>2}-{:>2}: {}",
+            row * 10,
+            row * 10 + chunk.len() - 1,
+            cells.join(" ")
+        ));
+    }
+    let labels: Vec<String> = ids
+        .iter()
+        .map(|&i| decode(&m.tokenizer, &[i]).unwrap_or_default())
+        .collect();
+    let strongest = shares
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(l, _)| l);
+    let head0 = maps[strongest].select(0, 0).select(0, 0);
+    step.heatmap(
+        &format!("layer {strongest}, head 0"),
+        &head0,
+        &labels,
+        &labels,
+    )?;
+    Ok(())
+}
+
+fn speculative(story: &mut Narrative, m: &Loaded) -> Result<()> {
+    let ids = encode(&m.tokenizer, CODE_PROMPT)?;
+    let prompt = as_batch(&ids);
+    let run =
+        speculate_lookup(&m.model, &prompt, SPECULATED_TOKENS, DRAFT_K, &m.recipe);
+    let limits = Limits {
+        max_new_tokens: SPECULATED_TOKENS,
+        eos: None,
+        context_length: m.config.context_length,
+    };
+    let greedy =
+        generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
+    let new: Vec<u32> = run.ids.to_vec()[ids.len()..]
+        .iter()
+        .map(|&i| i as u32)
+        .collect();
+    story
+        .step("Speculative decoding with prompt lookup")
+        .print(format!("{CODE_PROMPT}{}", decode(&m.tokenizer, &new)?))
+        .print(format!(
+            "drafts of up to {DRAFT_K} tokens looked up in the sequence itself"
+        ))
+        .print(format!(
+            "passes of the full model: {} for {SPECULATED_TOKENS} tokens",
+            run.rounds.len()
+        ))
+        .print(format!(
+            "acceptance rate: {:.2}, tokens per pass: {:.2}",
+            run.acceptance_rate(),
+            run.tokens_per_pass()
+        ))
+        .print(format!("same tokens as greedy decoding: {}", new == greedy));
+    Ok(())
+}
+
+fn induction(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
+    let ids = repeated_tokens(
+        INDUCTION_BATCH,
+        INDUCTION_HALF,
+        m.bos.map_or(1, i64::from),
+        seed.or(SEED),
+    );
+    let (heads, first, repeat) = scan(&m.model, &ids, INDUCTION_HALF, &m.recipe);
+    let mut by_induction: Vec<&HeadScores> = heads.iter().collect();
+    by_induction.sort_by(|a, b| b.induction.total_cmp(&a.induction));
+    let mut by_previous: Vec<&HeadScores> = heads.iter().collect();
+    by_previous.sort_by(|a, b| b.previous.total_cmp(&a.previous));
+    let name = |h: &HeadScores, s: f64| format!("{}.{} ({s:.2})", h.layer, h.head);
+    let strong = heads
+        .iter()
+        .filter(|h| h.induction > INDUCTION_THRESHOLD)
+        .count();
+    story
+        .step("Induction heads, by chapter 19's scores")
+        .print(format!(
+            "{INDUCTION_BATCH} sequences of {INDUCTION_HALF} random tokens, each repeated once"
+        ))
+        .print(format!(
+            "loss on the first half: {first:.2}, on the repeat: {repeat:.2}"
+        ))
+        .print(format!(
+            "heads with an induction score above {INDUCTION_THRESHOLD}: {strong} of {}",
+            heads.len()
+        ))
+        .print(format!(
+            "strongest induction heads (layer.head): {}",
+            by_induction
+                .iter()
+                .take(TOP_HEADS)
+                .map(|h| name(h, h.induction))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .print(format!(
+            "strongest previous-token heads: {}",
+            by_previous
+                .iter()
+                .take(TOP_HEADS)
+                .map(|h| name(h, h.previous))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    Ok(())
+}
