@@ -47,3 +47,60 @@ fn reset_prints_the_git_command_and_runs_nothing() {
         "{out}"
     );
 }
+
+/// Every hint command the chapters, the book and the README show a reader runs as written.
+#[test]
+fn every_hint_command_in_the_course_works() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = vec![root.join("README.md")];
+    for folder in ["chapters", "book/src"] {
+        for entry in walk(&root.join(folder)) {
+            let is_text = entry.extension().is_some_and(|e| e == "md" || e == "rs");
+            if is_text && !entry.components().any(|c| c.as_os_str() == "target") {
+                files.push(entry);
+            }
+        }
+    }
+    let mut checked = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (at, _) in text.match_indices("-- hint ") {
+            let command = text[..at].rsplit('`').next().unwrap_or_default();
+            let rest = &text[at..];
+            assert!(
+                command.trim_end().ends_with("cargo run -p learn"),
+                "{}: a hint command that is not learn's: `{command}{}`",
+                file.display(),
+                rest.split('`').next().unwrap_or_default()
+            );
+            // The command ends at the closing backtick, or at a comment or the line's end in
+            // a code block.
+            let words: Vec<&str> = rest["-- ".len()..]
+                .split(['`', '\n', '#'])
+                .next()
+                .unwrap_or_default()
+                .split_whitespace()
+                .collect();
+            if words.iter().any(|w| w.chars().any(|c| c.is_uppercase())) {
+                continue; // a placeholder such as NAME
+            }
+            let (ok, _, err) = learn(&words);
+            assert!(ok, "{}: `learn {}` fails: {err}", file.display(), words.join(" "));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} hint commands found");
+}
+
+fn walk(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}

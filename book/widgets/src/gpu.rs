@@ -62,7 +62,7 @@ pub fn inputs(settings: &GpuSettings) -> Result<GpuInputs, String> {
         ));
     }
     let seed = match &settings.seed {
-        Some(text) => crate::request::parse_seed(text)?,
+        Some(text) => crate::seed::parse_seed(text)?,
         None => 0,
     };
     manual_seed(seed);

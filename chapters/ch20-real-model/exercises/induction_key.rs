@@ -1,4 +1,4 @@
-//! Predicting an induction head. Exercise: see `cargo run -p ch20-real-model -- hint induction_key`.
+//! Predicting an induction head. Exercise: see `cargo run -p learn -- hint ch20-real-model induction_key`.
 
 /// The key an induction head at `query` attends to: the position right after the latest
 /// earlier occurrence of the query's token, `None` if the token has not occurred before.

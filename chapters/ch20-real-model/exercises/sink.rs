@@ -1,4 +1,4 @@
-//! Finding the sink. Exercise: see `cargo run -p ch20-real-model -- hint sink_share`.
+//! Finding the sink. Exercise: see `cargo run -p learn -- hint ch20-real-model sink_share`.
 
 use shared::Tensor;
 

@@ -1,4 +1,4 @@
-//! How fast decoding can go. Exercise: see `cargo run -p ch20-real-model -- hint decode_speed_bound`.
+//! How fast decoding can go. Exercise: see `cargo run -p learn -- hint ch20-real-model decode_speed_bound`.
 
 use crate::config::Config;
 

@@ -1,5 +1,5 @@
 //! llama.cpp's rows of `W_q` and `W_k`, put back in the order chapter 15's RoPE expects.
-//! Exercise: see `cargo run -p ch20-real-model -- hint unpermute_rows`.
+//! Exercise: see `cargo run -p learn -- hint ch20-real-model unpermute_rows`.
 
 /// The rows of a `[heads · head_dim, d_in]` weight reordered from interleaved pairs to
 /// half-split ones, head by head.

@@ -44,6 +44,3 @@ pub mod unpermute;
 pub mod weights;
 
 pub use error::LoadError;
-
-/// The exercises and their hints, shown by `cargo run -p ch20-real-model -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

@@ -7,21 +7,18 @@ use std::process::ExitCode;
 use ch20_real_model::cli::{Options, run};
 
 fn main() -> ExitCode {
-    course::cli::chapter_main_with(
-        |seed, options: Options| {
-            if !options.is_command() {
-                return ch20_real_model::narrative::narrative_with(seed, &options);
+    course::cli::chapter_main_with(|seed, options: Options| {
+        if !options.is_command() {
+            return ch20_real_model::narrative::narrative_with(seed, &options);
+        }
+        // The answer was streamed as it came: there is no narrative to print after it.
+        let code = match run(seed, &options) {
+            Ok(()) => 0,
+            Err(error) => {
+                eprintln!("error: {error}");
+                1
             }
-            // The answer was streamed as it came: there is no narrative to print after it.
-            let code = match run(seed, &options) {
-                Ok(()) => 0,
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    1
-                }
-            };
-            std::process::exit(code)
-        },
-        ch20_real_model::HINTS,
-    )
+        };
+        std::process::exit(code)
+    })
 }

@@ -33,6 +33,3 @@ pub mod timing;
 pub mod tolerance;
 #[cfg_attr(feature = "exercise", path = "../exercises/workgroup_memory.rs")]
 pub mod workgroup_memory;
-
-/// The exercises and their hints, shown by `cargo run -p ch21-webgpu -- hint NAME`.
-pub const HINTS: &str = include_str!("../exercises/hints.md");

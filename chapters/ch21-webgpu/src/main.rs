@@ -3,5 +3,5 @@
 //! `-- --list-adapters` lists every adapter, `-- --cpu-adapter` asks for a software one.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main_with(ch21_webgpu::narrative::run, ch21_webgpu::HINTS)
+    course::cli::chapter_main_with(ch21_webgpu::narrative::run)
 }
