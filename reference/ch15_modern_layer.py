@@ -739,5 +739,5 @@ print("token 0's experts:", tied[0][0].tolist())
 print(f"expert {third}'s row raised by 1e-6 x[0]: {raised[0][0].tolist()}; "
       f"lowered: {lowered[0][0].tolist()}")
 moved = (moe.routed(x, *raised) - moe.routed(x, *lowered))[0].abs().max()
-print(f"token 0's output, raised against lowered, moves by {moved}")
+print(f"token 0's output, raised against lowered, moves by {moved.item():.4f}")
 print()

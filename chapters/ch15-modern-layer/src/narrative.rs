@@ -20,9 +20,7 @@ use crate::moe::{Moe, Route, load, route_sigmoid_biased, route_softmax_top_k};
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
 use crate::sampling::{kept, min_p, repetition_penalty, top_k, with_temperature};
-use crate::setup::{
-    CONFIG, MOE, MOE_TOKENS, N_NEW, PROMPT, ROUTED_SCALING, samplers, variants,
-};
+use crate::setup::{CONFIG, MOE, MOE_TOKENS, N_NEW, PROMPT, ROUTED_SCALING, samplers, variants};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
@@ -416,7 +414,12 @@ fn sampling(
 /// The experts' ids of every token, as a list of lists.
 fn expert_lists(route: &Route) -> Vec<Vec<i64>> {
     let k = route.experts.size(1);
-    route.experts.to_vec().chunks(k).map(<[i64]>::to_vec).collect()
+    route
+        .experts
+        .to_vec()
+        .chunks(k)
+        .map(<[i64]>::to_vec)
+        .collect()
 }
 
 /// Qwen3's and DeepSeek-V3's routes through one mixture of experts, and a near tie.
@@ -431,7 +434,10 @@ fn mixture_of_experts(story: &mut Narrative, seed: Seed) {
     let deepseek = route_sigmoid_biased(&logits, &moe.selection_bias, MOE.top_k, ROUTED_SCALING);
     let deepseek_out = &moe.routed(&x, &deepseek) + &moe.shared(&x);
     // ANCHOR_END: moe
-    let step = story.step(format!("A mixture of experts (manual_seed({}))", seed.or(2026)));
+    let step = story.step(format!(
+        "A mixture of experts (manual_seed({}))",
+        seed.or(2026)
+    ));
     step.print(format!(
         "{} experts of width {} and a shared expert, {} per token; {} tokens of {} features",
         MOE.n_experts, MOE.d_expert, MOE.top_k, MOE_TOKENS, MOE.d_model
@@ -456,10 +462,7 @@ fn mixture_of_experts(story: &mut Narrative, seed: Seed) {
 fn print_route(step: &mut Step, route: &Route) {
     step.print(format!("experts per token: {:?}", expert_lists(route)));
     step.print("weights:").print(&route.weights);
-    step.print(format!(
-        "load per expert: {:?}",
-        load(route, MOE.n_experts)
-    ));
+    step.print(format!("load per expert: {:?}", load(route, MOE.n_experts)));
 }
 
 /// Token 0's second and third experts made to tie, then the tie broken by a hair, one
@@ -476,7 +479,10 @@ fn near_tie(story: &mut Narrative, moe: &mut Moe, x: &Tensor, qwen3: &Route) {
     let raised = route_softmax_top_k(&moe.router.forward(x), MOE.top_k);
     moe.set_router_row(third, &(&row - &hair));
     let lowered = route_softmax_top_k(&moe.router.forward(x), MOE.top_k);
-    let moved = (&moe.routed(x, &raised) - &moe.routed(x, &lowered)).get(0).abs().max();
+    let moved = (&moe.routed(x, &raised) - &moe.routed(x, &lowered))
+        .get(0)
+        .abs()
+        .max();
     // ANCHOR_END: near_tie
     let token0 = |route: &Route| expert_lists(route)[0].clone();
     let step = story.step("A near tie: two experts' scores within a rounding error");
@@ -496,6 +502,7 @@ fn near_tie(story: &mut Narrative, moe: &mut Moe, x: &Tensor, qwen3: &Route) {
         token0(&lowered)
     ));
     step.print(format!(
-        "token 0's output, raised against lowered, moves by {moved}"
+        "token 0's output, raised against lowered, moves by {:.4}",
+        moved.item()
     ));
 }

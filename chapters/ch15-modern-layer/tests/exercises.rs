@@ -76,7 +76,11 @@ fn qkv_broken(qkv: &Qkv, seed: u64, tokens: usize, start: usize, qk_norm: bool) 
         heads(&attn.w_value, 2),
     ];
     let (q, k, v) = qkv(&attn, &x, &positions, &recipe);
-    for ((name, got), want) in ["queries", "keys", "values"].iter().zip([q, k, v]).zip(&want) {
+    for ((name, got), want) in ["queries", "keys", "values"]
+        .iter()
+        .zip([q, k, v])
+        .zip(&want)
+    {
         let input = format!(
             "{tokens} tokens at positions {start}.., QK-norm {}",
             if qk_norm { "on" } else { "off" }
@@ -202,11 +206,12 @@ fn wrong_answers_fail_the_qkv_tests() {
             (q, k, v)
         }
     };
-    let values_turned = move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
-        let (q, k, v) = learners_qkv(attn, x, positions, recipe);
-        let (cos, sin) = rope_tables(positions, attn.head_dim, recipe.theta, false);
-        (q, k, apply_rope(&v, &cos, &sin))
-    };
+    let values_turned =
+        move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
+            let (q, k, v) = learners_qkv(attn, x, positions, recipe);
+            let (cos, sin) = rope_tables(positions, attn.head_dim, recipe.theta, false);
+            (q, k, apply_rope(&v, &cos, &sin))
+        };
     let from_zero = move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
         let from_zero: Vec<usize> = (0..positions.len()).collect();
         learners_qkv(attn, x, &from_zero, recipe)
@@ -250,7 +255,10 @@ fn sink_formula_broken(f: &SinkSoftmax, scores: &Tensor, sinks: &Tensor) -> Opti
         let head = (row / q) % h;
         let sink = s[head] as f64;
         let largest = chunk.iter().map(|&x| x as f64).fold(sink, f64::max);
-        let denom: f64 = chunk.iter().map(|&x| (x as f64 - largest).exp()).sum::<f64>()
+        let denom: f64 = chunk
+            .iter()
+            .map(|&x| (x as f64 - largest).exp())
+            .sum::<f64>()
             + (sink - largest).exp();
         for (j, &x) in chunk.iter().enumerate() {
             let want = (x as f64 - largest).exp() / denom;
@@ -359,13 +367,18 @@ fn nucleus_broken(f: &TopP, logits: &[f32], p: f32) -> Option<String> {
     let probs = logits.softmax(-1).to_vec();
     let kept = f(&logits, p).to_vec();
     if kept.len() != n {
-        return Some(format!("{input}: {} probabilities for {n} tokens", kept.len()));
+        return Some(format!(
+            "{input}: {} probabilities for {n} tokens",
+            kept.len()
+        ));
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
     let n_kept = kept.iter().filter(|&&x| x > 0.0).count();
     if n_kept == 0 || kept[order[0]] == 0.0 {
-        return Some(format!("{input}: the likeliest token was dropped: {kept:?}"));
+        return Some(format!(
+            "{input}: the likeliest token was dropped: {kept:?}"
+        ));
     }
     let mass: f32 = order[..n_kept].iter().map(|&i| probs[i]).sum();
     let mass_before: f32 = order[..n_kept - 1].iter().map(|&i| probs[i]).sum();
@@ -516,7 +529,9 @@ fn cache_bytes_broken(
             card(&wide)
         ));
     }
-    let locals = (0..layers).filter(|&l| mixed.window_of(l).is_some()).count();
+    let locals = (0..layers)
+        .filter(|&l| mixed.window_of(l).is_some())
+        .count();
     let saved = (locals * 2 * kv_heads * head_dim * tokens.saturating_sub(window) * 2) as u64;
     let got = f(&mixed, tokens);
     if got != all - saved {
@@ -586,7 +601,12 @@ fn wrong_answers_fail_the_cache_tests() {
     };
     let shifted = move |card: &CacheCard, tokens: usize| {
         (0..card.layers)
-            .map(|l| per_layer(card, card.window_of(l + 1).map_or(tokens, |w| w.min(tokens))))
+            .map(|l| {
+                per_layer(
+                    card,
+                    card.window_of(l + 1).map_or(tokens, |w| w.min(tokens)),
+                )
+            })
             .sum()
     };
     let wrong: [(&str, &CacheBytes); 2] = [
@@ -718,7 +738,11 @@ fn route_broken(f: &Router, logits: &Tensor, k: usize) -> Option<String> {
             route.weights.sizes()
         ));
     }
-    let (values, experts, weights) = (logits.to_vec(), route.experts.to_vec(), route.weights.to_vec());
+    let (values, experts, weights) = (
+        logits.to_vec(),
+        route.experts.to_vec(),
+        route.weights.to_vec(),
+    );
     for t in 0..tokens {
         let row = &values[t * n..(t + 1) * n];
         let largest = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
@@ -727,7 +751,10 @@ fn route_broken(f: &Router, logits: &Tensor, k: usize) -> Option<String> {
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
         let kept: f64 = order[..k].iter().map(|&e| probs[e] / total).sum();
-        let ids: Vec<usize> = experts[t * k..(t + 1) * k].iter().map(|&e| e as usize).collect();
+        let ids: Vec<usize> = experts[t * k..(t + 1) * k]
+            .iter()
+            .map(|&e| e as usize)
+            .collect();
         if ids != order[..k] {
             return Some(format!(
                 "token {t} (logits {row:?}): you route it to experts {ids:?}, its {k} likeliest are {:?}",
@@ -789,7 +816,12 @@ fn exercise_route_softmax_top_k_prints_pytorchs_route() {
     let step = step_text(PYTORCH, "A mixture of experts (manual_seed(2026))").expect("the step");
     let qwen3 = &step[step.find("Qwen3").expect("Qwen3's route")..];
     let k = MOE.top_k;
-    let lists: Vec<Vec<i64>> = route.experts.to_vec().chunks(k).map(<[i64]>::to_vec).collect();
+    let lists: Vec<Vec<i64>> = route
+        .experts
+        .to_vec()
+        .chunks(k)
+        .map(<[i64]>::to_vec)
+        .collect();
     let experts = format!("experts per token: {lists:?}");
     assert!(
         qwen3.lines().nth(1) == Some(experts.as_str()),
@@ -816,7 +848,10 @@ fn wrong_answers_fail_the_router_tests() {
     };
     let uniform = |logits: &Tensor, k: usize| {
         let (_, experts) = logits.topk(k, -1, true, true);
-        let weights = Tensor::from_vec(vec![1.0 / k as f32; logits.size(0) * k], &[logits.size(0), k]);
+        let weights = Tensor::from_vec(
+            vec![1.0 / k as f32; logits.size(0) * k],
+            &[logits.size(0), k],
+        );
         Route { experts, weights }
     };
     let wrong: [(&str, &Router); 3] = [
@@ -826,8 +861,14 @@ fn wrong_answers_fail_the_router_tests() {
     ];
     manual_seed(4);
     let logits = randn(&[4, 8]) * 2.0;
-    assert!(no_near_tie(&logits, 2), "the wrong answers' logits have a near tie");
+    assert!(
+        no_near_tie(&logits, 2),
+        "the wrong answers' logits have a near tie"
+    );
     for (name, answer) in wrong {
-        assert!(route_broken(answer, &logits, 2).is_some(), "the router tests accept a wrong answer: {name}");
+        assert!(
+            route_broken(answer, &logits, 2).is_some(),
+            "the router tests accept a wrong answer: {name}"
+        );
     }
 }

@@ -135,9 +135,12 @@ fn exercise_alibi_slopes_are_the_papers() {
 /// for 4 or 8 heads.
 fn slopes_broken(slopes: &dyn Fn(usize) -> Vec<f32>) -> Option<String> {
     [4usize, 8].into_iter().find_map(|heads| {
-        let want: Vec<f32> = (1..=heads).map(|h| (-8.0 * h as f32 / heads as f32).exp2()).collect();
+        let want: Vec<f32> = (1..=heads)
+            .map(|h| (-8.0 * h as f32 / heads as f32).exp2())
+            .collect();
         let got = slopes(heads);
-        (got != want).then(|| format!("{heads} heads: your slopes are {got:?}, the paper's {want:?}"))
+        (got != want)
+            .then(|| format!("{heads} heads: your slopes are {got:?}, the paper's {want:?}"))
     })
 }
 
@@ -184,9 +187,17 @@ proptest! {
 fn exercise_chunked_first_query_of_a_chunk_sees_only_itself() {
     let mask = chunked_causal(4);
     let visible: Vec<usize> = (0..16).filter(|&kv| mask(0, 0, 8, kv)).collect();
-    assert_eq!(visible, [8], "chunks of 4: query 8 opens a chunk and sees only itself");
+    assert_eq!(
+        visible,
+        [8],
+        "chunks of 4: query 8 opens a chunk and sees only itself"
+    );
     let visible: Vec<usize> = (0..16).filter(|&kv| mask(0, 0, 11, kv)).collect();
-    assert_eq!(visible, [8, 9, 10, 11], "chunks of 4: query 11 sees its chunk, 8 to 11");
+    assert_eq!(
+        visible,
+        [8, 9, 10, 11],
+        "chunks of 4: query 11 sees its chunk, 8 to 11"
+    );
 }
 
 #[test]
@@ -285,7 +296,10 @@ fn penalty_broken(
 
 /// Where a mask_mod breaks the chunked causal mask with chunks of `chunk`: query `q_idx`
 /// sees key `kv_idx` exactly when `kv_idx ≤ q_idx`, both in the same chunk.
-fn chunked_broken(mask: &dyn Fn(usize, usize, usize, usize) -> bool, chunk: usize) -> Option<String> {
+fn chunked_broken(
+    mask: &dyn Fn(usize, usize, usize, usize) -> bool,
+    chunk: usize,
+) -> Option<String> {
     for q_idx in 0..4 * chunk + 3 {
         for kv_idx in 0..4 * chunk + 3 {
             let want = q_idx / chunk == kv_idx / chunk && kv_idx <= q_idx;
@@ -350,7 +364,9 @@ fn slope_broken(
 #[test]
 fn wrong_answers_fail_the_exercise_tests() {
     let from_zero = |heads: usize| -> Vec<f32> {
-        (0..heads).map(|h| (-8.0 * h as f32 / heads as f32).exp2()).collect()
+        (0..heads)
+            .map(|h| (-8.0 * h as f32 / heads as f32).exp2())
+            .collect()
     };
     assert!(
         slopes_broken(&from_zero).is_some(),

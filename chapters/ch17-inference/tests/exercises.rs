@@ -30,9 +30,21 @@ fn cases_broken(f: &WriteTarget) -> Option<String> {
     [
         (0, 4, None, Write::NewBlock, "no block yet"),
         (4, 4, Some(1), Write::NewBlock, "the last block is full"),
-        (8, 4, Some(3), Write::NewBlock, "the last block is full, and shared"),
+        (
+            8,
+            4,
+            Some(3),
+            Write::NewBlock,
+            "the last block is full, and shared",
+        ),
         (5, 4, Some(1), Write::InPlace, "room in a block of its own"),
-        (6, 4, Some(2), Write::CopyOnWrite, "room in a block another sequence reads"),
+        (
+            6,
+            4,
+            Some(2),
+            Write::CopyOnWrite,
+            "room in a block another sequence reads",
+        ),
     ]
     .into_iter()
     .find_map(|(t, block, refs, want, case)| {
@@ -49,7 +61,12 @@ fn cases_broken(f: &WriteTarget) -> Option<String> {
 /// Where `f` breaks the block count of a sequence written alone for `fork_at` tokens (one
 /// block per `block_size` tokens), then forked and grown by `grow` tokens (one copy if the
 /// fork fell inside a block, none otherwise).
-fn growth_broken(f: &WriteTarget, block_size: usize, fork_at: usize, grow: usize) -> Option<String> {
+fn growth_broken(
+    f: &WriteTarget,
+    block_size: usize,
+    fork_at: usize,
+    grow: usize,
+) -> Option<String> {
     let input = format!("blocks of {block_size}, forked after {fork_at} tokens, grown by {grow}");
     let mut blocks = 0;
     let mut refs = None;
@@ -61,7 +78,9 @@ fn growth_broken(f: &WriteTarget, block_size: usize, fork_at: usize, grow: usize
             }
             Write::InPlace => {}
             Write::CopyOnWrite => {
-                return Some(format!("{input}: a copy at position {position}, before anything is shared"));
+                return Some(format!(
+                    "{input}: a copy at position {position}, before anything is shared"
+                ));
             }
         }
     }
@@ -133,6 +152,27 @@ fn wrong_answers_fail_the_write_target_tests() {
     );
 }
 
+#[test]
+fn exercise_mla_bytes_per_token_matches_the_reference_ledger() {
+    let text = step_text(PYTORCH, "Cache per token, bfloat16").expect("the ledger step");
+    let line = |name: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .expect("the model's line");
+        line[line.rfind("= ").unwrap() + 2..line.rfind(" bytes").unwrap()]
+            .parse()
+            .unwrap()
+    };
+    for (name, layers) in [("DeepSeek-V2 ", 60), ("DeepSeek-V3 ", 61)] {
+        let (ours, printed) = (mla_bytes_per_token(layers, 512, 64, 2), line(name));
+        assert_eq!(
+            ours, printed,
+            "{name}: PyTorch's ledger prints {printed} bytes a token, you count {ours}"
+        );
+    }
+}
+
 /// Where `f` breaks the latent cache's count: per layer `latent_dim + rope_dim` values of
 /// `bytes` bytes, nothing per head.
 fn latent_bytes_broken(
@@ -193,7 +233,10 @@ type AcceptOrReplace = dyn Fn(&Tensor, &Tensor, i64) -> Option<i64>;
 /// standard deviations of a frequency over 20 000 draws (at most 0.018) from `p`.
 fn distribution_broken(f: &AcceptOrReplace, p: [f32; 4], q: [f32; 4]) -> Option<String> {
     manual_seed(5);
-    let (pt, qt) = (Tensor::from_vec(p.to_vec(), &[1, 4]), Tensor::from_vec(q.to_vec(), &[1, 4]));
+    let (pt, qt) = (
+        Tensor::from_vec(p.to_vec(), &[1, 4]),
+        Tensor::from_vec(q.to_vec(), &[1, 4]),
+    );
     let n = 20_000;
     let mut counts = [0usize; 4];
     for _ in 0..n {
@@ -202,13 +245,15 @@ fn distribution_broken(f: &AcceptOrReplace, p: [f32; 4], q: [f32; 4]) -> Option<
         counts[out as usize] += 1;
     }
     let seen: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
-    (0..4).find(|&x| (seen[x] - p[x] as f64).abs() >= 0.018).map(|x| {
-        format!(
-            "draft q = {q:?}, target p = {p:?}: over {n} draws the tokens came out with \
+    (0..4)
+        .find(|&x| (seen[x] - p[x] as f64).abs() >= 0.018)
+        .map(|x| {
+            format!(
+                "draft q = {q:?}, target p = {p:?}: over {n} draws the tokens came out with \
              frequencies {seen:.3?}; token {x} should come out with frequency {}",
-            p[x]
-        )
-    })
+                p[x]
+            )
+        })
 }
 
 const TARGET_AND_DRAFT: [([f32; 4], [f32; 4]); 3] = [
@@ -334,9 +379,8 @@ proptest! {
 /// The target's own token forgotten: caught.
 #[test]
 fn wrong_answers_fail_the_expected_tokens_tests() {
-    let drafted_only = |acceptance: f64, k: usize| -> f64 {
-        (1..=k).map(|i| acceptance.powi(i as i32)).sum()
-    };
+    let drafted_only =
+        |acceptance: f64, k: usize| -> f64 { (1..=k).map(|i| acceptance.powi(i as i32)).sum() };
     assert!(
         expectation_broken(&drafted_only, 0.5, 3).is_some(),
         "the expected_tokens_per_pass tests accept a pass that forgets the target's token"
@@ -354,7 +398,11 @@ type AbsorbedScores = dyn Fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor, f32) -
 /// dot product with `[q_nope ; q_pe]`, scaled. The two group the same sums differently,
 /// so they are compared within float32's rounding of a sum of `nope · latent + rope`
 /// products of numbers of order 1.
-fn naive_broken(f: &AbsorbedScores, seed: u64, (cached, nope, latent_dim): (usize, usize, usize)) -> Option<String> {
+fn naive_broken(
+    f: &AbsorbedScores,
+    seed: u64,
+    (cached, nope, latent_dim): (usize, usize, usize),
+) -> Option<String> {
     manual_seed(seed);
     let (heads, rope) = (3, 2);
     let q_nope = randn(&[1, heads, 1, nope]);
@@ -369,14 +417,23 @@ fn naive_broken(f: &AbsorbedScores, seed: u64, (cached, nope, latent_dim): (usiz
     let k = cat(&[&k_nope, &k_pe], -1);
     let want = q.matmul(&k.transpose(2, 3)) * scale;
     let got = f(&q_nope, &q_pe, &w_uk, &latent, &rope_key, scale);
-    let input = format!("{cached} cached tokens, {nope} features without position, a latent of {latent_dim}, seed {seed}");
+    let input = format!(
+        "{cached} cached tokens, {nope} features without position, a latent of {latent_dim}, seed {seed}"
+    );
     if got.sizes() != want.sizes() {
-        return Some(format!("{input}: your scores have shape {:?}, the naive path's {:?}", got.sizes(), want.sizes()));
+        return Some(format!(
+            "{input}: your scores have shape {:?}, the naive path's {:?}",
+            got.sizes(),
+            want.sizes()
+        ));
     }
-    let tolerance = 4.0 * (nope * latent_dim + rope) as f32 * f32::EPSILON * (nope * latent_dim) as f32;
+    let tolerance =
+        4.0 * (nope * latent_dim + rope) as f32 * f32::EPSILON * (nope * latent_dim) as f32;
     let gap = shared::testing::max_abs_diff(&got, &want);
     (gap > tolerance).then(|| {
-        format!("{input}: your scores are {gap} from the naive path's (rounding allows {tolerance:e})")
+        format!(
+            "{input}: your scores are {gap} from the naive path's (rounding allows {tolerance:e})"
+        )
     })
 }
 
@@ -401,16 +458,32 @@ proptest! {
 /// from the other side (its transpose, on a square `W_UK`).
 #[test]
 fn wrong_answers_fail_the_absorbed_scores_tests() {
-    let no_rope = |q_nope: &Tensor, _q_pe: &Tensor, w_uk: &Tensor, latent: &Tensor, _k: &Tensor, scale: f32| {
-        q_nope.matmul(w_uk).matmul(&latent.unsqueeze(1).transpose(2, 3)) * scale
+    let no_rope = |q_nope: &Tensor,
+                   _q_pe: &Tensor,
+                   w_uk: &Tensor,
+                   latent: &Tensor,
+                   _k: &Tensor,
+                   scale: f32| {
+        q_nope
+            .matmul(w_uk)
+            .matmul(&latent.unsqueeze(1).transpose(2, 3))
+            * scale
     };
-    let transposed = |q_nope: &Tensor, q_pe: &Tensor, w_uk: &Tensor, latent: &Tensor, rope_key: &Tensor, scale: f32| {
+    let transposed = |q_nope: &Tensor,
+                      q_pe: &Tensor,
+                      w_uk: &Tensor,
+                      latent: &Tensor,
+                      rope_key: &Tensor,
+                      scale: f32| {
         let q_latent = q_nope.matmul(&w_uk.transpose(1, 2));
         (q_latent.matmul(&latent.unsqueeze(1).transpose(2, 3))
             + q_pe.matmul(&rope_key.unsqueeze(1).transpose(2, 3)))
             * scale
     };
-    let wrong: [(&str, &AbsorbedScores); 2] = [("the RoPE key's scores left out", &no_rope), ("W_UK transposed", &transposed)];
+    let wrong: [(&str, &AbsorbedScores); 2] = [
+        ("the RoPE key's scores left out", &no_rope),
+        ("W_UK transposed", &transposed),
+    ];
     for (name, answer) in wrong {
         assert!(
             naive_broken(answer, 3, (4, 5, 5)).is_some(),

@@ -54,8 +54,8 @@ fn exercise_ut_transform_prints_pytorchs_chunked_rows() {
     let beta = sigmoid(&randn(&[T]));
     let log_alpha = log_sigmoid(&(randn(&[T]) + 3.0));
     let ours = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK);
-    let step = step_text(PYTORCH, "Gated DeltaNet, token by token and chunk by chunk")
-        .expect("the step");
+    let step =
+        step_text(PYTORCH, "Gated DeltaNet, token by token and chunk by chunk").expect("the step");
     let rows = ours.slice(0, ..3).slice(1, ..6).to_string();
     let header = "chunked (chunks of 16), rows 0-2, first 6 features:";
     if let Err(e) = printed::compare(&rows, lines_after(step, header, 3).expect("the rows")) {
@@ -73,7 +73,11 @@ fn exercise_ut_transform_prints_pytorchs_chunked_rows() {
 /// Where `f` fails to invert `I + A` for a chunk of `c` tokens drawn from `seed` (unit
 /// keys of 8 features, gates as the chapter draws them): `T · (I + A)` must be the
 /// identity within 1e-5, and `T` lower triangular.
-fn inverse_broken(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> Tensor, seed: u64, c: usize) -> Option<String> {
+fn inverse_broken(
+    f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> Tensor,
+    seed: u64,
+    c: usize,
+) -> Option<String> {
     manual_seed(seed);
     let k = l2_normalize(&randn(&[c, 8]));
     let beta = sigmoid(&randn(&[c]));
@@ -84,7 +88,10 @@ fn inverse_broken(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> Tensor, seed: u64, c:
     let t = f(&k_beta, &k, &decay);
     let input = format!("a chunk of {c} tokens drawn from seed {seed}");
     if t.sizes() != [c, c] {
-        return Some(format!("{input}: your T has shape {:?}, not [{c}, {c}]", t.sizes()));
+        return Some(format!(
+            "{input}: your T has shape {:?}, not [{c}, {c}]",
+            t.sizes()
+        ));
     }
     let above = t.triu(1).abs().max().item();
     if above != 0.0 {
@@ -106,7 +113,10 @@ fn recurrence_broken(
     let ours = f(&q, &k, &v);
     let input = format!("{t} tokens of {d} features, values of {d_v}, seed {seed}");
     if ours.sizes() != [t, d_v] {
-        return Some(format!("{input}: your outputs have shape {:?}, not [{t}, {d_v}]", ours.sizes()));
+        return Some(format!(
+            "{input}: your outputs have shape {:?}, not [{t}, {d_v}]",
+            ours.sizes()
+        ));
     }
     let parallel = linear_parallel(&q, &k, &v);
     let scale = parallel.abs().max().item().max(1.0);
@@ -151,7 +161,9 @@ fn delta_broken(
     let mixed = (1.0 - beta) * &first + beta * &second;
     let gap = max_abs_diff(&partial.matmul(&key), &mixed);
     (gap > 1e-5).then(|| {
-        format!("{input}: written with β = {beta}, the key reads {gap} away from (1 − β) old + β new")
+        format!(
+            "{input}: written with β = {beta}, the key reads {gap} away from (1 − β) old + β new"
+        )
     })
 }
 
@@ -163,7 +175,10 @@ fn crossing_broken(f: &dyn Fn(usize, usize) -> usize, d_k: usize, d_v: usize) ->
         let kept = numbers_kept(n, d_k, d_v);
         kept.kv_cache > kept.state
     };
-    let input = format!("d_k = {d_k}, d_v = {d_v} (a state of {} numbers)", d_k * d_v);
+    let input = format!(
+        "d_k = {d_k}, d_v = {d_v} (a state of {} numbers)",
+        d_k * d_v
+    );
     if !more(n) {
         return Some(format!(
             "{input}: after your {n} tokens the cache holds {} numbers, not more than the state",
@@ -234,7 +249,10 @@ fn exercise_state_pays_after_a_head_of_128() {
     // 128 + 128 numbers a token against a state of 128 · 128: the cache is larger from the
     // 65th token on.
     let got = state_pays_after(128, 128);
-    assert_eq!(got, 65, "d_k = d_v = 128: the cache outgrows the state after 65 tokens, you say {got}");
+    assert_eq!(
+        got, 65,
+        "d_k = d_v = 128: the cache outgrows the state after 65 tokens, you say {got}"
+    );
 }
 
 /// A plausible mistake for each exercise, each caught: the recurrent state read before the

@@ -46,12 +46,24 @@ fn check(
         .abs()
         .max()
         .item();
-    prop_assert!(gap <= TOLERANCE, "the tiled kernel is {} from sparse attention, more than {}", gap, TOLERANCE);
+    prop_assert!(
+        gap <= TOLERANCE,
+        "the tiled kernel is {} from sparse attention, more than {}",
+        gap,
+        TOLERANCE
+    );
     let has = tiles_with_a_kept_key(kept, tile);
     let n = block_mask.q_tiles();
     for (e, &h) in has.iter().enumerate() {
         let kind = block_mask.kind(0, 0, e / n, e % n);
-        prop_assert_eq!(kind != TileKind::Empty, h, "tile {:?} is {:?}, but it {} a kept key", (e / n, e % n), kind, if h { "holds" } else { "holds no" });
+        prop_assert_eq!(
+            kind != TileKind::Empty,
+            h,
+            "tile {:?} is {:?}, but it {} a kept key",
+            (e / n, e % n),
+            kind,
+            if h { "holds" } else { "holds no" }
+        );
     }
     prop_assert_eq!(
         visits.full + visits.partial,

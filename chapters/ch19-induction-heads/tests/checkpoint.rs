@@ -4,11 +4,11 @@
 use ch19_induction_heads::checkpoint::{Checkpoint, parameters_of};
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
-use shared::Tensor;
-use shared::testing::assert_same_bits;
 use ch19_induction_heads::runs::{
     EVAL, FIXED_STEPS, LOG_EVERY, SAVED_RUN, SEED, STEPS, logged_training,
 };
+use shared::Tensor;
+use shared::testing::assert_same_bits;
 
 fn saved() -> Checkpoint {
     Checkpoint::from_bytes(SAVED_RUN, &AttentionOnly::new(), LOG_EVERY).expect("a checkpoint")

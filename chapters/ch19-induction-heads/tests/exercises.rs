@@ -133,7 +133,11 @@ fn mean_weight_back(weights: &Tensor, offset: usize) -> [f64; HEADS] {
 
 /// Where `f` is not each head's mean weight `offset` back, over every sequence and every
 /// query that has such a key, on random causal weights drawn from `seed`.
-fn mean_broken(f: &dyn Fn(&Tensor, usize) -> [f64; HEADS], seed: u64, offset: usize) -> Option<String> {
+fn mean_broken(
+    f: &dyn Fn(&Tensor, usize) -> [f64; HEADS],
+    seed: u64,
+    offset: usize,
+) -> Option<String> {
     manual_seed(seed);
     let weights = causal_weights(3);
     let (ours, want) = (f(&weights, offset), mean_weight_back(&weights, offset));
@@ -148,6 +152,29 @@ fn mean_broken(f: &dyn Fn(&Tensor, usize) -> [f64; HEADS], seed: u64, offset: us
             )
         })
     })
+}
+
+#[test]
+fn exercise_offset_score_shows_the_fixed_offset_shortcut() {
+    // 200 steps of the chapter's fixed-offset run: the repeat is learned...
+    manual_seed(SEED + 1);
+    let mut model = AttentionOnly::new();
+    let eval = Repeats::Fixed.draw(EVAL);
+    train(&mut model, Repeats::Fixed, 200, |_, _, _| {});
+    let s = scores(&model, &eval, None);
+    assert!(s.repeat_loss < 0.5, "repeat loss {}", s.repeat_loss);
+    // ...by layer 1 looking 15 places back, while no layer-0 head looks at the previous
+    // token: a rule about positions, not an induction circuit.
+    let shortcut = offset_score(&attention_weights(&model, &eval.ids, 1), TOKENS / 2 - 1);
+    let previous = offset_score(&attention_weights(&model, &eval.ids, 0), 1);
+    assert!(
+        shortcut.iter().all(|&s| s > 0.8),
+        "layer 1, 15 back: {shortcut:?}"
+    );
+    assert!(
+        previous.iter().all(|&p| p < 0.1),
+        "layer 0, previous: {previous:?}"
+    );
 }
 
 /// An answer that names a head of the trained model.
@@ -225,8 +252,8 @@ fn exercise_previous_token_head_is_the_layer_0_head_copying_needs() {
 }
 
 /// A plausible mistake for each exercise, each caught: a mean over every row (the rows
-/// without a key `offset` back counted as zeros), the layer-1 head whose previous-token
-/// score is higher, and the layer-0 head that looks least at the previous token.
+/// without a key `offset` back counted as zeros), the head of either layer that looks most
+/// at the previous token, and the layer-0 head that looks least at it.
 #[test]
 fn wrong_answers_fail_the_exercise_tests() {
     let over_every_row = |weights: &Tensor, offset: usize| {
@@ -238,13 +265,21 @@ fn wrong_answers_fail_the_exercise_tests() {
         "the offset_score tests accept a mean over every row"
     );
     let by_previous_score = |model: &AttentionOnly, batch: &Batch| {
-        let weights = attention_weights(model, &batch.ids, 1);
-        let previous = mean_weight_back(&weights, 1);
-        (1, usize::from(previous[1] > previous[0]))
+        let scores: Vec<((usize, usize), f64)> = (0..2)
+            .flat_map(|layer| {
+                let previous = mean_weight_back(&attention_weights(model, &batch.ids, layer), 1);
+                (0..HEADS).map(move |h| ((layer, h), previous[h]))
+            })
+            .collect();
+        scores
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("four heads")
+            .0
     };
     assert!(
         copying_broken(&by_previous_score).is_some(),
-        "the copying_head tests accept the layer-1 head that looks most at the previous token"
+        "the copying_head tests accept the head, of either layer, that looks most at the previous token"
     );
     let least_previous = |model: &AttentionOnly, batch: &Batch| {
         let previous = scores(model, batch, None).previous;
@@ -260,7 +295,11 @@ fn wrong_answers_fail_the_exercise_tests() {
 /// from what changing that token does to that key, on an untrained model and a sequence
 /// drawn from `seed`. A key that cannot see the change keeps its bits (the mask gives the
 /// later keys a weight of exactly 0); one that can, moves.
-fn reads_broken(f: &dyn Fn(usize, usize, usize) -> bool, seed: u64, (layer, key, token): (usize, usize, usize)) -> Option<String> {
+fn reads_broken(
+    f: &dyn Fn(usize, usize, usize) -> bool,
+    seed: u64,
+    (layer, key, token): (usize, usize, usize),
+) -> Option<String> {
     manual_seed(seed);
     let model = AttentionOnly::new();
     let ids = Repeats::Variable.draw(1).ids;
@@ -270,7 +309,9 @@ fn reads_broken(f: &dyn Fn(usize, usize, usize) -> bool, seed: u64, (layer, key,
     let key_at = |ids: &Tensor<i64>| {
         let (_, tape) = model.forward_with_tape(ids, None);
         let keys = model.blocks[layer].qkv.forward(&tape.blocks[layer].x);
-        keys.select(0, 0).select(0, key).slice(0, D_MODEL..2 * D_MODEL)
+        keys.select(0, 0)
+            .select(0, key)
+            .slice(0, D_MODEL..2 * D_MODEL)
     };
     let moved = shared::testing::max_abs_diff(&key_at(&ids), &key_at(&changed)) > 0.0;
     let said = f(layer, key, token);
@@ -310,7 +351,11 @@ fn exercise_key_reads_the_previous_token_only_from_layer_1() {
         if let Some(broken) = reads_broken(&key_reads, 3, (layer, 20, 19)) {
             panic!("{broken}");
         }
-        assert_eq!(key_reads(layer, 20, 19), want, "layer {layer}, key 20, token 19");
+        assert_eq!(
+            key_reads(layer, 20, 19),
+            want,
+            "layer {layer}, key 20, token 19"
+        );
     }
 }
 

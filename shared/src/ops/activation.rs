@@ -19,9 +19,9 @@
 use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
 use crate::backend::torch;
-use crate::error::{Error, Result};
 #[cfg(feature = "tch")]
 use crate::error::or_panic;
+use crate::error::{Error, Result};
 use crate::kernels::gelu::{self, Width};
 use crate::kernels::silu;
 use crate::tensor::Tensor;
@@ -72,13 +72,9 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn silu(&self) -> Tensor {
-        on_libtorch!(|device| or_panic(torch::f_unary(
-            "silu",
-            self,
-            self.sizes(),
-            device,
-            |t| t.f_silu()
-        )));
+        on_libtorch!(|device| or_panic(
+            torch::f_unary("silu", self, self.sizes(), device, |t| t.f_silu())
+        ));
         if !self.is_contiguous() {
             return self.map(silu::silu_scalar);
         }

@@ -100,7 +100,12 @@ impl Moe {
     pub fn routed(&self, x: &Tensor, route: &Route) -> Tensor {
         let [tokens, d] = x.dims();
         let k = route.experts.size(1);
-        let chosen: Vec<usize> = route.experts.to_vec().into_iter().map(|e| e as usize).collect();
+        let chosen: Vec<usize> = route
+            .experts
+            .to_vec()
+            .into_iter()
+            .map(|e| e as usize)
+            .collect();
         let weights = route.weights.to_vec();
         let mut out = vec![0.0f32; tokens * d];
         for (e, expert) in self.experts.iter().enumerate() {
@@ -152,7 +157,7 @@ impl Moe {
     pub fn shared(&self, x: &Tensor) -> Tensor {
         self.shared_expert
             .forward(&x.unsqueeze(0), Products::Batched)
-            .squeeze(0)
+            .select(0, 0)
     }
 }
 
