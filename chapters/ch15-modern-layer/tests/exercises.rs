@@ -263,7 +263,8 @@ fn sink_formula_broken(f: &SinkSoftmax, scores: &Tensor, sinks: &Tensor) -> Opti
         for (j, &x) in chunk.iter().enumerate() {
             let want = (x as f64 - largest).exp() / denom;
             let w = got[row * k + j];
-            if !((w as f64 - want).abs() <= tolerance * want + f64::from(f32::MIN_POSITIVE)) {
+            let close = (w as f64 - want).abs() <= tolerance * want + f64::from(f32::MIN_POSITIVE);
+            if !close {
                 return Some(format!(
                     "{input}: row {row} (head {head}), key {j}: your weight is {w:e}, the \
                      formula's {want:e}, {} float32 steps apart (rounding allows {})",
@@ -624,12 +625,15 @@ fn wrong_answers_fail_the_cache_tests() {
 // ---------------------------------------------------------------------------------------
 // norm_and_rope_commute
 
+/// An answer to `norm_and_rope_commute`.
+type Commute = dyn Fn(&[f32]) -> bool;
+
 /// Where `f`'s verdict on `gain` differs from what turning both ways shows: six head
 /// vectors drawn from `seed`, at positions 1 to 6, normalised with the gains then turned by
 /// RoPE (θ = 10 000), against turned then normalised. The orders agree when the two results
 /// are within float32 rounding (1e-5); the gains the tests draw differ by at least 0.25
 /// where they differ, far more than rounding.
-fn commute_broken(f: &dyn Fn(&[f32]) -> bool, gain: &[f32], seed: u64) -> Option<String> {
+fn commute_broken(f: &Commute, gain: &[f32], seed: u64) -> Option<String> {
     let d = gain.len();
     manual_seed(seed);
     let x = randn(&[1, 1, 6, d]);
@@ -706,7 +710,7 @@ fn wrong_answers_fail_the_commute_tests() {
     let neighbours = |gain: &[f32]| gain.chunks(2).all(|pair| pair[0] == pair[1]);
     let halves_equal = pair_gains(&[true, true], &[0.5, 1.5], &[0.25, 0.25]);
     let one_pair_apart = pair_gains(&[true, false], &[1.0, 1.0], &[0.5, 0.5]);
-    let wrong: [(&str, &dyn Fn(&[f32]) -> bool); 2] =
+    let wrong: [(&str, &Commute); 2] =
         [("always", &always), ("neighbouring features", &neighbours)];
     for (name, answer) in wrong {
         let caught = [&halves_equal, &one_pair_apart]

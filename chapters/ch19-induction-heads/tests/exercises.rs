@@ -291,6 +291,9 @@ fn wrong_answers_fail_the_exercise_tests() {
     );
 }
 
+/// An answer to `key_reads`.
+type KeyReads = dyn Fn(usize, usize, usize) -> bool;
+
 /// Where `f`'s answer for layer `layer`, the key at `key` and the token at `token` differs
 /// from what changing that token does to that key, on an untrained model and a sequence
 /// drawn from `seed`. A key that cannot see the change keeps its bits (the mask gives the
@@ -365,7 +368,7 @@ fn exercise_key_reads_the_previous_token_only_from_layer_1() {
 fn wrong_answers_fail_the_key_reads_tests() {
     let causal_everywhere = |_layer: usize, key: usize, token: usize| token <= key;
     let own_token_only = |_layer: usize, key: usize, token: usize| token == key;
-    let wrong: [(&str, &dyn Fn(usize, usize, usize) -> bool); 2] = [
+    let wrong: [(&str, &KeyReads); 2] = [
         ("layer 0 reading earlier tokens", &causal_everywhere),
         ("layer 1 reading its own token only", &own_token_only),
     ];
