@@ -31,6 +31,12 @@ repetition penalty), as probabilities; and generations that draw each token with
 torch.multinomial from those probabilities, chained (penalty, temperature, then each
 filter on what the one before kept), the generator seeded before each.
 
+Last, a mixture of experts (8 SwiGLU experts of width 16 and a shared expert, 2 per
+token) routed as Qwen3 routes (softmax, top-k, renormalised) and as DeepSeek-V3 does
+(sigmoid scores, top-k of score plus a selection bias, the scores renormalised and scaled
+by 2.5), dispatched to the experts and combined (index_add_, experts in order); and two
+experts made to tie for one token, then the tie broken by 1e-6 times the token.
+
 Every Linear has no bias; the parameters are drawn in the order the modules are
 built, the same whatever the switches. Gradients are off. Each step prints a
 `## ...` heading, its output and one empty line.
@@ -632,4 +638,106 @@ for name, sampler in [("temperature 1", {}),
     sampled.append(generate_sampled(model, prompt, N_NEW, recipe, sampler))
     print(f"{name}:", sampled[-1])
 print("top-k 1 is greedy decoding:", torch.equal(sampled[-1], ids))
+print()
+
+
+# ---- a mixture of experts -------------------------------------------------------------
+
+D_EXPERT, N_EXPERTS, TOP_K, MOE_TOKENS, ROUTED_SCALING = 16, 8, 2, 6, 2.5
+
+
+class Expert(nn.Module):
+    """A SwiGLU network of width D_EXPERT."""
+
+    def __init__(self):
+        super().__init__()
+        self.W_gate = nn.Linear(D_MODEL, D_EXPERT, bias=False)
+        self.W_up = nn.Linear(D_MODEL, D_EXPERT, bias=False)
+        self.W_down = nn.Linear(D_EXPERT, D_MODEL, bias=False)
+
+    def forward(self, x):
+        return self.W_down(F.silu(self.W_gate(x)) * self.W_up(x))
+
+
+class Moe(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.router = nn.Linear(D_MODEL, N_EXPERTS, bias=False)
+        self.experts = nn.ModuleList([Expert() for _ in range(N_EXPERTS)])
+        self.shared_expert = Expert()
+        self.selection_bias = torch.randn(N_EXPERTS) * 0.1
+
+    def routed(self, x, experts, weights):
+        """Dispatch every token to its experts, combine their outputs with the weights."""
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            token, slot = (experts == e).nonzero(as_tuple=True)
+            if len(token) == 0:
+                continue
+            out.index_add_(0, token, expert(x[token]) * weights[token, slot, None])
+        return out
+
+
+def route_softmax_top_k(logits, k):
+    """Qwen3: softmax over the experts, the k largest kept and renormalised."""
+    kept, experts = torch.softmax(logits, dim=-1).topk(k, dim=-1)
+    return experts, kept / kept.sum(-1, keepdim=True)
+
+
+def route_sigmoid_biased(logits, bias, k, scale):
+    """DeepSeek-V3: sigmoid scores; chosen by score + bias, weighted by the scores."""
+    scores = sigmoid(logits)
+    _, experts = (scores + bias).topk(k, dim=-1)
+    chosen = scores.gather(-1, experts)
+    return experts, chosen / chosen.sum(-1, keepdim=True) * scale
+
+
+def print_route(experts, weights):
+    print("experts per token:", experts.tolist())
+    print("weights:")
+    print(weights)
+    print("load per expert:", torch.bincount(experts.flatten(), minlength=N_EXPERTS).tolist())
+
+
+torch.manual_seed(seed_or(2026))
+x = torch.randn(MOE_TOKENS, D_MODEL)
+moe = Moe()
+logits = moe.router(x)
+qwen3 = route_softmax_top_k(logits, TOP_K)
+qwen3_out = moe.routed(x, *qwen3)
+deepseek = route_sigmoid_biased(logits, moe.selection_bias, TOP_K, ROUTED_SCALING)
+deepseek_out = moe.routed(x, *deepseek) + moe.shared_expert(x)
+print(f"## A mixture of experts (manual_seed({seed_or(2026)}))")
+print(f"{N_EXPERTS} experts of width {D_EXPERT} and a shared expert, {TOP_K} per token; "
+      f"{MOE_TOKENS} tokens of {D_MODEL} features")
+print("router probabilities, token 0:")
+print(torch.softmax(logits, dim=-1)[0])
+print("Qwen3: softmax, top-2, renormalised")
+print_route(*qwen3)
+print("output[:3, :6]:")
+print(qwen3_out[:3, :6])
+print(f"DeepSeek-V3: sigmoid scores, top-2 of score + bias, renormalised, times {ROUTED_SCALING:g}")
+print(f"selection bias: {moe.selection_bias}")
+print_route(*deepseek)
+print("output with the shared expert[:3, :6]:")
+print(deepseek_out[:3, :6])
+print()
+
+_, second, third = moe.router(x)[0].argsort(descending=True)[:3].tolist()
+moe.router.weight[third] = moe.router.weight[second]
+tied_logits = moe.router(x)
+tied = route_softmax_top_k(tied_logits, TOP_K)
+moe.router.weight[third] = moe.router.weight[second] + x[0] * 1e-6
+raised = route_softmax_top_k(moe.router(x), TOP_K)
+moe.router.weight[third] = moe.router.weight[second] - x[0] * 1e-6
+lowered = route_softmax_top_k(moe.router(x), TOP_K)
+print("## A near tie: two experts' scores within a rounding error")
+print(f"token 0's experts: {qwen3[0][0].tolist()}; its second and third: {second}, {third}")
+print(f"expert {third} given expert {second}'s router row: token 0's logits of the two")
+print(tied_logits[0][[second, third]])
+print("token 0's experts:", tied[0][0].tolist())
+print(f"expert {third}'s row raised by 1e-6 x[0]: {raised[0][0].tolist()}; "
+      f"lowered: {lowered[0][0].tolist()}")
+moved = (moe.routed(x, *raised) - moe.routed(x, *lowered))[0].abs().max()
+print(f"token 0's output, raised against lowered, moves by {moved.item():.4f}")
 print()

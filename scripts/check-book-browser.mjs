@@ -106,7 +106,8 @@ const inspect = `(async () => {
     const node = walker.currentNode;
     if (node.parentElement.closest("pre, code, .katex, script, style")) continue;
     const text = node.textContent;
-    if (text.includes("$$") || text.includes("\\\\(") || text.includes("\\\\)")) raw.push(text.trim().slice(0, 80));
+    // Math the renderer did not take: $$, \\( \\) \\[ \\], or a LaTeX command (\\frac, \\text).
+    if (/\\$\\$|\\\\[()[\\]]|\\\\[A-Za-z]{2,}/.test(text)) raw.push(text.trim().slice(0, 80));
   }
   const katex = main.querySelector(".katex");
   const katexFaces = [...document.fonts].filter((f) => f.family.replace(/"/g, "").startsWith("KaTeX"));

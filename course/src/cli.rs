@@ -32,8 +32,8 @@ struct Args<Options: clap::Args> {
     /// Defaults to $SHARED_DEVICE, else cpu.
     #[arg(long, global = true)]
     device: Option<String>,
-    /// Seeds every manual_seed call of the chapter with S instead of the articles' seeds
-    /// (0 to 18446744073709551615, as torch.manual_seed accepts).
+    /// Seeds every manual_seed call of the chapter with S instead of the seeds its PyTorch
+    /// reference script uses (0 to 18446744073709551615, as torch.manual_seed accepts).
     #[arg(long, global = true, value_name = "S")]
     seed: Option<u64>,
     /// Also draws the attention weights of each step as heatmaps, after the step's text

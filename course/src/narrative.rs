@@ -277,6 +277,34 @@ pub fn step_text<'a>(output: &'a str, title: &str) -> Option<&'a str> {
     Some(&rest[..len])
 }
 
+/// The `count` lines printed after the line `header` in `step` (a step's text, from
+/// [`step_text`]), for a test that compares one printed tensor with PyTorch's; `None` if no
+/// line is `header` or fewer lines follow it.
+///
+/// ```
+/// use course::narrative::lines_after;
+/// let step = "q:\ntensor([[1., 2.],\n        [3., 4.]])\nk:\ntensor([5.])";
+/// assert_eq!(lines_after(step, "q:", 2), Some("tensor([[1., 2.],\n        [3., 4.]])"));
+/// assert_eq!(lines_after(step, "k:", 2), None);
+/// ```
+pub fn lines_after<'a>(step: &'a str, header: &str, count: usize) -> Option<&'a str> {
+    let mut offset = 0;
+    let mut lines = step.split_inclusive('\n');
+    for line in lines.by_ref() {
+        offset += line.len();
+        if line.trim_end_matches('\n') == header {
+            break;
+        }
+    }
+    let start = offset;
+    let mut taken = 0;
+    for line in lines.take(count) {
+        offset += line.len();
+        taken += 1;
+    }
+    (taken == count && start < step.len()).then(|| step[start..offset].trim_end_matches('\n'))
+}
+
 /// The list of extra seeds: one line per chapter, `chNN-slug: S1 S2`; `#` starts a comment.
 /// `reference/regenerate.sh` reads the same file to write PyTorch's output for each seed.
 pub const SEEDS_FILE: &str = "reference/expected/seeds/SEEDS";

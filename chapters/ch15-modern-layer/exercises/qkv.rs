@@ -23,11 +23,9 @@ impl Attention {
         recipe: &Recipe,
         products: Products,
     ) -> (Tensor, Tensor, Tensor) {
-        // TODO: project x with products.linear(&self.w_query, x) (and w_key, w_value);
-        // split_heads into n_heads (queries) and n_kv_heads (keys, values); if
-        // recipe.qk_norm, apply self.q_norm / self.k_norm to the heads; then the tables
-        // rope_tables(positions, self.head_dim, recipe.theta, recipe.llama31_scaling) and
-        // apply_rope to the queries and the keys. Which of the three is left unturned?
+        // TODO: the queries, keys and values of every head, the queries and keys normalised
+        // per head (if the recipe says so) and turned by RoPE at the tokens' positions in
+        // the whole text. Which of the three is left unturned, and why normalise first?
         let _ = (
             x,
             positions,

@@ -10,9 +10,9 @@ use shared::{Tensor, cat};
 /// `scores`: `[batch, heads, queries, keys]`; `sinks`: `[heads]`.
 /// Returns `[batch, heads, queries, keys]`.
 pub fn softmax_with_sink(scores: &Tensor, sinks: &Tensor) -> Tensor {
-    // TODO: make the sink column: sinks viewed as [1, heads, 1, 1] and expanded to
-    // [batch, heads, queries, 1]; cat it after the scores on the last dim; softmax over
-    // the last dim; keep the first `keys` columns.
+    // TODO: w_j = e^{s_j} / (e^S + Σ_k e^{s_k}) for every row of scores, with S the sink
+    // logit of the row's head: its own term in the denominator, and no weight of its own
+    // in the result.
     let _ = (scores, sinks, cat::<f32, &Tensor>);
     todo!("softmax_with_sink")
 }

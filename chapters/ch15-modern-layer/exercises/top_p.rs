@@ -9,9 +9,9 @@ use shared::Tensor;
 /// # Shapes
 /// `logits`: `[vocab]`, `0 < p <= 1`. Returns `[vocab]`.
 pub fn top_p(logits: &Tensor, p: f32) -> Tensor {
-    // TODO: probabilities = softmax of the logits; visit the tokens from the likeliest
-    // down, adding up the probability of the tokens already visited; a token whose
-    // "mass before" reaches p is dropped (its logit set to -inf); softmax again.
+    // TODO: the probabilities of the tokens that stay, renormalised, and 0 for the others.
+    // From the likeliest token down, a token stays while the tokens before it hold less
+    // than p of the probability: the likeliest always stays.
     let _ = (logits, p);
     todo!("top_p")
 }

@@ -12,6 +12,7 @@
 //!
 //! - [`recipe`]: the switches: which pieces a layer uses;
 //! - [`rope`]: the rotary tables (base θ, Llama 3.1's scaling) and their application;
+//!   [`rope_order`]: when QK-norm and RoPE may change places;
 //! - [`softcap`] and [`sinks`]: two changes to the softmax's input;
 //! - [`attention`] and `qkv`: the attention of one layer, whole-sequence and one cached
 //!   token, and StreamingLLM's first tokens kept beside a local layer's window;
@@ -20,6 +21,8 @@
 //! - [`layer`] and [`model`]: the layer with its residuals, a tiny model of them, greedy
 //!   decoding with a KV cache of rotated keys;
 //! - [`cache_size`]: the KV cache of a recipe card, local layers capped by their window;
+//! - [`moe`]: a mixture of experts, the feed-forward network of gpt-oss, Qwen3's MoE
+//!   models, Qwen3-Next and DeepSeek-V3, with Qwen3's and DeepSeek-V3's routers;
 //! - [`sampling`] and [`top_p`]: what happens to the logits before a token is drawn;
 //!   [`model::generate_sampled`] draws it;
 //! - [`setup`]: the chapter's model sizes, prompt, the recipes and the samplers it compares.
@@ -33,9 +36,12 @@ pub mod cache_size;
 pub mod gate;
 pub mod layer;
 pub mod model;
+pub mod moe;
 pub mod narrative;
 pub mod recipe;
 pub mod rope;
+#[cfg_attr(feature = "exercise", path = "../exercises/rope_order.rs")]
+pub mod rope_order;
 pub mod sampling;
 pub mod setup;
 #[cfg_attr(feature = "exercise", path = "../exercises/sinks.rs")]

@@ -7,7 +7,7 @@ use ch14_generation::gqa::repeat_kv;
 use ch14_generation::window::sliding_window_mask;
 use course::narrative::python_bool;
 use course::{Narrative, Seed, Step};
-use shared::{Result, Tensor, manual_seed};
+use shared::{Result, Tensor, manual_seed, randn};
 
 use crate::attention::Attention;
 use crate::attention::streaming_mask;
@@ -16,10 +16,11 @@ use crate::layer::Layer;
 use crate::model::{
     Generation, TinyModel, generate_cached, generate_recomputing, generate_sampled,
 };
+use crate::moe::{Moe, Route, load, route_sigmoid_biased, route_softmax_top_k};
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
 use crate::sampling::{kept, min_p, repetition_penalty, top_k, with_temperature};
-use crate::setup::{CONFIG, N_NEW, PROMPT, samplers, variants};
+use crate::setup::{CONFIG, MOE, MOE_TOKENS, N_NEW, PROMPT, ROUTED_SCALING, samplers, variants};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
@@ -51,6 +52,7 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     switches(&mut story, &model, &prompt);
     logit_transforms(&mut story, &plain);
     sampling(&mut story, seed, &model, &recipe, &prompt, &plain);
+    mixture_of_experts(&mut story, seed);
     Ok(story)
 }
 
@@ -406,5 +408,101 @@ fn sampling(
     step.print(format!(
         "top-k 1 is greedy decoding: {}",
         python_bool(sampled_ids.last() == Some(&plain.ids))
+    ));
+}
+
+/// The experts' ids of every token, as a list of lists.
+fn expert_lists(route: &Route) -> Vec<Vec<i64>> {
+    let k = route.experts.size(1);
+    route
+        .experts
+        .to_vec()
+        .chunks(k)
+        .map(<[i64]>::to_vec)
+        .collect()
+}
+
+/// Qwen3's and DeepSeek-V3's routes through one mixture of experts, and a near tie.
+fn mixture_of_experts(story: &mut Narrative, seed: Seed) {
+    // ANCHOR: moe
+    manual_seed(seed.or(2026));
+    let x = randn(&[MOE_TOKENS, MOE.d_model]);
+    let mut moe = Moe::new(MOE);
+    let logits = moe.router.forward(&x);
+    let qwen3 = route_softmax_top_k(&logits, MOE.top_k);
+    let qwen3_out = moe.routed(&x, &qwen3);
+    let deepseek = route_sigmoid_biased(&logits, &moe.selection_bias, MOE.top_k, ROUTED_SCALING);
+    let deepseek_out = &moe.routed(&x, &deepseek) + &moe.shared(&x);
+    // ANCHOR_END: moe
+    let step = story.step(format!(
+        "A mixture of experts (manual_seed({}))",
+        seed.or(2026)
+    ));
+    step.print(format!(
+        "{} experts of width {} and a shared expert, {} per token; {} tokens of {} features",
+        MOE.n_experts, MOE.d_expert, MOE.top_k, MOE_TOKENS, MOE.d_model
+    ));
+    step.print("router probabilities, token 0:")
+        .print(logits.softmax(-1).get(0));
+    step.print("Qwen3: softmax, top-2, renormalised");
+    print_route(step, &qwen3);
+    step.print("output[:3, :6]:")
+        .print(qwen3_out.slice(0, ..3).slice(1, ..6));
+    step.print(format!(
+        "DeepSeek-V3: sigmoid scores, top-2 of score + bias, renormalised, times {ROUTED_SCALING}"
+    ));
+    step.print(format!("selection bias: {}", moe.selection_bias));
+    print_route(step, &deepseek);
+    step.print("output with the shared expert[:3, :6]:")
+        .print(deepseek_out.slice(0, ..3).slice(1, ..6));
+    near_tie(story, &mut moe, &x, &qwen3);
+}
+
+/// A route's experts, weights and load.
+fn print_route(step: &mut Step, route: &Route) {
+    step.print(format!("experts per token: {:?}", expert_lists(route)));
+    step.print("weights:").print(&route.weights);
+    step.print(format!("load per expert: {:?}", load(route, MOE.n_experts)));
+}
+
+/// Token 0's second and third experts made to tie, then the tie broken by a hair, one
+/// way and the other.
+fn near_tie(story: &mut Narrative, moe: &mut Moe, x: &Tensor, qwen3: &Route) {
+    let [_, second, third] = moe.likeliest(x, 0);
+    // ANCHOR: near_tie
+    let row = moe.router.weight.get(second);
+    moe.set_router_row(third, &row);
+    let tied_logits = moe.router.forward(x);
+    let tied = route_softmax_top_k(&tied_logits, MOE.top_k);
+    let hair = x.get(0) * 1e-6;
+    moe.set_router_row(third, &(&row + &hair));
+    let raised = route_softmax_top_k(&moe.router.forward(x), MOE.top_k);
+    moe.set_router_row(third, &(&row - &hair));
+    let lowered = route_softmax_top_k(&moe.router.forward(x), MOE.top_k);
+    let moved = (&moe.routed(x, &raised) - &moe.routed(x, &lowered))
+        .get(0)
+        .abs()
+        .max();
+    // ANCHOR_END: near_tie
+    let token0 = |route: &Route| expert_lists(route)[0].clone();
+    let step = story.step("A near tie: two experts' scores within a rounding error");
+    step.print(format!(
+        "token 0's experts: {:?}; its second and third: {second}, {third}",
+        token0(qwen3)
+    ));
+    step.print(format!(
+        "expert {third} given expert {second}'s router row: token 0's logits of the two"
+    ));
+    let pair = Tensor::from(vec![second, third]);
+    step.print(tied_logits.get(0).index_select(0, &pair));
+    step.print(format!("token 0's experts: {:?}", token0(&tied)));
+    step.print(format!(
+        "expert {third}'s row raised by 1e-6 x[0]: {:?}; lowered: {:?}",
+        token0(&raised),
+        token0(&lowered)
+    ));
+    step.print(format!(
+        "token 0's output, raised against lowered, moves by {:.4}",
+        moved.item()
     ));
 }

@@ -1,7 +1,9 @@
 //! The chapter's choices: its model's sizes, its prompt, how many tokens it generates, the
-//! recipes whose next token it compares and the samplers whose generations it prints.
+//! recipes whose next token it compares, the samplers whose generations it prints, and its
+//! mixture of experts.
 
 use crate::model::ModelConfig;
+use crate::moe::MoeConfig;
 use crate::recipe::Recipe;
 use crate::sampling::Sampler;
 
@@ -131,3 +133,18 @@ pub fn samplers() -> Vec<(&'static str, Sampler)> {
         ),
     ]
 }
+
+/// The chapter's mixture of experts: 8 experts of width 16 on the model's 32 features, 2
+/// per token.
+pub const MOE: MoeConfig = MoeConfig {
+    d_model: 32,
+    d_expert: 16,
+    n_experts: 8,
+    top_k: 2,
+};
+
+/// The tokens the mixture of experts routes.
+pub const MOE_TOKENS: usize = 6;
+
+/// DeepSeek-V3's `routed_scaling_factor`.
+pub const ROUTED_SCALING: f32 = 2.5;

@@ -4,9 +4,11 @@
 //! narrows it back. SwiGLU widens it twice: one branch through `silu(z) = z·sigmoid(z)`
 //! acts as a gate, multiplying the other branch feature by feature. Llama, Qwen and
 //! gpt-oss use it (gpt-oss with a clamp and a slightly different gate); with no biases.
+//!
+//! [`silu`] is the formula; the network calls the tensor's `silu`, PyTorch's `F.silu`,
+//! which computes the same formula (a test holds them within two float32 steps).
 
 use shared::Tensor;
-use shared::exact::expf_u10;
 use shared::nn::Linear;
 
 use ch14_generation::Products;
@@ -33,18 +35,6 @@ pub fn silu(x: &Tensor) -> Tensor {
 }
 // ANCHOR_END: silu
 
-/// [`silu`] as PyTorch's `F.silu` computes it on the CPU: `x / (1 + e^(-x))` with its
-/// vectorised `exp` (SLEEF's `expf_u10`). PyTorch takes that path for every element of a
-/// tensor whose length is a multiple of 32 (this chapter's widths are); a shorter tail
-/// would go through the C library's `exp` instead.
-///
-/// # Shapes
-/// Any shape; unchanged.
-pub fn silu_in_pytorch_order(x: &Tensor) -> Tensor {
-    let values = x.to_vec().into_iter().map(|v| v / (1.0 + expf_u10(-v)));
-    Tensor::from_vec(values.collect(), x.shape().as_ref())
-}
-
 impl SwiGLU {
     /// Draws `W_gate`, `W_up`, `W_down` (no bias) from the default generator, in that
     /// order, as `nn.Linear` does.
@@ -59,13 +49,13 @@ impl SwiGLU {
         }
     }
 
-    /// `W_down (silu(W_gate x) ⊙ W_up x)`.
+    /// `W_down (silu(W_gate x) ⊙ W_up x)`, with PyTorch's `F.silu`.
     ///
     /// # Shapes
     /// `x`: `[batch, tokens, d_model]`. Returns `[batch, tokens, d_model]`.
     // ANCHOR: swiglu_forward
     pub fn forward(&self, x: &Tensor, products: Products) -> Tensor {
-        let gate = silu_in_pytorch_order(&products.linear(&self.w_gate, x));
+        let gate = products.linear(&self.w_gate, x).silu();
         products.linear(&self.w_down, &(gate * products.linear(&self.w_up, x)))
     }
     // ANCHOR_END: swiglu_forward

@@ -18,7 +18,7 @@ use ch15_modern_layer::sampling::{Sampler, min_p, next_token_probs, repetition_p
 use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::softcap::softcap;
-use ch15_modern_layer::swiglu::{silu, silu_in_pytorch_order};
+use ch15_modern_layer::swiglu::silu;
 use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};
 
 /// A small model: `(n_kv_heads, groups, head_dim / 2, layers, d_ff)`.
@@ -95,8 +95,8 @@ proptest! {
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
         let plain = generate_recomputing(&model, &prompt, n_new, &recipe, Products::RowByRow);
         let cached = generate_cached(&model, &prompt, n_new, &recipe, Products::RowByRow);
-        prop_assert_eq!(plain.ids.to_vec(), cached.ids.to_vec());
-        prop_assert_eq!(bits_difference(&plain.logits, &cached.logits), None);
+        prop_assert_eq!(plain.ids.to_vec(), cached.ids.to_vec(), "the cached generation wrote other tokens than the recomputed one");
+        prop_assert_eq!(bits_difference(&cached.logits, &plain.logits), None, "the cached logits are not the recomputed ones bit for bit");
         // Local layers keep the last `window` keys and the first `sink_tokens` before
         // them, global ones all of them.
         let fed = prompt.size(1) + n_new - 1;
@@ -104,7 +104,7 @@ proptest! {
             let expected = recipe.window_of(i).map_or(fed, |w| {
                 w.min(fed) + recipe.sink_tokens.min(fed.saturating_sub(w))
             });
-            prop_assert_eq!(cache.len(), expected);
+            prop_assert_eq!(cache.len(), expected, "layer {} caches the wrong number of keys after {} tokens", i, fed);
         }
     }
 
@@ -122,7 +122,7 @@ proptest! {
         let plain = generate_recomputing(&model, &prompt, 4, &recipe, Products::Batched);
         let cached = generate_cached(&model, &prompt, 4, &recipe, Products::Batched);
         let diff = (&plain.logits - &cached.logits).abs().max().item();
-        prop_assert!(diff < 1e-4, "max difference {diff}");
+        prop_assert!(diff < 1e-4, "with batched products the cached logits are {diff} from the recomputed ones, more than 1e-4");
     }
 
     /// Drawing from top-k 1 is greedy decoding, whatever the model, recipe and seed: one
@@ -141,7 +141,7 @@ proptest! {
         let greedy = generate_cached(&model, &prompt, n_new, &recipe, Products::Batched);
         let one = Sampler { top_k: Some(1), ..Sampler::PLAIN };
         let sampled = generate_sampled(&model, &prompt, n_new, &recipe, &one);
-        prop_assert_eq!(sampled.ids.to_vec(), greedy.ids.to_vec());
+        prop_assert_eq!(sampled.ids.to_vec(), greedy.ids.to_vec(), "drawing from top-k 1 is not greedy decoding");
     }
 
     /// min-p keeps exactly the tokens at least `p_base` times as likely as the likeliest,
@@ -158,9 +158,9 @@ proptest! {
         let kept = min_p(&logits, p_base).to_vec();
         let mass: f32 = probs.iter().zip(&kept).filter(|(_, k)| **k > 0.0).map(|(p, _)| p).sum();
         for (p, k) in probs.iter().zip(&kept) {
-            prop_assert_eq!(*k > 0.0, *p >= p_base * largest, "p {} of largest {}", p, largest);
+            prop_assert_eq!(*k > 0.0, *p >= p_base * largest, "min-p kept or dropped a token of probability {} wrongly (the largest is {})", p, largest);
             if *k > 0.0 {
-                prop_assert!((k - p / mass).abs() < 1e-5, "{} vs {}", k, p / mass);
+                prop_assert!((k - p / mass).abs() < 1e-5, "min-p gives a kept token {}, not its renormalised probability {}", k, p / mass);
             }
         }
     }
@@ -180,10 +180,10 @@ proptest! {
         for (i, (&x, &y)) in logits.iter().zip(&after).enumerate() {
             if seen.contains(&(i as i64)) {
                 let expected = if x < 0.0 { x * penalty } else { x / penalty };
-                prop_assert_eq!(y, expected);
-                prop_assert!(y <= x);
+                prop_assert_eq!(y, expected, "the penalty turned the seen token {}'s logit {} into {}, not {}", i, x, y, expected);
+                prop_assert!(y <= x, "the penalty raised the seen token {}'s logit from {} to {}", i, x, y);
             } else {
-                prop_assert_eq!(y, x);
+                prop_assert_eq!(y, x, "the penalty changed the unseen token {}'s logit", i);
             }
         }
     }
@@ -204,11 +204,11 @@ proptest! {
         let probs = next_token_probs(&logits, &[], &sampler).to_vec();
         let by_k = top_k(&logits, k).to_vec();
         let kept = probs.iter().filter(|&&p| p > 0.0).count();
-        prop_assert!((1..=k).contains(&kept));
+        prop_assert!((1..=k).contains(&kept), "top-k {} then min-p kept {} tokens", k, kept);
         for (p, q) in probs.iter().zip(&by_k) {
-            prop_assert!(*p == 0.0 || *q > 0.0);
+            prop_assert!(*p == 0.0 || *q > 0.0, "the chain kept a token top-k {} drops", k);
         }
-        prop_assert!((probs.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        prop_assert!((probs.iter().sum::<f32>() - 1.0).abs() < 1e-5, "the chained probabilities sum to {}, not 1", probs.iter().sum::<f32>());
     }
 
     /// StreamingLLM's mask is the sliding window's with the first `sink_tokens` columns
@@ -225,11 +225,12 @@ proptest! {
         let first = (0..tokens * tokens).map(|n| n % tokens < sink_tokens).collect();
         let first = Tensor::from_vec(first, &[tokens, tokens]);
         let shown = past.logical_and(&first);
-        prop_assert_eq!(streaming.to_vec(), sliding.logical_and(&shown.logical_not()).to_vec());
-        prop_assert_eq!(streaming_mask(tokens, Some(window), 0).to_vec(), sliding.to_vec());
+        prop_assert_eq!(streaming.to_vec(), sliding.logical_and(&shown.logical_not()).to_vec(), "StreamingLLM's mask is not the window with the first columns shown");
+        prop_assert_eq!(streaming_mask(tokens, Some(window), 0).to_vec(), sliding.to_vec(), "with no sink tokens StreamingLLM's mask is not the sliding window's");
         prop_assert_eq!(
             streaming_mask(tokens, None, sink_tokens).to_vec(),
-            sliding_window_mask(tokens, None).to_vec()
+            sliding_window_mask(tokens, None).to_vec(),
+            "without a window StreamingLLM's mask is not the causal mask"
         );
     }
 
@@ -242,10 +243,10 @@ proptest! {
         for (x, s) in z.iter().zip(&got) {
             let exact = 1.0 / (1.0 + (-(*x as f64)).exp());
             let step = (f32::from_bits(s.to_bits() + 1) - s) as f64;
-            prop_assert!((*s as f64 - exact).abs() <= step / 2.0, "{x}: {s} vs {exact}");
-            prop_assert!((0.0..=1.0).contains(s));
+            prop_assert!((*s as f64 - exact).abs() <= step / 2.0, "sigmoid({x}) is {s}, not 1 / (1 + e^-x) = {exact} correctly rounded");
+            prop_assert!((0.0..=1.0).contains(s), "sigmoid({x}) is {s}, outside [0, 1]");
         }
-        prop_assert_eq!(sigmoid(&Tensor::from_vec(vec![0.0], &[1])).to_vec(), vec![0.5]);
+        prop_assert_eq!(sigmoid(&Tensor::from_vec(vec![0.0], &[1])).to_vec(), vec![0.5], "sigmoid(0) is not 1/2");
     }
 
     /// The sink column in gpt-oss's order agrees with the closed form
@@ -266,21 +267,21 @@ proptest! {
             let got = ours.to_vec()[row * keys..(row + 1) * keys].to_vec();
             for (x, w) in chunk.iter().zip(&got) {
                 let formula = ((*x as f64).exp() / denom) as f32;
-                prop_assert!(ulps(formula, *w) <= 8, "{formula} vs {w}");
+                prop_assert!(ulps(formula, *w) <= 8, "gpt-oss's order gives {w}, the formula {formula}: {} float32 steps apart, more than 8", ulps(formula, *w));
             }
-            prop_assert!(got.iter().sum::<f32>() < 1.0);
+            prop_assert!(got.iter().sum::<f32>() < 1.0, "a row with a sink sums to {}, not less than 1", got.iter().sum::<f32>());
         }
     }
 
-    /// `x / (1 + e^(-x))` with the C library's `exp` and with SLEEF's are within two
-    /// float32 steps of each other (one step apart in `exp` can become two after the
-    /// division).
+    /// The formula `x / (1 + e^(-x))` and PyTorch's `F.silu`, which the network calls, are
+    /// within two float32 steps of each other (their `exp`s may differ by one step, which
+    /// can become two after the division).
     #[test]
-    fn silu_orders_agree(seed in 0u64..1000) {
+    fn silu_formula_agrees_with_f_silu(seed in 0u64..1000, n in 1usize..100) {
         manual_seed(seed);
-        let x = &randn(&[64]) * 6.0;
-        for (a, b) in silu(&x).to_vec().into_iter().zip(silu_in_pytorch_order(&x).to_vec()) {
-            prop_assert!(ulps(a, b) <= 2, "{a} vs {b}");
+        let x = &randn(&[n]) * 6.0;
+        for (i, (a, b)) in silu(&x).to_vec().into_iter().zip(x.silu().to_vec()).enumerate() {
+            prop_assert!(ulps(a, b) <= 2, "silu of element {i}: the formula gives {a}, F.silu {b}: {} float32 steps apart, more than 2", ulps(a, b));
         }
     }
 }

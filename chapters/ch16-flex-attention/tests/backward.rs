@@ -152,7 +152,7 @@ proptest! {
             for (i, x) in values.iter().enumerate() {
                 let key = i / 8 % tokens;
                 if key < 3 {
-                    prop_assert_eq!(*x, 0.0, "grad_{} of hidden key {}", name, key);
+                    prop_assert_eq!(*x, 0.0, "a key no query sees got a gradient: grad_{} of key {} is {}", name, key, x);
                 }
             }
         }
@@ -162,9 +162,10 @@ proptest! {
         );
         let full = flex_attention_backward(&q, &k_full, &v_full, &g, unchanged, unchanged_grad, mask)
             .unwrap();
-        prop_assert_eq!(full.q.to_vec(), grads.q.to_vec());
+        prop_assert_eq!(full.q.to_vec(), grads.q.to_vec(), "grad_q with grouped heads is not grad_q with the heads repeated");
         let summed = full.k.reshape([2, kv_heads, groups, tokens, 8]).sum_dim(2, false);
-        prop_assert!(max_abs_diff(&summed, &grads.k) <= 1e-6);
+        let gap = max_abs_diff(&summed, &grads.k);
+        prop_assert!(gap <= 1e-6, "a grouped key's gradient is {} from the sum of its repeated copies' gradients", gap);
     }
 }
 

@@ -126,11 +126,22 @@ proptest! {
 
 #[test]
 fn exercise_alibi_slopes_are_the_papers() {
-    assert_eq!(alibi_slopes(4), [0.25, 0.0625, 0.015625, 0.00390625]);
-    let eight = alibi_slopes(8);
-    assert_eq!(eight.len(), 8);
-    assert_eq!(eight[0], 0.5);
-    assert_eq!(eight[7], 0.00390625);
+    if let Some(broken) = slopes_broken(&alibi_slopes) {
+        panic!("{broken}");
+    }
+}
+
+/// Where `slopes` breaks the paper's geometric sequence `2^(-8h/heads)`, `h = 1..=heads`,
+/// for 4 or 8 heads.
+fn slopes_broken(slopes: &dyn Fn(usize) -> Vec<f32>) -> Option<String> {
+    [4usize, 8].into_iter().find_map(|heads| {
+        let want: Vec<f32> = (1..=heads)
+            .map(|h| (-8.0 * h as f32 / heads as f32).exp2())
+            .collect();
+        let got = slopes(heads);
+        (got != want)
+            .then(|| format!("{heads} heads: your slopes are {got:?}, the paper's {want:?}"))
+    })
 }
 
 proptest! {
@@ -146,27 +157,17 @@ proptest! {
         kv_idx in 0usize..100,
     ) {
         let slopes = vec![0.5, 0.25, 0.125, 0.0625];
-        let modded = alibi(slopes.clone())(score, 0, h, q_idx, kv_idx);
-        let penalty = slopes[h] as f64 * (kv_idx as f64 - q_idx as f64);
-        let expected = score as f64 + penalty;
-        let tolerance = 2.0 * f32::EPSILON as f64 * (score.abs() as f64 + penalty.abs());
-        prop_assert!(
-            (modded as f64 - expected).abs() <= tolerance,
-            "head {}, query {}, key {}, score {}: {} where score + slope·(key - query) is {}",
-            h, q_idx, kv_idx, score, modded, expected
-        );
+        if let Some(broken) = penalty_broken(&alibi(slopes.clone()), &slopes, score, h, q_idx, kv_idx) {
+            prop_assert!(false, "{}", broken);
+        }
     }
 
     /// The chunked mask: causal inside a chunk, nothing across chunks.
     #[test]
-    fn exercise_chunked_sees_its_chunk_causally(
-        chunk in 1usize..9,
-        q_idx in 0usize..40,
-        kv_idx in 0usize..40,
-    ) {
-        let mask = chunked_causal(chunk);
-        let same_chunk = (q_idx / chunk) == (kv_idx / chunk);
-        prop_assert_eq!(mask(0, 0, q_idx, kv_idx), same_chunk && kv_idx <= q_idx);
+    fn exercise_chunked_sees_its_chunk_causally(chunk in 1usize..9) {
+        if let Some(broken) = chunked_broken(&chunked_causal(chunk), chunk) {
+            prop_assert!(false, "{}", broken);
+        }
     }
 
     /// The prediction equals the block mask's count of empty tiles.
@@ -176,13 +177,9 @@ proptest! {
         tile in 1usize..6,
         chunks in 1usize..5,
     ) {
-        let chunk = tile * chunks;
-        let mask = move |_b: usize, _h: usize, q: usize, kv: usize| q / chunk == kv / chunk && kv <= q;
-        let block_mask = BlockMask::new(mask, 1, 1, tokens, tokens, tile).unwrap();
-        prop_assert_eq!(
-            predict_empty_tiles(tokens, tile, chunk),
-            block_mask.count(TileKind::Empty)
-        );
+        if let Some(broken) = empty_tiles_broken(&predict_empty_tiles, tokens, tile, tile * chunks) {
+            prop_assert!(false, "{}", broken);
+        }
     }
 }
 
@@ -190,17 +187,30 @@ proptest! {
 fn exercise_chunked_first_query_of_a_chunk_sees_only_itself() {
     let mask = chunked_causal(4);
     let visible: Vec<usize> = (0..16).filter(|&kv| mask(0, 0, 8, kv)).collect();
-    assert_eq!(visible, [8]);
+    assert_eq!(
+        visible,
+        [8],
+        "chunks of 4: query 8 opens a chunk and sees only itself"
+    );
     let visible: Vec<usize> = (0..16).filter(|&kv| mask(0, 0, 11, kv)).collect();
-    assert_eq!(visible, [8, 9, 10, 11]);
+    assert_eq!(
+        visible,
+        [8, 9, 10, 11],
+        "chunks of 4: query 11 sees its chunk, 8 to 11"
+    );
 }
 
 #[test]
 fn exercise_empty_tiles_of_sixteen_tokens() {
-    // Tiles of 4, chunks of 8: two chunks of 2 tiles, 3 tiles each kept, 10 of 16 empty.
-    assert_eq!(predict_empty_tiles(16, 4, 8), 10);
-    // One chunk over everything: the causal mask's 6 empty tiles.
-    assert_eq!(predict_empty_tiles(16, 4, 16), 6);
+    // Tiles of 4, chunks of 8: two chunks of 2 tiles, 3 tiles each kept, 10 of 16 empty;
+    // one chunk over everything: the causal mask's 6 empty tiles.
+    for (chunk, empty) in [(8, 10), (16, 6)] {
+        let predicted = predict_empty_tiles(16, 4, chunk);
+        assert_eq!(
+            predicted, empty,
+            "16 tokens, tiles of 4, chunks of {chunk}: {empty} empty tiles, you predict {predicted}"
+        );
+    }
 }
 
 #[test]
@@ -228,10 +238,20 @@ fn exercise_softcap_grad_prints_what_pytorch_printed() {
 #[test]
 fn exercise_softcap_grad_passes_small_scores_and_stops_large_ones() {
     let grad = softcap_grad(2.0);
-    assert_eq!(grad(1.0, 0.0, 0, 0, 0, 0), 1.0);
-    assert_eq!(grad(-3.0, 0.0, 0, 0, 0, 0), -3.0);
-    assert!(grad(1.0, 30.0, 0, 0, 0, 0).abs() < 1e-9);
-    assert!(grad(1.0, -30.0, 0, 0, 0, 0).abs() < 1e-9);
+    for (g, score, want) in [(1.0, 0.0, 1.0), (-3.0, 0.0, -3.0)] {
+        let got = grad(g, score, 0, 0, 0, 0);
+        assert!(
+            (got - want).abs() <= f32::EPSILON,
+            "cap 2, score {score}: the slope is 1, so a gradient of {g} passes as {want}; you give {got}"
+        );
+    }
+    for score in [30.0, -30.0] {
+        let got = grad(1.0, score, 0, 0, 0, 0);
+        assert!(
+            got.abs() < 1e-9,
+            "cap 2, score {score}: the softcap is flat there, the gradient should vanish; you give {got}"
+        );
+    }
 }
 
 proptest! {
@@ -245,14 +265,140 @@ proptest! {
         score in -20.0f32..20.0,
         grad in -4.0f32..4.0,
     ) {
-        let softcap = |s: f64| cap as f64 * (s / cap as f64).tanh();
-        let h = 1e-4;
-        let slope = (softcap(score as f64 + h) - softcap(score as f64 - h)) / (2.0 * h);
-        let ours = softcap_grad(cap)(grad, score, 0, 0, 0, 0) as f64;
-        let expected = grad as f64 * slope;
-        prop_assert!(
-            (ours - expected).abs() <= 1e-5 * (1.0 + expected.abs()),
-            "{} vs {}", ours, expected
-        );
+        if let Some(broken) = slope_broken(&softcap_grad(cap), cap, score, grad) {
+            prop_assert!(false, "{}", broken);
+        }
     }
+}
+
+/// Where an ALiBi score_mod breaks `score + slopes[h] · (kv_idx − q_idx)` at one score,
+/// head and pair of positions, beyond the rounding of one product and one sum in float32.
+fn penalty_broken(
+    score_mod: &dyn Fn(f32, usize, usize, usize, usize) -> f32,
+    slopes: &[f32],
+    score: f32,
+    h: usize,
+    q_idx: usize,
+    kv_idx: usize,
+) -> Option<String> {
+    let modded = score_mod(score, 0, h, q_idx, kv_idx);
+    let penalty = slopes[h] as f64 * (kv_idx as f64 - q_idx as f64);
+    let expected = score as f64 + penalty;
+    let tolerance = 2.0 * f32::EPSILON as f64 * (score.abs() as f64 + penalty.abs());
+    ((modded as f64 - expected).abs() > tolerance).then(|| {
+        format!(
+            "head {h} (slope {}), query {q_idx}, key {kv_idx}, score {score}: your score_mod \
+             gives {modded}, score + slope·(key − query) is {expected}",
+            slopes[h]
+        )
+    })
+}
+
+/// Where a mask_mod breaks the chunked causal mask with chunks of `chunk`: query `q_idx`
+/// sees key `kv_idx` exactly when `kv_idx ≤ q_idx`, both in the same chunk.
+fn chunked_broken(
+    mask: &dyn Fn(usize, usize, usize, usize) -> bool,
+    chunk: usize,
+) -> Option<String> {
+    for q_idx in 0..4 * chunk + 3 {
+        for kv_idx in 0..4 * chunk + 3 {
+            let want = q_idx / chunk == kv_idx / chunk && kv_idx <= q_idx;
+            if mask(0, 0, q_idx, kv_idx) != want {
+                return Some(format!(
+                    "chunks of {chunk}: query {q_idx} {} key {kv_idx}, your mask says the \
+                     opposite",
+                    if want { "sees" } else { "does not see" }
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Where a prediction of the chunked causal mask's empty tiles differs from the block
+/// mask's count over `tokens` tokens, tiles of `tile` and chunks of `chunk`.
+fn empty_tiles_broken(
+    predict: &dyn Fn(usize, usize, usize) -> usize,
+    tokens: usize,
+    tile: usize,
+    chunk: usize,
+) -> Option<String> {
+    let mask = move |_b: usize, _h: usize, q: usize, kv: usize| q / chunk == kv / chunk && kv <= q;
+    let counted = BlockMask::new(mask, 1, 1, tokens, tokens, tile)
+        .unwrap()
+        .count(TileKind::Empty);
+    let predicted = predict(tokens, tile, chunk);
+    (predicted != counted).then(|| {
+        format!(
+            "{tokens} tokens, tiles of {tile}, chunks of {chunk}: you predict {predicted} \
+             empty tiles, the block mask counts {counted}"
+        )
+    })
+}
+
+/// Where a softcap backward breaks the chain rule at one score: the gradient times the
+/// slope of `cap · tanh(s / cap)`, measured by a central difference in f64.
+fn slope_broken(
+    backward: &dyn Fn(f32, f32, usize, usize, usize, usize) -> f32,
+    cap: f32,
+    score: f32,
+    grad: f32,
+) -> Option<String> {
+    let softcap = |s: f64| cap as f64 * (s / cap as f64).tanh();
+    let h = 1e-4;
+    let slope = (softcap(score as f64 + h) - softcap(score as f64 - h)) / (2.0 * h);
+    let ours = backward(grad, score, 0, 0, 0, 0) as f64;
+    let expected = grad as f64 * slope;
+    ((ours - expected).abs() > 1e-5 * (1.0 + expected.abs())).then(|| {
+        format!(
+            "cap {cap}, score {score}, gradient {grad}: you give {ours}, the gradient times \
+             the softcap's slope is {expected}"
+        )
+    })
+}
+
+/// A plausible mistake for each exercise, each caught by its tests: the slopes counted from
+/// head 0, the distance's sign flipped, the chunks without the causal condition, the empty
+/// tiles counted as the causal mask's, and the softcap's slope without the `1 / cap` inside
+/// the `tanh`.
+#[test]
+fn wrong_answers_fail_the_exercise_tests() {
+    let from_zero = |heads: usize| -> Vec<f32> {
+        (0..heads)
+            .map(|h| (-8.0 * h as f32 / heads as f32).exp2())
+            .collect()
+    };
+    assert!(
+        slopes_broken(&from_zero).is_some(),
+        "the slope tests accept slopes counted from head 0"
+    );
+    let slopes = [0.5, 0.25, 0.125, 0.0625];
+    let flipped = move |score: f32, _b: usize, h: usize, q: usize, kv: usize| {
+        score + slopes[h] * (q as f32 - kv as f32)
+    };
+    assert!(
+        penalty_broken(&flipped, &slopes, 1.0, 0, 5, 2).is_some(),
+        "the ALiBi tests accept the distance's sign flipped"
+    );
+    let no_causal = |_b: usize, _h: usize, q: usize, kv: usize| q / 4 == kv / 4;
+    assert!(
+        chunked_broken(&no_causal, 4).is_some(),
+        "the chunked tests accept a mask without the causal condition"
+    );
+    let causal_count = |tokens: usize, tile: usize, _chunk: usize| {
+        let tiles = tokens.div_ceil(tile);
+        tiles * (tiles - 1) / 2
+    };
+    assert!(
+        empty_tiles_broken(&causal_count, 16, 4, 8).is_some(),
+        "the empty-tile tests accept the causal mask's count"
+    );
+    let no_inner_cap = |grad: f32, score: f32, _b: usize, _h: usize, _q: usize, _kv: usize| {
+        let t = score.tanh();
+        grad * (1.0 - t * t)
+    };
+    assert!(
+        slope_broken(&no_inner_cap, 2.0, 1.5, 1.0).is_some(),
+        "the softcap_grad tests accept tanh's slope at the score instead of at score / cap"
+    );
 }

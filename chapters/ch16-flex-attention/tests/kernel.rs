@@ -167,13 +167,13 @@ proptest! {
     ) {
         let [q, k, v] = inputs(seed, 2, 1, tokens);
         let diff = agrees!(&q, &k, &v, tile, unchanged, causal_window(window));
-        prop_assert!(diff <= TOLERANCE, "differ by {diff}");
+        prop_assert!(diff <= TOLERANCE, "the kernel's output is {diff} from the formula's, more than {TOLERANCE}");
         let block_mask = BlockMask::new(causal_window(window), 1, 1, tokens, tokens, tile).unwrap();
         let tiles = tokens.div_ceil(tile);
         let total: usize = [TileKind::Full, TileKind::Partial, TileKind::Empty]
             .iter()
             .map(|&kind| block_mask.count(kind))
             .sum();
-        prop_assert_eq!(total, tiles * tiles);
+        prop_assert_eq!(total, tiles * tiles, "the full, partial and empty tiles do not add up to all {} tiles", tiles * tiles);
     }
 }

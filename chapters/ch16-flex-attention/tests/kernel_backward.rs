@@ -124,6 +124,6 @@ proptest! {
         } else {
             agrees!(&inputs, tile, unchanged, unchanged_grad, causal_window(window))
         };
-        prop_assert!(diff <= TOLERANCE, "differ by {diff}");
+        prop_assert!(diff <= TOLERANCE, "the kernel's gradients are {diff} from the formula's, more than {TOLERANCE}");
     }
 }

@@ -13,21 +13,26 @@
 //!   Speculative Decoding"; Chen et al., "Accelerating Large Language Model Decoding
 //!   with Speculative Sampling"): a small model drafts, the large one checks several
 //!   tokens in one pass, greedy or sampling ([`speculative`], [`accepted`],
-//!   [`speculative_sampling`], [`target_pass`]);
+//!   [`speculative_sampling`], [`accept_or_replace`], [`target_pass`],
+//!   [`expected_tokens`]);
 //! - **multi-head latent attention's cache** (DeepSeek-AI, "DeepSeek-V2: A Strong,
 //!   Economical, and Efficient Mixture-of-Experts Language Model"): a small latent and
 //!   one shared RoPE key per token instead of a key and value per head, attended in
-//!   two orders ([`mla`], [`ledger`], [`mla_bytes`]).
+//!   two orders ([`mla`], [`absorbed_scores`], [`ledger`], [`mla_bytes`]).
 //!
 //! [`setup`] holds the chapter's sizes, requests and prompts.
 //!
 //! With `--features exercise`, the modules marked below come from `exercises/` instead,
 //! where the learner writes them.
 
-#[cfg_attr(feature = "exercise", path = "../exercises/accepted.rs")]
+#[cfg_attr(feature = "exercise", path = "../exercises/absorbed_scores.rs")]
+pub mod absorbed_scores;
+#[cfg_attr(feature = "exercise", path = "../exercises/accept_or_replace.rs")]
+pub mod accept_or_replace;
 pub mod accepted;
-#[cfg_attr(feature = "exercise", path = "../exercises/block_table.rs")]
 pub mod block_table;
+#[cfg_attr(feature = "exercise", path = "../exercises/expected_tokens.rs")]
+pub mod expected_tokens;
 pub mod ledger;
 pub mod mla;
 #[cfg_attr(feature = "exercise", path = "../exercises/mla_bytes.rs")]

@@ -23,6 +23,8 @@ use ch15_modern_layer::rope::{apply_rope, rope_tables};
 use shared::nn::{Linear, RMSNorm};
 use shared::{Tensor, cat};
 
+use crate::absorbed_scores::absorbed_scores;
+
 /// The sizes of an [`Mla`] layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MlaConfig {
@@ -195,12 +197,15 @@ impl Mla {
             .weight
             .view([c.n_heads, c.nope_dim + c.v_dim, c.latent_dim]);
         let (w_uk, w_uv) = (w.narrow(1, 0, c.nope_dim), w.narrow(1, c.nope_dim, c.v_dim));
-        let q_latent = q_nope.matmul(&w_uk); // [b, heads, 1, latent_dim]
+        let scores = absorbed_scores(
+            &q_nope,
+            &q_pe,
+            &w_uk,
+            &cached.latent,
+            &cached.rope_key,
+            self.scale(),
+        );
         let latent = cached.latent.unsqueeze(1); // [b, 1, cached, latent_dim]
-        let rope_key = cached.rope_key.unsqueeze(1); // [b, 1, cached, rope_dim]
-        let scores = (q_latent.matmul(&latent.transpose(2, 3))
-            + q_pe.matmul(&rope_key.transpose(2, 3)))
-            * self.scale();
         let mixed = scores.softmax(-1).matmul(&latent); // [b, heads, 1, latent_dim]
         let context = mixed.matmul(&w_uv.transpose(1, 2)); // [b, heads, 1, v_dim]
         *cache = Some(cached);

@@ -192,13 +192,13 @@ fn copy_on_write(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> 
     step.print(format!("references per block: {}", list(&refs)));
     step_paged(target, &mut pool, &mut first, token, recipe)?;
     step.print(format!(
-        "first answer appends {token}: table {} ({} block copied)",
+        "first answer appends {token}: table {} (copies so far: {})",
         list(&first.table),
         pool.copies
     ));
     step_paged(target, &mut pool, &mut second, other, recipe)?;
     step.print(format!(
-        "second answer appends {other}: table {} ({} block copied)",
+        "second answer appends {other}: table {} (copies so far: {})",
         list(&second.table),
         pool.copies
     ));

@@ -16,28 +16,11 @@
 
 use ch14_generation::Products;
 use ch15_modern_layer::{Recipe, TinyModel};
-use shared::{Tensor, cat, rand};
+use shared::{Tensor, cat};
 
+use crate::accept_or_replace::accept_or_replace;
 use crate::speculative::{Round, Speculation};
 use crate::target_pass::{prefilled_caches, target_pass, truncate};
-
-/// Keeps the drafted token or draws its replacement: `None` when a uniform draw `r`
-/// falls below `p(x)/q(x)`, else `Some(y)` with `y` drawn from `max(0, p − q)`
-/// (`multinomial` normalises the weights).
-///
-/// # Shapes
-/// `p`, `q`: `[1, vocab]` probabilities of the target and the draft.
-// ANCHOR: accept_or_replace
-pub fn accept_or_replace(p: &Tensor, q: &Tensor, drafted: i64) -> Option<i64> {
-    let ratio = p.select(1, drafted).item() / q.select(1, drafted).item();
-    let r = rand(&[1]).item();
-    if r < ratio {
-        return None;
-    }
-    let residual = (p - q).clamp_min(0.0);
-    Some(residual.multinomial(1, false).item())
-}
-// ANCHOR_END: accept_or_replace
 
 /// `n_new` tokens of speculative sampling with `k` draft tokens per target pass (fewer
 /// near the end), probabilities `softmax(logits)` for both models.

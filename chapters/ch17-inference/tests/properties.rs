@@ -2,20 +2,25 @@
 //! block tables is data movement only (bit-equal to a contiguous cache, whatever the
 //! block size and the order in which sequences took their blocks), sharing and copying
 //! never change what a sequence reads, and greedy speculative decoding writes exactly the
-//! target's greedy tokens.
+//! target's greedy tokens; the block-table lookup and the count of kept draft tokens.
 
 use ch14_generation::Products;
 use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
+use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::{assert_same_bits, bits_difference};
 use shared::{Tensor, cat, manual_seed, randn};
 
+use ch17_inference::accepted::accepted;
+use ch17_inference::block_table::slot;
 use ch17_inference::paged::{BlockPool, Sequence};
 use ch17_inference::paged_decode::{generate_paged, prefill_paged, step_paged};
 use ch17_inference::setup::{CONFIG, recipe};
 use ch17_inference::speculative::speculate_greedy;
+
+const PYTORCH: &str = include_str!("../../../reference/expected/ch17-inference.txt");
 
 fn ids(tokens: &[i64]) -> Tensor<i64> {
     Tensor::from_vec(tokens.to_vec(), &[1, tokens.len()])
@@ -58,19 +63,19 @@ proptest! {
         }
         let q = randn(&[1, 2 * n_kv, 1, hd]);
         for (s, seq) in seqs.iter().enumerate() {
-            prop_assert_eq!(seq.table.len(), seq.len().div_ceil(block_size));
+            prop_assert_eq!(seq.table.len(), seq.len().div_ceil(block_size), "sequence {} of {} tokens holds the wrong number of blocks", s, seq.len());
             for (layer, pairs) in own[s].iter().enumerate().filter(|(_, p)| !p.is_empty()) {
                 let gathered = pool.gather(seq, layer).unwrap();
                 let keys = cat(&pairs.iter().map(|(k, _)| k).collect::<Vec<_>>(), 2);
                 let values = cat(&pairs.iter().map(|(_, v)| v).collect::<Vec<_>>(), 2);
-                prop_assert_eq!(bits_difference(&gathered.keys, &keys), None);
-                prop_assert_eq!(bits_difference(&gathered.values, &values), None);
+                prop_assert_eq!(bits_difference(&gathered.keys, &keys), None, "sequence {}'s keys gathered through its table are not its keys, layer {}", s, layer);
+                prop_assert_eq!(bits_difference(&gathered.values, &values), None, "sequence {}'s values gathered through its table are not its values, layer {}", s, layer);
                 let attend = |k: &Tensor, v: &Tensor| {
                     let k = ch14_generation::gqa::repeat_kv(k, 2);
                     let v = ch14_generation::gqa::repeat_kv(v, 2);
                     (q.matmul(&k.transpose(2, 3)) * 0.5).softmax(-1).matmul(&v)
                 };
-                prop_assert_eq!(bits_difference(&attend(&gathered.keys, &gathered.values), &attend(&keys, &values)), None);
+                prop_assert_eq!(bits_difference(&attend(&gathered.keys, &gathered.values), &attend(&keys, &values)), None, "attention over sequence {}'s gathered cache differs from attention over its own", s);
             }
         }
     }
@@ -97,11 +102,11 @@ proptest! {
         let (mut seq, logits) = prefill_paged(&target, &mut pool, &second, &recipe).unwrap();
         // The tail may begin like `[1, 2]`, so the prompts can share more than `shared`.
         let common = first.iter().zip(&second).take_while(|(a, b)| a == b).count();
-        prop_assert_eq!(pool.hits, common.min(second.len() - 1) / block_size);
+        prop_assert_eq!(pool.hits, common.min(second.len() - 1) / block_size, "the second prompt found the wrong number of cached blocks");
         let (tokens, logits) = generate_paged(&target, &mut pool, &mut seq, logits, 3, &recipe).unwrap();
         let alone = generate_cached(&target, &ids(&second), 3, &recipe, Products::RowByRow);
-        prop_assert_eq!(tokens.to_vec(), alone.ids.narrow(1, second.len(), 3).to_vec());
-        prop_assert_eq!(bits_difference(&logits, &alone.logits), None);
+        prop_assert_eq!(tokens.to_vec(), alone.ids.narrow(1, second.len(), 3).to_vec(), "paged decoding wrote other tokens than contiguous decoding");
+        prop_assert_eq!(bits_difference(&logits, &alone.logits), None, "paged decoding's logits are not contiguous decoding's");
     }
 }
 
@@ -121,11 +126,11 @@ proptest! {
         let recipe = recipe();
         let spec = speculate_greedy(&draft, &target, &ids(&prompt), 6, k, &recipe);
         let plain = generate_cached(&target, &ids(&prompt), 6, &recipe, Products::RowByRow);
-        prop_assert_eq!(spec.ids.to_vec(), plain.ids.to_vec());
+        prop_assert_eq!(spec.ids.to_vec(), plain.ids.to_vec(), "speculative decoding wrote other tokens than greedy decoding");
         let new: usize = spec.rounds.iter().map(|r| r.accepted + 1).sum();
-        prop_assert_eq!(new, 6);
+        prop_assert_eq!(new, 6, "the passes' kept tokens plus one each do not add up to the 6 new tokens");
         for round in &spec.rounds {
-            prop_assert!(round.drafted.len() <= k && round.accepted <= round.drafted.len());
+            prop_assert!(round.drafted.len() <= k && round.accepted <= round.drafted.len(), "a pass drafted {} tokens (at most {}) and kept {}", round.drafted.len(), k, round.accepted);
         }
     }
 }
@@ -197,44 +202,10 @@ proptest! {
             .collect();
         let absorbed = cat(&steps, 1);
         let cache = cache.unwrap();
-        prop_assert_eq!(cache.latent.shape().to_vec(), vec![1, tokens, MLA.latent_dim]);
-        prop_assert_eq!(cache.rope_key.shape().to_vec(), vec![1, tokens, MLA.rope_dim]);
+        prop_assert_eq!(cache.latent.shape().to_vec(), vec![1, tokens, MLA.latent_dim], "the latent cache does not hold one latent per token");
+        prop_assert_eq!(cache.rope_key.shape().to_vec(), vec![1, tokens, MLA.rope_dim], "the cache does not hold one RoPE key per token");
         let gap = (&naive - &absorbed).abs().max().item();
-        prop_assert!(gap < 1e-5, "gap {gap}");
-    }
-}
-
-/// Speculative sampling's rule leaves the target's distribution: a token drawn from the
-/// draft's `q`, kept or replaced, comes out as often as the target's `p` says.
-#[test]
-fn accept_or_replace_samples_the_targets_distribution() {
-    use ch17_inference::speculative_sampling::accept_or_replace;
-    manual_seed(5);
-    for (p, q) in [
-        ([0.1f32, 0.2, 0.3, 0.4], [0.4f32, 0.3, 0.2, 0.1]),
-        ([0.7, 0.1, 0.1, 0.1], [0.25, 0.25, 0.25, 0.25]),
-        ([0.0, 0.5, 0.5, 0.0], [0.5, 0.0, 0.0, 0.5]),
-    ] {
-        let (p, q) = (
-            Tensor::from_vec(p.to_vec(), &[1, 4]),
-            Tensor::from_vec(q.to_vec(), &[1, 4]),
-        );
-        let n = 20_000;
-        let mut counts = [0usize; 4];
-        for _ in 0..n {
-            let drafted = q.multinomial(1, false).item();
-            let out = accept_or_replace(&p, &q, drafted).unwrap_or(drafted);
-            counts[out as usize] += 1;
-        }
-        for (x, &count) in counts.iter().enumerate() {
-            let expected = p.to_vec()[x] as f64;
-            let seen = count as f64 / n as f64;
-            // five standard deviations of a frequency over 20 000 draws, at most 0.018
-            assert!(
-                (seen - expected).abs() < 0.018,
-                "token {x}: {seen} against p = {expected}"
-            );
-        }
+        prop_assert!(gap < 1e-5, "the absorbed path's outputs are {gap} from the naive path's, more than 1e-5");
     }
 }
 
@@ -260,6 +231,100 @@ proptest! {
         target_pass(&target, &ids(&junk), split, &mut caches, &recipe);
         truncate(&mut caches, split);
         let rest = target_pass(&target, &ids(&tokens[split..]), split, &mut caches, &recipe);
-        prop_assert_eq!(bits_difference(&cat(&[&first, &rest], 1), &whole), None);
+        prop_assert_eq!(bits_difference(&cat(&[&first, &rest], 1), &whole), None, "the passes against the cache, a rejected tail dropped between them, are not the whole sequence's logits");
+    }
+}
+
+#[test]
+fn slot_finds_the_example() {
+    // Blocks 7, 2, 5 hold the sequence's tokens 0..4, 4..8, 8..12.
+    assert_eq!(slot(&[7, 2, 5], 4, 0), (7, 0));
+    assert_eq!(slot(&[7, 2, 5], 4, 5), (2, 1));
+    assert_eq!(slot(&[7, 2, 5], 4, 11), (5, 3));
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+
+    /// Tokens written into a flat pool of shuffled blocks read back in order.
+    #[test]
+    fn slot_reads_back_what_was_written(
+        block_size in 1usize..6,
+        len in 1usize..30,
+        shuffle in any::<u64>(),
+    ) {
+        let n_blocks = len.div_ceil(block_size);
+        let mut table: Vec<usize> = (0..n_blocks + 3).collect();
+        // a fixed pseudo-random order of physical blocks
+        table.sort_by_key(|&b| (b as u64).wrapping_mul(shuffle | 1).rotate_left(17));
+        table.truncate(n_blocks);
+        let mut pool = vec![None; (n_blocks + 3) * block_size];
+        for (logical, &physical) in table.iter().enumerate() {
+            for offset in 0..block_size {
+                pool[physical * block_size + offset] = Some(logical * block_size + offset);
+            }
+        }
+        for position in 0..len {
+            let (block, offset) = slot(&table, block_size, position);
+            prop_assert!(offset < block_size, "position {} has offset {} in a block of {}", position, offset, block_size);
+            prop_assert_eq!(pool[block * block_size + offset], Some(position), "position {} reads another token's slot", position);
+        }
+    }
+}
+
+#[test]
+fn accepted_matches_the_reference_passes() {
+    let text = step_text(
+        PYTORCH,
+        "Greedy speculative decoding, 3 draft tokens per target pass",
+    )
+    .expect("the step is in the reference output");
+    let list = |s: &str| -> Vec<i64> {
+        s.trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .filter(|x| !x.is_empty())
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    let mut passes = 0;
+    for line in text.lines().filter(|l| l.starts_with("pass ")) {
+        let draft = &line[line.find("draft ").unwrap() + 6..line.find(", target").unwrap()];
+        let target = &line[line.find("target ").unwrap() + 7..line.find(", kept").unwrap()];
+        let kept: usize = line[line.find("kept ").unwrap() + 5..line.find(" +").unwrap()]
+            .parse()
+            .unwrap();
+        assert_eq!(accepted(&list(draft), &list(target)), kept, "{line}");
+        passes += 1;
+    }
+    assert!(
+        passes > 0,
+        "no pass in PyTorch's greedy speculative decoding"
+    );
+}
+
+proptest! {
+    #![proptest_config(quiet(128))]
+
+    /// A draft that agrees for `n` tokens and then differs keeps exactly `n`.
+    #[test]
+    fn accepted_stops_at_the_first_mismatch(
+        agree in prop::collection::vec(0i64..32, 0..6),
+        rest in prop::collection::vec(0i64..32, 0..6),
+        wrong in 1i64..32,
+        tail in 0i64..32,
+    ) {
+        let mut target = agree.clone();
+        let mut drafted = agree.clone();
+        if let Some(&first) = rest.first() {
+            target.push(first);
+            drafted.push((first + wrong) % 32); // differs from the target here
+            drafted.extend_from_slice(&rest[1..]);
+            target.extend_from_slice(&rest[1..]); // agreeing again does not count
+            target.push(tail);
+            prop_assert_eq!(accepted(&drafted, &target), agree.len(), "a draft agreeing for {} tokens, then not, keeps another count", agree.len());
+        } else {
+            target.push(tail);
+            prop_assert_eq!(accepted(&drafted, &target), agree.len(), "a draft agreeing for {} tokens, then not, keeps another count", agree.len());
+        }
     }
 }

@@ -1,15 +1,15 @@
-//! Exercise: the memory of a head, KV cache against state. Replace the `todo!()`; test with
-//! `cargo test -p ch18-linear-attention --features exercise numbers_kept`.
+//! Exercise (predict, then derive): where a head's state starts to pay. Replace the
+//! `todo!()`; test with `cargo test -p ch18-linear-attention --features exercise
+//! state_pays_after`.
 
-use super::Memory;
-
-/// The KV cache and the state of one head after `tokens` tokens.
+/// The fewest tokens after which one head's KV cache holds more numbers than its state.
 ///
 /// # Shapes
-/// Scalars.
-pub fn numbers_kept(tokens: usize, d_k: usize, d_v: usize) -> Memory {
-    // TODO: before you write it, predict: with d_k = d_v = 128, after how many tokens does
-    // the KV cache hold more numbers than the state? Then count both.
-    let _ = (tokens, d_k, d_v);
-    todo!("numbers_kept")
+/// Scalars, `d_k, d_v >= 1`.
+pub fn state_pays_after(d_k: usize, d_v: usize) -> usize {
+    // TODO: predict first, for d_k = d_v = 128: after how many tokens does a KV cache
+    // hold more numbers than the d_v × d_k state? Then write the inequality between the
+    // two counts and solve it for the number of tokens, in whole tokens.
+    let _ = (d_k, d_v);
+    todo!("state_pays_after")
 }

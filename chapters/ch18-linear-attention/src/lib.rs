@@ -29,13 +29,13 @@
 //! - [`sparse_kernel`]: the same at long lengths, a tile of queries at a time, with no
 //!   `T × T` matrix;
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
-//! - [`memory`]: what the state keeps, against a KV cache;
+//! - [`memory`]: what the state keeps, against a KV cache, and where it starts to pay;
 //! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
 //!   Kimi Linear stack them.
 //!
 //! With `--features exercise`, four functions come from `exercises/` instead, where the
 //! learner writes them: `linear_recurrent`, `delta_write`, `ut_transform` and
-//! `numbers_kept`.
+//! `state_pays_after`.
 
 pub mod chunked;
 pub mod chunked_delta;

@@ -48,10 +48,10 @@ proptest! {
         let conv = ShortConv::new(channels);
         let x = randn(&[t, channels]);
         let whole = conv.forward(&x);
-        prop_assert_eq!(whole.sizes(), &[t, channels][..]);
-        prop_assert_eq!(bits_difference(&whole, &conv.decode(&x)), None);
+        prop_assert_eq!(whole.sizes(), &[t, channels][..], "the convolution changed the shape");
+        prop_assert_eq!(bits_difference(&whole, &conv.decode(&x)), None, "the convolution token by token is not the convolution all at once");
         let by_hand = Tensor::from_vec(conv_by_hand(&x, &conv.weight), &[t, channels]);
-        prop_assert_eq!(bits_difference(&whole, &by_hand), None);
+        prop_assert_eq!(bits_difference(&whole, &by_hand), None, "the convolution is not the sum over its taps written by hand");
     }
 }
 
@@ -112,7 +112,7 @@ mod with_the_solved_exercises {
             let token_by_token = layer.forward(&h, &q, &k, &v);
             let chunked = layer.forward_chunked(&h, &q, &k, &v, chunk);
             let gap = (&token_by_token - &chunked).abs().max().item();
-            prop_assert!(gap <= 1e-5, "differ by {}", gap);
+            prop_assert!(gap <= 1e-5, "the layer token by token is {} from the layer in chunks of {}, more than 1e-5", gap, chunk);
         }
     }
 }

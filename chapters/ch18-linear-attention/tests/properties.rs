@@ -89,14 +89,14 @@ proptest! {
         for row in 0..t {
             let keys = kept.get(row as i64).to_vec();
             let values = scores.get(row as i64).to_vec();
-            prop_assert_eq!(keys.iter().filter(|&&x| x).count(), top_k.min(row + 1));
-            prop_assert!(keys[row + 1..].iter().all(|&x| !x));
+            prop_assert_eq!(keys.iter().filter(|&&x| x).count(), top_k.min(row + 1), "query {} keeps the wrong number of keys", row);
+            prop_assert!(keys[row + 1..].iter().all(|&x| !x), "query {} keeps a key after it", row);
             let worst_kept = (0..=row).filter(|&s| keys[s]).map(|s| values[s]).fold(f32::INFINITY, f32::min);
             let best_dropped = (0..=row).filter(|&s| !keys[s]).map(|s| values[s]).fold(f32::NEG_INFINITY, f32::max);
-            prop_assert!(worst_kept >= best_dropped, "row {row}");
+            prop_assert!(worst_kept >= best_dropped, "query {row} keeps a key scored {worst_kept} and drops one scored {best_dropped}");
         }
         let all = top_k_kept(&scores, t);
-        prop_assert_eq!(bits_difference(&sparse_attention(&q, &k, &v, &all), &softmax_attention(&q, &k, &v)), None);
+        prop_assert_eq!(bits_difference(&sparse_attention(&q, &k, &v, &all), &softmax_attention(&q, &k, &v)), None, "keeping every key is not dense attention bit for bit");
     }
 
     /// The chunked form agrees with the parallel one within float32 rounding, for any
@@ -108,7 +108,7 @@ proptest! {
         let parallel = linear_parallel(&q, &k, &v);
         let chunked = linear_chunked(&q, &k, &v, chunk);
         let scale = parallel.abs().max().item().max(1.0);
-        prop_assert!(max_abs_diff(&chunked, &parallel) <= 1e-5 * scale);
+        prop_assert!(max_abs_diff(&chunked, &parallel) <= 1e-5 * scale, "the chunked form is {} from the parallel form, more than 1e-5 of {}", max_abs_diff(&chunked, &parallel), scale);
     }
 }
 
@@ -205,13 +205,13 @@ mod with_the_solved_exercises {
             let keys = eye(8).slice(0, ..n);
             let values = randn(&[n, 8]);
             let [summed, replaced, _] = recall(&keys, &values);
-            prop_assert!(max_abs_diff(&summed, &values) <= 1e-6);
-            prop_assert!(max_abs_diff(&replaced, &values) <= 1e-6);
-            prop_assert_eq!(pairs_recalled(&summed, &values, 0..n), n);
+            prop_assert!(max_abs_diff(&summed, &values) <= 1e-6, "linear attention's state reads {} orthogonal keys back {} from their values", n, max_abs_diff(&summed, &values));
+            prop_assert!(max_abs_diff(&replaced, &values) <= 1e-6, "the delta rule's state reads {} orthogonal keys back {} from their values", n, max_abs_diff(&replaced, &values));
+            prop_assert_eq!(pairs_recalled(&summed, &values, 0..n), n, "not every one of {} orthogonal pairs is recalled", n);
             let (keys, values) = (l2_normalize(&randn(&[many, 8])), randn(&[many, 8]));
             let [_, replaced, _] = recall(&keys, &values);
             let newest = replaced.get(-1);
-            prop_assert!(max_abs_diff(&newest, &values.get(-1)) <= 1e-5, "{}", max_abs_diff(&newest, &values.get(-1)));
+            prop_assert!(max_abs_diff(&newest, &values.get(-1)) <= 1e-5, "after {} pairs the delta rule reads the newest key back {} from its value", many, max_abs_diff(&newest, &values.get(-1)));
         }
 
         /// Gated DeltaNet in chunks agrees with the token loop for any chunk size.
@@ -225,7 +225,7 @@ mod with_the_solved_exercises {
             let [q, k, v, log_alpha, beta] = gated_inputs(t, 8);
             let recurrent = gated_delta_recurrent(&q, &k, &v, &exp(&log_alpha), &beta);
             let chunked = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, chunk);
-            prop_assert!(max_abs_diff(&recurrent, &chunked) <= 1e-5, "gap {}", max_abs_diff(&recurrent, &chunked));
+            prop_assert!(max_abs_diff(&recurrent, &chunked) <= 1e-5, "Gated DeltaNet in chunks of {} is {} from the token loop, more than 1e-5", chunk, max_abs_diff(&recurrent, &chunked));
         }
 
         /// Linear attention's recurrent form agrees with its parallel form.
@@ -235,7 +235,7 @@ mod with_the_solved_exercises {
             let (q, k, v) = (randn(&[t, 8]), randn(&[t, 8]), randn(&[t, 4]));
             let scale = linear_parallel(&q, &k, &v).abs().max().item().max(1.0);
             let gap = max_abs_diff(&linear_recurrent(&q, &k, &v), &linear_parallel(&q, &k, &v));
-            prop_assert!(gap <= 1e-5 * scale);
+            prop_assert!(gap <= 1e-5 * scale, "the recurrent form is {} from the parallel form, more than 1e-5 of {}", gap, scale);
         }
 
         /// With β = 1 and no decay, Gated DeltaNet is the delta rule: a key written twice
@@ -246,7 +246,7 @@ mod with_the_solved_exercises {
             let key = l2_normalize(&randn(&[6]));
             let (first, second) = (randn(&[6]), randn(&[6]));
             let s = delta_write(&delta_write(&zeros(&[6, 6]), &key, &first, 1.0), &key, &second, 1.0);
-            prop_assert!(max_abs_diff(&s.matmul(&key), &second) <= 1e-5);
+            prop_assert!(max_abs_diff(&s.matmul(&key), &second) <= 1e-5, "a key written twice reads back {} from the second value", max_abs_diff(&s.matmul(&key), &second));
         }
     }
 }

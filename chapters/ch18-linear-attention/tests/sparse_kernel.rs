@@ -36,11 +36,11 @@ proptest! {
     ) {
         let scores: Vec<f32> = scores.iter().map(|&s| s as f32).collect();
         let kept = keep_top_k(&scores, top_k);
-        prop_assert_eq!(kept.len(), top_k.min(scores.len()));
-        prop_assert!(kept.windows(2).all(|w| w[0] < w[1]));
+        prop_assert_eq!(kept.len(), top_k.min(scores.len()), "keep_top_k kept the wrong number of keys: {:?}", kept);
+        prop_assert!(kept.windows(2).all(|w| w[0] < w[1]), "the kept keys are not in increasing order: {:?}", kept);
         for dropped in (0..scores.len()).filter(|j| !kept.contains(j)) {
             for &k in &kept {
-                prop_assert!(scores[k] >= scores[dropped]);
+                prop_assert!(scores[k] >= scores[dropped], "key {} (score {}) kept over key {} (score {})", k, scores[k], dropped, scores[dropped]);
                 if scores[k] == scores[dropped] {
                     prop_assert!(k < dropped, "kept {} over the earlier {}", k, dropped);
                 }
@@ -64,7 +64,7 @@ proptest! {
         for h in 0..heads as i64 {
             let expected = sparse_attention(&q.select(1, h), &k, &v, &kept);
             let gap = (&out.select(1, h) - &expected).abs().max().item();
-            prop_assert!(gap <= TOLERANCE, "head {}: differ by {}", h, gap);
+            prop_assert!(gap <= TOLERANCE, "head {}: the kernel is {} from sparse attention, more than {}", h, gap, TOLERANCE);
         }
     }
 }

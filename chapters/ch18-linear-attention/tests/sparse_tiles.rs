@@ -46,16 +46,29 @@ fn check(
         .abs()
         .max()
         .item();
-    prop_assert!(gap <= TOLERANCE, "differ by {}", gap);
+    prop_assert!(
+        gap <= TOLERANCE,
+        "the tiled kernel is {} from sparse attention, more than {}",
+        gap,
+        TOLERANCE
+    );
     let has = tiles_with_a_kept_key(kept, tile);
     let n = block_mask.q_tiles();
     for (e, &h) in has.iter().enumerate() {
         let kind = block_mask.kind(0, 0, e / n, e % n);
-        prop_assert_eq!(kind != TileKind::Empty, h, "tile {:?}", (e / n, e % n));
+        prop_assert_eq!(
+            kind != TileKind::Empty,
+            h,
+            "tile {:?} is {:?}, but it {} a kept key",
+            (e / n, e % n),
+            kind,
+            if h { "holds" } else { "holds no" }
+        );
     }
     prop_assert_eq!(
         visits.full + visits.partial,
-        has.iter().filter(|&&h| h).count()
+        has.iter().filter(|&&h| h).count(),
+        "the kernel did not read exactly the tiles that hold a kept key"
     );
     Ok(())
 }
@@ -84,7 +97,7 @@ proptest! {
         let has = tiles_with_a_kept_key(&kept, tile);
         let n = t.div_ceil(tile);
         for row in has.chunks(n) {
-            prop_assert!(row.iter().filter(|&&h| h).count() <= top_tiles);
+            prop_assert!(row.iter().filter(|&&h| h).count() <= top_tiles, "a tile of queries keeps more than {} tiles of keys", top_tiles);
         }
         for (i, row) in kept.to_vec().chunks(t).enumerate() {
             prop_assert!(row.iter().any(|&x| x), "query {} keeps no key", i);

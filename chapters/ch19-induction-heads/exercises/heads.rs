@@ -37,3 +37,17 @@ pub fn previous_token_head(model: &AttentionOnly, batch: &Batch) -> (usize, usiz
     let _ = (model, batch);
     todo!("previous_token_head")
 }
+
+/// Whether the key that layer `layer` computes at position `key` can change when the token
+/// at position `token` changes.
+///
+/// # Shapes
+/// Positions below `TOKENS`, `layer` below `LAYERS`.
+pub fn key_reads(layer: usize, key: usize, token: usize) -> bool {
+    // TODO: derive it from the model's two equations: what does a layer-0 key see of the
+    // sequence, and what has layer 0 added to the stream that a layer-1 key reads? Then
+    // say why a model of one layer cannot find "the token after the earlier occurrence of
+    // me".
+    let _ = (layer, key, token);
+    todo!("key_reads")
+}

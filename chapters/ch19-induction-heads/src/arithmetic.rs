@@ -11,7 +11,7 @@ use shared::nn::Linear;
 
 /// The five computations of a training step whose order of additions decides the last bits:
 /// chapter 10's and 11's formulas ([`Formulas`]), or the same formulas added in PyTorch's
-/// order ([`PytorchOrder`]). The two agree to a few units in the last place per step (a
+/// order ([`PytorchOrder`](crate::pytorch_order::PytorchOrder)). The two agree to a few units in the last place per step (a
 /// test checks it); over thousands of steps those bits grow into other printed digits, so
 /// the chapter's printed run uses PyTorch's order (see the appendix on matching PyTorch).
 pub trait Arithmetic {

@@ -1,4 +1,5 @@
-//! Naming the heads: the exercises of the chapter, kept in their own file.
+//! Naming the heads, and what a key can read: the exercises of the chapter, kept in their
+//! own file.
 //!
 //! A score says how much of one head's attention falls on a given relation between query
 //! and key; the circuit's two heads are the ones whose scores stand out, and zeroing either
@@ -58,3 +59,19 @@ pub fn previous_token_head(model: &AttentionOnly, batch: &Batch) -> (usize, usiz
     (0, head)
 }
 // ANCHOR_END: previous_token_head
+
+/// Whether the key that layer `layer` computes at position `key` can change when the token
+/// at position `token` changes. A layer-0 key reads the embeddings of its own position
+/// only; a layer-1 key reads the stream at its position, to which layer 0's heads have
+/// added what they read from every position up to it.
+///
+/// # Shapes
+/// Positions below `TOKENS`, `layer` below `LAYERS`.
+// ANCHOR: key_reads
+pub fn key_reads(layer: usize, key: usize, token: usize) -> bool {
+    match layer {
+        0 => token == key,
+        _ => token <= key,
+    }
+}
+// ANCHOR_END: key_reads

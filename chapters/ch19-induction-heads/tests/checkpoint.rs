@@ -7,6 +7,8 @@ use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::runs::{
     EVAL, FIXED_STEPS, LOG_EVERY, SAVED_RUN, SEED, STEPS, logged_training,
 };
+use shared::Tensor;
+use shared::testing::assert_same_bits;
 
 fn saved() -> Checkpoint {
     Checkpoint::from_bytes(SAVED_RUN, &AttentionOnly::new(), LOG_EVERY).expect("a checkpoint")
@@ -57,13 +59,25 @@ fn training_from_the_seed_reproduces_the_first_logged_steps() {
     let eval = Repeats::Variable.draw(EVAL);
     let _shown = Repeats::Variable.draw(1);
     let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
-    let bits = |xs: &[f32]| xs.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
-    assert_eq!(bits(&losses), bits(&run.losses[..LOG_EVERY as usize]));
+    let as_tensor = |xs: &[f32]| Tensor::from_vec(xs.to_vec(), &[xs.len()]);
+    assert_same_bits(
+        &as_tensor(&losses),
+        &as_tensor(&run.losses[..LOG_EVERY as usize]),
+        "the first logged steps' losses against the saved run's",
+    );
     assert_eq!(log[0], run.log[0]);
     // The parameters before training and after the first logged step, bit for bit.
-    let all_bits = |p: &[Vec<f32>]| p.iter().map(|v| bits(v)).collect::<Vec<_>>();
     assert_eq!(snapshots.len(), 2);
-    for (trained, saved) in snapshots.iter().zip(&run.snapshots) {
-        assert_eq!(all_bits(trained), all_bits(saved));
+    for (when, (trained, saved)) in ["before training", "after the first logged step"]
+        .iter()
+        .zip(snapshots.iter().zip(&run.snapshots))
+    {
+        for (i, (ours, theirs)) in trained.iter().zip(saved).enumerate() {
+            assert_same_bits(
+                &as_tensor(ours),
+                &as_tensor(theirs),
+                format!("parameter {i} {when}, against the saved run's"),
+            );
+        }
     }
 }

@@ -21,12 +21,12 @@ proptest! {
     #[test]
     fn the_blocks_cover_the_rows_in_order(rows in 1usize..5000) {
         let blocks = row_blocks(rows);
-        prop_assert_eq!(blocks[0].start, 0);
-        prop_assert_eq!(blocks.last().unwrap().end, rows);
+        prop_assert_eq!(blocks[0].start, 0, "the first block does not start at row 0");
+        prop_assert_eq!(blocks.last().unwrap().end, rows, "the last block does not end at the last row");
         for pair in blocks.windows(2) {
-            prop_assert_eq!(pair[0].end, pair[1].start);
+            prop_assert_eq!(pair[0].end, pair[1].start, "a gap or an overlap between two blocks");
         }
-        prop_assert!(blocks.iter().all(|b| !b.is_empty() && b.len() <= BLOCK_ROWS));
+        prop_assert!(blocks.iter().all(|b| !b.is_empty() && b.len() <= BLOCK_ROWS), "a block is empty or longer than {} rows", BLOCK_ROWS);
     }
 }
 

@@ -397,7 +397,7 @@ impl Width {
     }
 
     /// Floats per vector register.
-    fn lanes(self) -> usize {
+    pub(crate) fn lanes(self) -> usize {
         match self {
             Width::Avx2 => 8,
             Width::Avx512 => 16,
@@ -425,7 +425,7 @@ pub(crate) fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize
 
 /// ATen's vectorised loop over one range: whole blocks of two vectors take `vector`, the
 /// leftover tail takes `scalar`.
-fn blocks_and_tail(
+pub(crate) fn blocks_and_tail(
     xs: &mut [f32],
     block: usize,
     vector: impl Fn(f32) -> f32,

@@ -1,6 +1,6 @@
 //! How PyTorch's CPU back-end orders its arithmetic, reproduced so that every printed digit
 //! is PyTorch's: the orders of MKL's matrix products, the packed GEMM for large ones, the
-//! cascade sums, SLEEF's `exp` and `log`, the GELU formulas and loops, layer_norm's
+//! cascade sums, SLEEF's `exp` and `log`, the GELU formulas and loops, SiLU's loop, layer_norm's
 //! moments, a float `arange`, the elementwise loop's vectors, libstdc++'s sorting order,
 //! the softmax lanes, the normal sampler's vector `log` and `sincos`, and the one choice of
 //! instruction set ([`isa::Isa`]).
@@ -18,6 +18,7 @@ pub(crate) mod gelu;
 pub(crate) mod gemm;
 pub(crate) mod isa;
 pub(crate) mod matmul;
+pub(crate) mod silu;
 pub(crate) mod softmax;
 pub(crate) mod vec_math;
 pub(crate) mod vector_loop;

@@ -1,5 +1,5 @@
-//! Activation functions: `relu` and `gelu`, the non-linearities between the two linear
-//! layers of a transformer's feed-forward block.
+//! Activation functions: `relu`, `gelu` and `silu`, the non-linearities between the two
+//! linear layers of a transformer's feed-forward block.
 //!
 //! `relu(x) = max(x, 0)` cuts negative values to zero. `gelu(x) = x·Φ(x)` weighs `x` by the
 //! probability that a standard normal variable is below it, `Φ(x) = (1 + erf(x/√2)) / 2`: a
@@ -11,9 +11,19 @@
 //! has AVX-512, and ATen's own kernels (the `"tanh"` form, and `"none"` on one element or on
 //! a non-contiguous view) treat whole vector blocks and the leftover tail with different
 //! maths, so the block width matters. The formulas are in `kernels::gelu`.
+//!
+//! `silu(x) = x·sigmoid(x) = x / (1 + e^(-x))` is the gate of SwiGLU (Llama, Qwen). PyTorch
+//! takes its `exp` from SLEEF on whole vector blocks and from the C library on the tail,
+//! and so does this one (`kernels::silu`).
 
+use crate::backend::on_libtorch;
+#[cfg(feature = "tch")]
+use crate::backend::torch;
+#[cfg(feature = "tch")]
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::kernels::gelu::{self, Width};
+use crate::kernels::silu;
 use crate::tensor::Tensor;
 
 /// Which GELU to compute, PyTorch's `approximate` argument.
@@ -48,6 +58,29 @@ impl Tensor {
     /// Any shape; unchanged.
     pub fn relu(&self) -> Tensor {
         self.clamp_min(0.0)
+    }
+
+    /// `F.silu(t)`: `x·sigmoid(x) = x / (1 + e^(-x))`, elementwise.
+    ///
+    /// ```
+    /// use shared::tensor;
+    /// let y = tensor!([-2.0, 0.0, 3.0]).silu().to_vec();
+    /// assert_eq!(y[1], 0.0);
+    /// assert!((y[0] + 0.23840584).abs() < 1e-7 && (y[2] - 2.8577223).abs() < 1e-6);
+    /// ```
+    ///
+    /// # Shapes
+    /// Any shape; unchanged.
+    pub fn silu(&self) -> Tensor {
+        on_libtorch!(|device| or_panic(
+            torch::f_unary("silu", self, self.sizes(), device, |t| t.f_silu())
+        ));
+        if !self.is_contiguous() {
+            return self.map(silu::silu_scalar);
+        }
+        let mut values = self.to_vec();
+        silu::silu_contiguous(&mut values, Width::current(), crate::cpu::get_num_threads());
+        Tensor::from_vec(values, self.sizes())
     }
 
     /// `F.gelu(t, approximate)`: `x·Φ(x)`, or its tanh approximation.

@@ -10,6 +10,8 @@ pub struct Memory {
     pub state: usize,
 }
 
-#[cfg_attr(feature = "exercise", path = "../../exercises/memory.rs")]
 mod count;
 pub use count::numbers_kept;
+#[cfg_attr(feature = "exercise", path = "../../exercises/memory.rs")]
+mod crossing;
+pub use crossing::state_pays_after;
