@@ -85,7 +85,12 @@ fn every_hint_command_in_the_course_works() {
                 continue; // a placeholder such as NAME
             }
             let (ok, _, err) = learn(&words);
-            assert!(ok, "{}: `learn {}` fails: {err}", file.display(), words.join(" "));
+            assert!(
+                ok,
+                "{}: `learn {}` fails: {err}",
+                file.display(),
+                words.join(" ")
+            );
             checked += 1;
         }
     }
