@@ -6,6 +6,6 @@
 pub enum Score {
     /// `x·y`, the chapter's scores.
     DotProduct,
-    /// `x·y / (|x|·|y|)`, [`cosine_scores`].
+    /// `x·y / (|x|·|y|)`, [`cosine_scores`](crate::top_key::cosine_scores).
     Cosine,
 }
