@@ -31,7 +31,12 @@ impl Layer {
     ///
     /// # Shapes
     /// Inputs of `[batch, tokens, d_model]`.
-    pub fn new(d_model: usize, n_heads: usize, n_kv_heads: usize, d_ff: usize) -> Layer {
+    pub fn new(
+        d_model: usize,
+        n_heads: usize,
+        n_kv_heads: usize,
+        d_ff: usize,
+    ) -> Layer {
         Layer {
             attn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
             attn: Attention::new(d_model, n_heads, n_kv_heads),
@@ -52,9 +57,9 @@ impl Layer {
         window: Option<usize>,
         products: Products,
     ) -> (Tensor, KvCache) {
-        let (out, cache) = self
-            .attn
-            .forward(&self.attn_norm.forward(x), recipe, window, products);
+        let (out, cache) =
+            self.attn
+                .forward(&self.attn_norm.forward(x), recipe, window, products);
         let h = x + out;
         let y = &h + self.ffn.forward(&self.ffn_norm.forward(&h), products);
         (y, cache)
@@ -72,9 +77,9 @@ impl Layer {
         cache: &mut KvCache,
         recipe: &Recipe,
     ) -> Tensor {
-        let (out, _) = self
-            .attn
-            .step(&self.attn_norm.forward(x_new), position, cache, recipe);
+        let (out, _) =
+            self.attn
+                .step(&self.attn_norm.forward(x_new), position, cache, recipe);
         let h = x_new + out;
         &h + self
             .ffn

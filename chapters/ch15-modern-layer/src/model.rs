@@ -81,7 +81,12 @@ impl TinyModel {
     /// # Shapes
     /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, vocab_size]`.
     // ANCHOR: model_forward
-    pub fn forward(&self, ids: &Tensor<i64>, recipe: &Recipe, products: Products) -> Forward {
+    pub fn forward(
+        &self,
+        ids: &Tensor<i64>,
+        recipe: &Recipe,
+        products: Products,
+    ) -> Forward {
         let mut x = self.tok_emb.forward(ids);
         let mut caches = Vec::with_capacity(self.layers.len());
         for (i, layer) in self.layers.iter().enumerate() {

@@ -20,7 +20,9 @@ use crate::moe::{Moe, Route, load, route_sigmoid_biased, route_softmax_top_k};
 use crate::recipe::{CacheCard, Recipe, schedule};
 use crate::rope::{apply_rope, inv_freq, rope_tables};
 use crate::sampling::{kept, min_p, repetition_penalty, top_k, with_temperature};
-use crate::setup::{CONFIG, MOE, MOE_TOKENS, N_NEW, PROMPT, ROUTED_SCALING, samplers, variants};
+use crate::setup::{
+    CONFIG, MOE, MOE_TOKENS, N_NEW, PROMPT, ROUTED_SCALING, samplers, variants,
+};
 use crate::sinks::softmax_with_sink;
 use crate::softcap::softcap;
 use crate::top_p::top_p;
@@ -32,7 +34,8 @@ fn corner(x: &Tensor, rows: usize, cols: usize) -> Tensor {
 
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 2026.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
-    let mut story = Narrative::new("Chapter 15: The decoder layer of a 2026 open model");
+    let mut story =
+        Narrative::new("Chapter 15: The decoder layer of a 2026 open model");
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
     // ANCHOR: model
     manual_seed(seed.or(2026));
@@ -183,7 +186,8 @@ fn scores_softcap_and_sinks(
     let plain = masked.softmax(-1);
     let sunk = softmax_with_sink(&masked, &attn.sinks);
     let head0 = |w: &Tensor| w.select(0, 0).select(0, 0);
-    let step = story.step("Attention sinks: one more column, dropped after the softmax");
+    let step =
+        story.step("Attention sinks: one more column, dropped after the softmax");
     step.print(format!("sinks: {}", attn.sinks));
     step.print("without sinks, weights[0, 0]:")
         .print(head0(&plain));
@@ -209,10 +213,17 @@ fn local_and_global(story: &mut Narrative, recipe: &Recipe, hidden: &Tensor<bool
     ));
 }
 
-fn one_layer(story: &mut Narrative, layer0: &Layer, recipe: &Recipe, x: &Tensor, x_norm: &Tensor) {
-    let (out, _) = layer0
-        .attn
-        .forward(x_norm, recipe, Some(recipe.window), Products::Batched);
+fn one_layer(
+    story: &mut Narrative,
+    layer0: &Layer,
+    recipe: &Recipe,
+    x: &Tensor,
+    x_norm: &Tensor,
+) {
+    let (out, _) =
+        layer0
+            .attn
+            .forward(x_norm, recipe, Some(recipe.window), Products::Batched);
     let h = x + out;
     let y = &h
         + layer0
@@ -257,7 +268,8 @@ fn decoding(
 
     // ANCHOR: decode_rows
     let rows = generate_recomputing(model, prompt, N_NEW, recipe, Products::RowByRow);
-    let rows_cached = generate_cached(model, prompt, N_NEW, recipe, Products::RowByRow);
+    let rows_cached =
+        generate_cached(model, prompt, N_NEW, recipe, Products::RowByRow);
     // ANCHOR_END: decode_rows
     let step = story.step("Cached and recomputed, one query row at a time");
     step.print(format!("ids: {}", rows.ids));
@@ -284,7 +296,12 @@ fn print_caches(step: &mut Step, generation: &Generation, recipe: &Recipe) {
     }
 }
 
-fn cache_size(story: &mut Narrative, model: &TinyModel, recipe: &Recipe, cached: &Generation) {
+fn cache_size(
+    story: &mut Narrative,
+    model: &TinyModel,
+    recipe: &Recipe,
+    cached: &Generation,
+) {
     let fed = PROMPT.len() + N_NEW - 1;
     let real: usize = cached.caches.iter().map(|c| c.bytes()).sum();
     let card = CacheCard {
@@ -311,7 +328,12 @@ fn cache_size(story: &mut Narrative, model: &TinyModel, recipe: &Recipe, cached:
     ));
 }
 
-fn streaming_llm(story: &mut Narrative, model: &TinyModel, recipe: &Recipe, prompt: &Tensor<i64>) {
+fn streaming_llm(
+    story: &mut Narrative,
+    model: &TinyModel,
+    recipe: &Recipe,
+    prompt: &Tensor<i64>,
+) {
     // ANCHOR: streaming
     let streaming = Recipe {
         sink_tokens: 2,
@@ -329,7 +351,9 @@ fn streaming_llm(story: &mut Narrative, model: &TinyModel, recipe: &Recipe, prom
         "a local layer's mask (window {}, {} sink tokens), 1 = hidden:",
         streaming.window, streaming.sink_tokens
     ));
-    step.print(streaming_mask(8, Some(streaming.window), streaming.sink_tokens).float());
+    step.print(
+        streaming_mask(8, Some(streaming.window), streaming.sink_tokens).float(),
+    );
     step.print(format!("ids: {}", kept_rows.ids));
     print_caches(step, &kept_cached, &streaming);
     step.print(format!(
@@ -431,7 +455,8 @@ fn mixture_of_experts(story: &mut Narrative, seed: Seed) {
     let logits = moe.router.forward(&x);
     let qwen3 = route_softmax_top_k(&logits, MOE.top_k);
     let qwen3_out = moe.routed(&x, &qwen3);
-    let deepseek = route_sigmoid_biased(&logits, &moe.selection_bias, MOE.top_k, ROUTED_SCALING);
+    let deepseek =
+        route_sigmoid_biased(&logits, &moe.selection_bias, MOE.top_k, ROUTED_SCALING);
     let deepseek_out = &moe.routed(&x, &deepseek) + &moe.shared(&x);
     // ANCHOR_END: moe
     let step = story.step(format!(
@@ -451,7 +476,7 @@ fn mixture_of_experts(story: &mut Narrative, seed: Seed) {
     step.print(format!(
         "DeepSeek-V3: sigmoid scores, top-2 of score + bias, renormalised, times {ROUTED_SCALING}"
     ));
-    step.print(format!("selection bias: {}", moe.selection_bias));
+    step.print("selection bias:").print(&moe.selection_bias);
     print_route(step, &deepseek);
     step.print("output with the shared expert[:3, :6]:")
         .print(deepseek_out.slice(0, ..3).slice(1, ..6));

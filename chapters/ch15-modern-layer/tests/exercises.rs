@@ -29,7 +29,8 @@ use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::top_p::top_p;
 use ch15_modern_layer::{ModelConfig, Recipe, TinyModel};
 
-const PYTORCH: &str = include_str!("../../../reference/expected/ch15-modern-layer.txt");
+const PYTORCH: &str =
+    include_str!("../../../reference/expected/ch15-modern-layer.txt");
 
 /// A recipe without sinks (so that the `qkv` tests do not need `softmax_with_sink`).
 fn no_sinks(window: usize, local_per_global: Option<usize>, qk_norm: bool) -> Recipe {
@@ -53,7 +54,13 @@ type Qkv = dyn Fn(&Attention, &Tensor, &[usize], &Recipe) -> (Tensor, Tensor, Te
 /// absolute positions `start..start + tokens`: the queries and keys split into heads,
 /// QK-normed, then turned by RoPE; the values split and never turned. `None` when every
 /// number is within float32 rounding of the definition's.
-fn qkv_broken(qkv: &Qkv, seed: u64, tokens: usize, start: usize, qk_norm: bool) -> Option<String> {
+fn qkv_broken(
+    qkv: &Qkv,
+    seed: u64,
+    tokens: usize,
+    start: usize,
+    qk_norm: bool,
+) -> Option<String> {
     manual_seed(seed);
     let mut attn = Attention::new(16, 4, 2);
     attn.q_norm.weight = Some(rand(&[attn.head_dim]) + 0.5);
@@ -104,11 +111,9 @@ fn qkv_broken(qkv: &Qkv, seed: u64, tokens: usize, start: usize, qk_norm: bool) 
 /// said with both values and how many float32 steps apart they are.
 fn first_gap(got: &Tensor, want: &Tensor, tolerance: f32) -> Option<String> {
     let (got, want) = (got.to_vec(), want.to_vec());
-    let (i, (g, w)) = got
-        .iter()
-        .zip(&want)
-        .enumerate()
-        .find(|(_, (g, w))| (*g - *w).abs() > tolerance * (1.0 + w.abs()) || g.is_nan())?;
+    let (i, (g, w)) = got.iter().zip(&want).enumerate().find(|(_, (g, w))| {
+        (*g - *w).abs() > tolerance * (1.0 + w.abs()) || g.is_nan()
+    })?;
     Some(format!(
         "differ from the definition at flat index {i}: {g} where it gives {w} ({} float32 \
          steps apart)",
@@ -117,7 +122,12 @@ fn first_gap(got: &Tensor, want: &Tensor, tolerance: f32) -> Option<String> {
 }
 
 /// The answer under test.
-fn learners_qkv(attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe) -> QkvOut {
+fn learners_qkv(
+    attn: &Attention,
+    x: &Tensor,
+    positions: &[usize],
+    recipe: &Recipe,
+) -> QkvOut {
     attn.qkv(x, positions, recipe, Products::Batched)
 }
 type QkvOut = (Tensor, Tensor, Tensor);
@@ -130,12 +140,15 @@ fn exercise_qkv_prints_pytorchs_rotated_queries() {
     let layer = &model.layers[0];
     let x = layer.attn_norm.forward(&model.tok_emb.forward(&prompt));
     let positions: Vec<usize> = (0..PROMPT.len()).collect();
-    let (q, _, _) = layer
-        .attn
-        .qkv(&x, &positions, &Recipe::default(), Products::Batched);
+    let (q, _, _) =
+        layer
+            .attn
+            .qkv(&x, &positions, &Recipe::default(), Products::Batched);
     let rotated = q.select(0, 0).select(0, 0).slice(0, ..3).to_string();
-    let step = step_text(PYTORCH, "RoPE on q and k, after the head split").expect("the step");
-    let printed = lines_after(step, "rotated q[0, 0, :3]:", 3).expect("the rotated queries");
+    let step = step_text(PYTORCH, "RoPE on q and k, after the head split")
+        .expect("the step");
+    let printed =
+        lines_after(step, "rotated q[0, 0, :3]:", 3).expect("the rotated queries");
     if let Err(e) = printed::compare(&rotated, printed) {
         panic!("your rotated q[0, 0, :3] is not what PyTorch printed:\n{e}");
     }
@@ -196,33 +209,38 @@ fn wrong_answers_fail_the_qkv_tests() {
             split_heads(&attn.w_value.forward(x), attn.n_kv_heads),
         )
     };
-    let rope_first = move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
-        let (q, k, v) = project(attn, x);
-        let (cos, sin) = rope_tables(positions, attn.head_dim, recipe.theta, false);
-        let (q, k) = (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin));
-        if recipe.qk_norm {
-            (attn.q_norm.forward(&q), attn.k_norm.forward(&k), v)
-        } else {
-            (q, k, v)
-        }
-    };
+    let rope_first =
+        move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
+            let (q, k, v) = project(attn, x);
+            let (cos, sin) =
+                rope_tables(positions, attn.head_dim, recipe.theta, false);
+            let (q, k) = (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin));
+            if recipe.qk_norm {
+                (attn.q_norm.forward(&q), attn.k_norm.forward(&k), v)
+            } else {
+                (q, k, v)
+            }
+        };
     let values_turned =
         move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
             let (q, k, v) = learners_qkv(attn, x, positions, recipe);
-            let (cos, sin) = rope_tables(positions, attn.head_dim, recipe.theta, false);
+            let (cos, sin) =
+                rope_tables(positions, attn.head_dim, recipe.theta, false);
             (q, k, apply_rope(&v, &cos, &sin))
         };
-    let from_zero = move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
-        let from_zero: Vec<usize> = (0..positions.len()).collect();
-        learners_qkv(attn, x, &from_zero, recipe)
-    };
+    let from_zero =
+        move |attn: &Attention, x: &Tensor, positions: &[usize], recipe: &Recipe| {
+            let from_zero: Vec<usize> = (0..positions.len()).collect();
+            learners_qkv(attn, x, &from_zero, recipe)
+        };
     let wrong: [(&str, &Qkv); 3] = [
         ("RoPE before QK-norm", &rope_first),
         ("the values turned", &values_turned),
         ("positions from the chunk's start", &from_zero),
     ];
     for (name, answer) in wrong {
-        let caught = (0..4).any(|seed| qkv_broken(answer, seed, 4, 3, true).is_some());
+        let caught =
+            (0..4).any(|seed| qkv_broken(answer, seed, 4, 3, true).is_some());
         assert!(caught, "the qkv tests accept a wrong answer: {name}");
     }
 }
@@ -239,7 +257,11 @@ type SinkSoftmax = dyn Fn(&Tensor, &Tensor) -> Tensor;
 /// computation rounds each exponential (one step), each of the `keys + 1` terms of the sum
 /// and the division, so a weight may be `keys + 4` float32 steps from it, relative to its
 /// size, and no more.
-fn sink_formula_broken(f: &SinkSoftmax, scores: &Tensor, sinks: &Tensor) -> Option<String> {
+fn sink_formula_broken(
+    f: &SinkSoftmax,
+    scores: &Tensor,
+    sinks: &Tensor,
+) -> Option<String> {
     let [_, h, q, k] = scores.dims();
     let got = f(scores, sinks);
     let input = format!("scores of shape {:?}, sinks {}", scores.sizes(), sinks);
@@ -263,7 +285,8 @@ fn sink_formula_broken(f: &SinkSoftmax, scores: &Tensor, sinks: &Tensor) -> Opti
         for (j, &x) in chunk.iter().enumerate() {
             let want = (x as f64 - largest).exp() / denom;
             let w = got[row * k + j];
-            let close = (w as f64 - want).abs() <= tolerance * want + f64::from(f32::MIN_POSITIVE);
+            let close = (w as f64 - want).abs()
+                <= tolerance * want + f64::from(f32::MIN_POSITIVE);
             if !close {
                 return Some(format!(
                     "{input}: row {row} (head {head}), key {j}: your weight is {w:e}, the \
@@ -278,7 +301,11 @@ fn sink_formula_broken(f: &SinkSoftmax, scores: &Tensor, sinks: &Tensor) -> Opti
 }
 
 /// Scores `[b, h, q, k]` and `h` sinks drawn from `seed`; sinks of `-∞` if `silent`.
-fn sink_inputs(seed: u64, [b, h, q, k]: [usize; 4], silent: bool) -> (Tensor, Tensor) {
+fn sink_inputs(
+    seed: u64,
+    [b, h, q, k]: [usize; 4],
+    silent: bool,
+) -> (Tensor, Tensor) {
     manual_seed(seed);
     let scores = randn(&[b, h, q, k]);
     let sinks = if silent {
@@ -486,7 +513,14 @@ type CacheBytes = dyn Fn(&CacheCard, usize) -> u64;
 /// is longer than its window.
 fn cache_bytes_broken(
     f: &CacheBytes,
-    (layers, kv_heads, head_dim, window, tokens, local): (usize, usize, usize, usize, usize, usize),
+    (layers, kv_heads, head_dim, window, tokens, local): (
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+    ),
 ) -> Option<String> {
     let global = CacheCard {
         layers,
@@ -533,7 +567,8 @@ fn cache_bytes_broken(
     let locals = (0..layers)
         .filter(|&l| mixed.window_of(l).is_some())
         .count();
-    let saved = (locals * 2 * kv_heads * head_dim * tokens.saturating_sub(window) * 2) as u64;
+    let saved =
+        (locals * 2 * kv_heads * head_dim * tokens.saturating_sub(window) * 2) as u64;
     let got = f(&mixed, tokens);
     if got != all - saved {
         return Some(format!(
@@ -750,7 +785,8 @@ fn route_broken(f: &Router, logits: &Tensor, k: usize) -> Option<String> {
     for t in 0..tokens {
         let row = &values[t * n..(t + 1) * n];
         let largest = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
-        let probs: Vec<f64> = row.iter().map(|&x| (x as f64 - largest).exp()).collect();
+        let probs: Vec<f64> =
+            row.iter().map(|&x| (x as f64 - largest).exp()).collect();
         let total: f64 = probs.iter().sum();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
@@ -817,7 +853,8 @@ fn exercise_route_softmax_top_k_prints_pytorchs_route() {
     let x = randn(&[MOE_TOKENS, MOE.d_model]);
     let moe = Moe::new(MOE);
     let route = route_softmax_top_k(&moe.router.forward(&x), MOE.top_k);
-    let step = step_text(PYTORCH, "A mixture of experts (manual_seed(2026))").expect("the step");
+    let step = step_text(PYTORCH, "A mixture of experts (manual_seed(2026))")
+        .expect("the step");
     let qwen3 = &step[step.find("Qwen3").expect("Qwen3's route")..];
     let k = MOE.top_k;
     let lists: Vec<Vec<i64>> = route

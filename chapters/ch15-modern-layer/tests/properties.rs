@@ -12,9 +12,13 @@ use shared::{Tensor, manual_seed, ones, rand, randn};
 use ch14_generation::window::sliding_window_mask;
 use ch15_modern_layer::attention::streaming_mask;
 use ch15_modern_layer::gate::sigmoid;
-use ch15_modern_layer::model::{generate_cached, generate_recomputing, generate_sampled};
+use ch15_modern_layer::model::{
+    generate_cached, generate_recomputing, generate_sampled,
+};
 use ch15_modern_layer::rope::{apply_rope, inv_freq, rope_tables};
-use ch15_modern_layer::sampling::{Sampler, min_p, next_token_probs, repetition_penalty, top_k};
+use ch15_modern_layer::sampling::{
+    Sampler, min_p, next_token_probs, repetition_penalty, top_k,
+};
 use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::softcap::softcap;
@@ -396,7 +400,8 @@ fn rope_turns_nothing_at_position_zero_and_keeps_the_norm() {
     manual_seed(3);
     let x = rand(&[1, 1, 2, 8]);
     let turned = apply_rope(&x, &cos, &sin);
-    let norm = |t: &Tensor| t.select(2, 1).to_vec().iter().map(|v| v * v).sum::<f32>();
+    let norm =
+        |t: &Tensor| t.select(2, 1).to_vec().iter().map(|v| v * v).sum::<f32>();
     assert!((norm(&turned) - norm(&x)).abs() < 1e-5);
     assert!(!same_bits(&turned.select(2, 1), &x.select(2, 1)));
 }

@@ -115,7 +115,8 @@ impl Attention {
         hidden: Option<&Tensor<bool>>,
     ) -> Tensor {
         let scale = (1.0 / (self.head_dim as f64).sqrt()) as f32;
-        let mut scores = q.matmul(&repeat_kv(k, self.n_rep()).transpose(2, 3)) * scale;
+        let mut scores =
+            q.matmul(&repeat_kv(k, self.n_rep()).transpose(2, 3)) * scale;
         if let Some(cap) = recipe.softcap {
             scores = softcap(&scores, cap);
         }
@@ -197,7 +198,8 @@ impl Attention {
         *cache = kept(&keys, &values, cache.window, recipe.sink_tokens);
         let weights = self.weights(&q, &cache.keys, recipe, None);
         let context = weights.matmul(&repeat_kv(&cache.values, self.n_rep()));
-        let heads = self.gated(&merge_heads(&context), x_new, recipe, Products::Batched);
+        let heads =
+            self.gated(&merge_heads(&context), x_new, recipe, Products::Batched);
         (self.out_proj.forward(&heads), weights)
     }
     // ANCHOR_END: step
@@ -237,7 +239,11 @@ pub fn sees(i: usize, j: usize, window: Option<usize>, sink_tokens: usize) -> bo
 ///
 /// # Shapes
 /// Returns `[tokens, tokens]`: row `i` is query `i`, column `j` key `j`.
-pub fn streaming_mask(tokens: usize, window: Option<usize>, sink_tokens: usize) -> Tensor<bool> {
+pub fn streaming_mask(
+    tokens: usize,
+    window: Option<usize>,
+    sink_tokens: usize,
+) -> Tensor<bool> {
     let hidden = (0..tokens)
         .flat_map(|i| (0..tokens).map(move |j| !sees(i, j, window, sink_tokens)))
         .collect();

@@ -110,12 +110,15 @@ impl Moe {
         let mut out = vec![0.0f32; tokens * d];
         for (e, expert) in self.experts.iter().enumerate() {
             // The (token, slot) pairs routed to expert e, in token order.
-            let slots: Vec<usize> = (0..tokens * k).filter(|&i| chosen[i] == e).collect();
+            let slots: Vec<usize> =
+                (0..tokens * k).filter(|&i| chosen[i] == e).collect();
             if slots.is_empty() {
                 continue;
             }
-            let rows = Tensor::from(slots.iter().map(|&i| i / k).collect::<Vec<usize>>());
-            let y = expert.forward(&x.index_select(0, &rows).unsqueeze(0), Products::Batched);
+            let rows =
+                Tensor::from(slots.iter().map(|&i| i / k).collect::<Vec<usize>>());
+            let y = expert
+                .forward(&x.index_select(0, &rows).unsqueeze(0), Products::Batched);
             for (y_row, &i) in y.to_vec().chunks(d).zip(&slots) {
                 let token = &mut out[i / k * d..(i / k + 1) * d];
                 for (o, &value) in token.iter_mut().zip(y_row) {
@@ -169,7 +172,12 @@ impl Moe {
 /// `logits`: `[tokens, n_experts]`, `bias`: `[n_experts]`. Returns a route of
 /// `[tokens, k]`.
 // ANCHOR: route_sigmoid_biased
-pub fn route_sigmoid_biased(logits: &Tensor, bias: &Tensor, k: usize, scale: f32) -> Route {
+pub fn route_sigmoid_biased(
+    logits: &Tensor,
+    bias: &Tensor,
+    k: usize,
+    scale: f32,
+) -> Route {
     let scores = sigmoid(logits);
     let (_, experts) = (&scores + bias).topk(k, -1, true, true);
     let chosen = scores.gather(-1, &experts);
