@@ -77,7 +77,7 @@ pub fn flex_kernel(
         block_mask,
         [batch, heads, queries, k.size(2)],
     )?;
-    let kv = InTensors::new(k, v);
+    let kv = InTensors::new(k, v)?;
     let result = flex_kernel_over(q, &kv, block_mask, score_mod, mask_mod)?;
     Ok((result.out, result.visits))
 }
@@ -140,7 +140,8 @@ pub fn flex_kernel_over(
                             *s = if masked && !mask_mod(b, h, i, j) {
                                 f32::NEG_INFINITY
                             } else {
-                                let score = dot(q_row(i), kv.k_row(b, kv_head, j)) * scale;
+                                let k_row = kv.k_row(b, kv_head, j);
+                                let score = dot(q_row(i), k_row) * scale;
                                 score_mod(score, b, h, i, j)
                             };
                         }

@@ -2,14 +2,14 @@
 //!
 //! The kernel never needs a key tensor as a whole. For each score it asks for one row,
 //! the key of position `j` in key/value head `kv_head` of batch `b`, and for each weight
-//! the value of the same position. Keys and values held in tensors answer with a slice
-//! of their memory; a cache kept in blocks (chapter 17's paged cache) answers by looking
+//! the value of the same position. Keys and values held in tensors ([`InTensors`])
+//! answer with a slice of their memory; a cache kept in blocks (chapter 17's paged cache) answers by looking
 //! the position up in its block table, so the same kernel attends over it without first
 //! copying it into one tensor.
 
 use std::borrow::Cow;
 
-use shared::Tensor;
+use shared::{Error, Result, Tensor};
 
 /// Keys and values the kernel can read row by row.
 // ANCHOR: kv_rows
@@ -44,22 +44,41 @@ pub(crate) fn elements(t: &Tensor) -> Cow<'_, [f32]> {
 
 /// Keys and values in two tensors, `[batch, kv_heads, keys, d]` and
 /// `[batch, kv_heads, keys, d_v]`: a row is a slice of their row-major elements.
-pub(crate) struct InTensors<'a> {
+#[derive(Clone, Debug)]
+pub struct InTensors<'a> {
     k: Cow<'a, [f32]>,
     v: Cow<'a, [f32]>,
     sizes: [usize; 5],
 }
 
 impl<'a> InTensors<'a> {
-    /// Reads `k` and `v`, whose shapes the caller has checked.
-    pub(crate) fn new(k: &'a Tensor, v: &'a Tensor) -> InTensors<'a> {
-        let [batch, kv_heads, keys, d] = k.dims();
-        let d_v = v.size(-1);
-        InTensors {
+    /// The keys `k` and values `v`, borrowed where they lie in row-major order.
+    ///
+    /// # Shapes
+    /// `k`: `[batch, kv_heads, keys, d]`, `v`: `[batch, kv_heads, keys, d_v]`.
+    pub fn new(k: &'a Tensor, v: &'a Tensor) -> Result<InTensors<'a>> {
+        let (ks, vs) = (k.sizes(), v.sizes());
+        let (&[batch, kv_heads, keys, d], &[vb, vh, vk, d_v]) = (ks, vs) else {
+            return Err(shape_error(ks, vs));
+        };
+        if [vb, vh, vk] != [batch, kv_heads, keys] {
+            return Err(shape_error(ks, vs));
+        }
+        Ok(InTensors {
             k: elements(k),
             v: elements(v),
             sizes: [batch, kv_heads, keys, d, d_v],
-        }
+        })
+    }
+}
+
+fn shape_error(ks: &[usize], vs: &[usize]) -> Error {
+    Error::Shape {
+        op: "InTensors::new",
+        detail: format!(
+            "expected k [batch, kv_heads, keys, d] and v [batch, kv_heads, keys, d_v], got k \
+             {ks:?} and v {vs:?}"
+        ),
     }
 }
 

@@ -44,7 +44,12 @@ pub struct Part {
 /// a non-empty range within `0..tokens`. Returns `[batch, heads, queries, d_v]` and
 /// `[batch, heads, queries]`.
 // ANCHOR: attend_part
-pub fn attend_part(q: &Tensor, kv: &impl KvRows, keys: Range<usize>, tile: usize) -> Result<Part> {
+pub fn attend_part(
+    q: &Tensor, // [batch, heads, queries, d]
+    kv: &impl KvRows,
+    keys: Range<usize>,
+    tile: usize,
+) -> Result<Part> {
     check_queries("attend_part", q, kv.sizes())?;
     let [_, _, tokens, _, _] = kv.sizes();
     let Some(part) = KeyRange::new(kv, keys.clone()) else {
