@@ -151,14 +151,12 @@ pub fn even_parts(tokens: usize, splits: usize) -> Result<Vec<Range<usize>>> {
             ),
         });
     }
+    // The first `longer` parts hold one key more than the others.
     let (len, longer) = (tokens / splits, tokens % splits);
-    let mut start = 0;
     Ok((0..splits)
         .map(|p| {
-            let end = start + len + usize::from(p < longer);
-            let part = start..end;
-            start = end;
-            part
+            let start = p * len + p.min(longer);
+            start..start + len + usize::from(p < longer)
         })
         .collect())
 }
