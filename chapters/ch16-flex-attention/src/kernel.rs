@@ -12,14 +12,18 @@
 //! where they are, so grouped-query attention costs no copy of the keys and values.
 //! Because the two functions are generic parameters, each recipe compiles to its own
 //! loop, the function calls inlined.
-
-use std::borrow::Cow;
+//!
+//! The kernel reads keys and values one row at a time through [`KvRows`]: from two
+//! tensors in [`flex_kernel`], from any other store (chapter 17's paged cache) in
+//! [`flex_kernel_over`]. It also keeps what the online softmax knows at the end of a
+//! row, the log-sum-exp `max + ln(sum)`, which merges attention over parts of the keys.
 
 use ch09_flash_attention::online::OnlineSoftmax;
 use shared::{Error, Result, Tensor};
 
 use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::check_shapes;
+use crate::kv_rows::{InTensors, KvRows, elements};
 use crate::recipes::{MaskMod, ScoreMod};
 
 /// How many tiles the kernel computed, over every batch and head.
@@ -31,33 +35,17 @@ pub struct Visits {
     pub partial: usize,
 }
 
-/// The elements of `t` in row-major order, borrowed when `t` holds them that way.
-pub(crate) fn elements(t: &Tensor) -> Cow<'_, [f32]> {
-    match t.as_slice() {
-        Some(slice) => Cow::Borrowed(slice),
-        None => Cow::Owned(t.to_vec()),
-    }
-}
-
-/// One head's queries and the key/value head it reads, as rows of numbers.
-struct Head<'a> {
-    q: &'a [f32],
-    k: &'a [f32],
-    v: &'a [f32],
-    d: usize,
-    d_v: usize,
-}
-
-impl Head<'_> {
-    fn q_row(&self, i: usize) -> &[f32] {
-        &self.q[i * self.d..][..self.d]
-    }
-    fn k_row(&self, j: usize) -> &[f32] {
-        &self.k[j * self.d..][..self.d]
-    }
-    fn v_row(&self, j: usize) -> &[f32] {
-        &self.v[j * self.d_v..][..self.d_v]
-    }
+/// What the kernel computes: the output, every query's log-sum-exp, and the tiles it
+/// visited.
+#[derive(Clone, Debug)]
+pub struct KernelOutput {
+    /// `softmax(mask(score_mod(q·kᵀ/√d)))·v`, `[batch, heads, queries, d_v]`.
+    pub out: Tensor,
+    /// `log Σ exp(s)` over the modified scores `s` each query sees (`max + ln(sum)` of
+    /// the online softmax), `[batch, heads, queries]`; `-∞` for a query that sees no key.
+    pub lse: Tensor,
+    /// The tiles computed.
+    pub visits: Visits,
 }
 
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -74,7 +62,6 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// `[batch, kv_heads, keys, d_v]`, `heads` a multiple of `kv_heads`; `block_mask` for
 /// `queries × keys` and for 1 or `batch` batches, 1 or `heads` heads. Returns
 /// `[batch, heads, queries, d_v]`.
-// ANCHOR: flex_kernel
 pub fn flex_kernel(
     q: &Tensor, // [batch, heads, queries, d]
     k: &Tensor, // [batch, kv_heads, keys, d]
@@ -83,29 +70,54 @@ pub fn flex_kernel(
     score_mod: impl ScoreMod,
     mask_mod: impl MaskMod,
 ) -> Result<(Tensor, Visits)> {
-    let groups = check_shapes("flex_kernel", q, k, v)?;
+    check_shapes("flex_kernel", q, k, v)?;
+    let [batch, heads, queries, _] = q.dims();
+    check_block_mask(
+        "flex_kernel",
+        block_mask,
+        [batch, heads, queries, k.size(2)],
+    )?;
+    let kv = InTensors::new(k, v)?;
+    let result = flex_kernel_over(q, &kv, block_mask, score_mod, mask_mod)?;
+    Ok((result.out, result.visits))
+}
+
+/// The kernel itself: [`flex_kernel`] over keys and values read row by row from `kv`
+/// (tensors, or chapter 17's paged cache), with every query's log-sum-exp.
+///
+/// # Shapes
+/// `q`: `[batch, heads, queries, d]`; `kv` of sizes `[batch, kv_heads, keys, d, d_v]`,
+/// `heads` a multiple of `kv_heads`; `block_mask` as for [`flex_kernel`]. Returns
+/// `[batch, heads, queries, d_v]` and `[batch, heads, queries]`.
+// ANCHOR: flex_kernel
+pub fn flex_kernel_over(
+    q: &Tensor, // [batch, heads, queries, d]
+    kv: &impl KvRows,
+    block_mask: &BlockMask,
+    score_mod: impl ScoreMod,
+    mask_mod: impl MaskMod,
+) -> Result<KernelOutput> {
+    let groups = check_queries("flex_kernel_over", q, kv.sizes())?;
     let [batch, heads, queries, d] = q.dims();
-    let [_, kv_heads, keys, d_v] = v.dims();
-    check_block_mask("flex_kernel", block_mask, [batch, heads, queries, keys])?;
-    let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
-    let (q, k, v) = (elements(&q), elements(&k), elements(&v));
+    let [_, _, keys, _, d_v] = kv.sizes();
+    check_block_mask(
+        "flex_kernel_over",
+        block_mask,
+        [batch, heads, queries, keys],
+    )?;
+    let q = elements(q);
     let scale = (1.0 / (d as f64).sqrt()) as f32;
     let tile = block_mask.tile;
     let mut out = vec![0.0f32; batch * heads * queries * d_v];
+    let mut lse = vec![f32::NEG_INFINITY; batch * heads * queries];
     let mut visits = Visits::default();
     let mut scores = vec![0.0f32; tile];
     for b in 0..batch {
         for h in 0..heads {
             // Query head h reads key/value head h / groups where it lies: no copy.
-            let kv = b * kv_heads + h / groups;
-            let head = Head {
-                q: &q[(b * heads + h) * queries * d..][..queries * d],
-                k: &k[kv * keys * d..][..keys * d],
-                v: &v[kv * keys * d_v..][..keys * d_v],
-                d,
-                d_v,
-            };
-            let out = &mut out[(b * heads + h) * queries * d_v..][..queries * d_v];
+            let kv_head = h / groups;
+            let head = (b * heads + h) * queries; // this head's first query
+            let q_row = |i: usize| &q[(head + i) * d..][..d];
             for qt in 0..block_mask.q_tiles() {
                 let rows = qt * tile..((qt + 1) * tile).min(queries);
                 let mut state = vec![OnlineSoftmax::new(); rows.len()];
@@ -128,7 +140,8 @@ pub fn flex_kernel(
                             *s = if masked && !mask_mod(b, h, i, j) {
                                 f32::NEG_INFINITY
                             } else {
-                                let score = dot(head.q_row(i), head.k_row(j)) * scale;
+                                let k_row = kv.k_row(b, kv_head, j);
+                                let score = dot(q_row(i), k_row) * scale;
                                 score_mod(score, b, h, i, j)
                             };
                         }
@@ -140,7 +153,7 @@ pub fn flex_kernel(
                         let acc_row = &mut acc[r * d_v..][..d_v];
                         acc_row.iter_mut().for_each(|a| *a *= rescale);
                         for (&w, j) in scores.iter().zip(cols.clone()) {
-                            let v_row = head.v_row(j);
+                            let v_row = kv.v_row(b, kv_head, j);
                             for (a, x) in acc_row.iter_mut().zip(v_row) {
                                 *a += w * x;
                             }
@@ -148,18 +161,56 @@ pub fn flex_kernel(
                     }
                 }
                 for (r, i) in rows.enumerate() {
-                    let sum = state[r].sum;
+                    let OnlineSoftmax { max, sum } = state[r];
                     let acc_row = &acc[r * d_v..][..d_v];
-                    for (o, a) in out[i * d_v..][..d_v].iter_mut().zip(acc_row) {
+                    let out = &mut out[(head + i) * d_v..][..d_v];
+                    for (o, a) in out.iter_mut().zip(acc_row) {
                         *o = if sum > 0.0 { a / sum } else { 0.0 };
+                    }
+                    if sum > 0.0 {
+                        lse[head + i] = max + sum.ln();
                     }
                 }
             }
         }
     }
-    Ok((Tensor::from_vec(out, &[batch, heads, queries, d_v]), visits))
+    Ok(KernelOutput {
+        out: Tensor::from_vec(out, &[batch, heads, queries, d_v]),
+        lse: Tensor::from_vec(lse, &[batch, heads, queries]),
+        visits,
+    })
 }
 // ANCHOR_END: flex_kernel
+
+/// Checks for `op` that the queries `q` fit keys and values of sizes
+/// `[batch, kv_heads, keys, d, d_v]`: `q` is `[batch, heads, queries, d]` with `heads` a
+/// multiple of `kv_heads`.
+///
+/// # Shapes
+/// As above; returns `(heads / kv_heads)`, the query heads per key/value head.
+pub fn check_queries(
+    op: &'static str,
+    q: &Tensor,
+    [batch, kv_heads, keys, d, d_v]: [usize; 5],
+) -> Result<usize> {
+    let qs = q.sizes();
+    let fits = qs.len() == 4
+        && qs[0] == batch
+        && qs[3] == d
+        && kv_heads > 0
+        && qs[1].is_multiple_of(kv_heads);
+    if !fits {
+        return Err(Error::Shape {
+            op,
+            detail: format!(
+                "expected q [batch, heads, queries, d] with heads a multiple of kv_heads for \
+                 keys [batch, kv_heads, keys, d] = [{batch}, {kv_heads}, {keys}, {d}] and \
+                 values [.., d_v] = [{batch}, {kv_heads}, {keys}, {d_v}], got q {qs:?}"
+            ),
+        });
+    }
+    Ok(qs[1] / kv_heads)
+}
 
 /// Checks for `op` that `block_mask` covers `queries × keys` for `batch` batches and
 /// `heads` heads.

@@ -24,7 +24,8 @@ use shared::{Result, Tensor};
 use crate::backward::{FlexGrads, ScoreModGrad, check_grad_out};
 use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::check_shapes;
-use crate::kernel::{Visits, check_block_mask, dot, elements, flex_kernel};
+use crate::kernel::{Visits, check_block_mask, dot, flex_kernel};
+use crate::kv_rows::elements;
 use crate::recipes::{MaskMod, ScoreMod};
 
 /// The gradients of [`flex_kernel`]'s `q`, `k`, `v` for the output gradient `grad_out`,

@@ -17,7 +17,8 @@
 //!   definition everything else is checked against;
 //! - [`block_mask`]: every tile full, partial or empty, computed once from a mask_mod;
 //! - [`kernel`]: the tiled kernel, generic over the two functions, that visits only the
-//!   tiles the block mask keeps;
+//!   tiles the block mask keeps, reading the keys and values row by row through
+//!   [`kv_rows`] (so that chapter 17 can run it on a paged cache);
 //! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
 //!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
 //! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
@@ -39,6 +40,7 @@ pub mod empty_tiles;
 pub mod formula;
 pub mod kernel;
 pub mod kernel_backward;
+pub mod kv_rows;
 pub mod narrative;
 pub mod pytorch_order;
 pub mod recipes;

@@ -10,7 +10,8 @@ use shared::{Tensor, manual_seed, randn};
 
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::formula::flex_attention;
-use ch16_flex_attention::kernel::flex_kernel;
+use ch16_flex_attention::kernel::{flex_kernel, flex_kernel_over};
+use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{
     causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window, softcap, unchanged,
 };
@@ -151,6 +152,44 @@ fn bad_shapes_are_errors_naming_the_op() {
         .to_string();
     assert!(message.starts_with("flex_kernel:"), "{message}");
     assert!(BlockMask::new(causal, 1, 1, 8, 8, 0).is_err());
+    let message = InTensors::new(&k, &q).unwrap_err().to_string();
+    assert!(message.starts_with("InTensors::new:"), "{message}");
+}
+
+#[test]
+fn kernel_keeps_every_rows_log_sum_exp() {
+    // Query 0 sees no key; the others the keys before them.
+    let strictly_before = |_b: usize, _h: usize, q_idx: usize, kv_idx: usize| kv_idx < q_idx;
+    let [q, k, v] = inputs(6, 4, 2, 10);
+    let block_mask = BlockMask::new(strictly_before, 1, 1, 10, 10, 4).unwrap();
+    let kv = InTensors::new(&k, &v).unwrap();
+    let result = flex_kernel_over(&q, &kv, &block_mask, unchanged, strictly_before).unwrap();
+    let (fast, _) = flex_kernel(&q, &k, &v, &block_mask, unchanged, strictly_before).unwrap();
+    assert_eq!(shared::testing::bits_difference(&result.out, &fast), None);
+    let (q, k, lse) = (q.to_vec(), k.to_vec(), result.lse.to_vec());
+    for (row, &got) in lse.iter().enumerate() {
+        let (b, h, i) = (row / 40, row / 10 % 4, row % 10);
+        let kv_head = b * 2 + h / 2;
+        let scores: Vec<f64> = (0..i)
+            .map(|j| {
+                let dot: f64 = (0..8)
+                    .map(|c| f64::from(q[row * 8 + c]) * f64::from(k[(kv_head * 10 + j) * 8 + c]))
+                    .sum();
+                dot / 8f64.sqrt()
+            })
+            .collect();
+        if i == 0 {
+            assert_eq!(got, f32::NEG_INFINITY, "row {row} sees no key");
+            continue;
+        }
+        let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let want = max + scores.iter().map(|s| (s - max).exp()).sum::<f64>().ln();
+        assert!(
+            (f64::from(got) - want).abs() <= 1e-5,
+            "row {row}: log-sum-exp {got}, exact {want}"
+        );
+    }
+    assert!(result.out.to_vec()[..8].iter().all(|&x| x == 0.0));
 }
 
 proptest! {

@@ -8,7 +8,10 @@
 //!   Model Serving with PagedAttention"): fixed-size blocks from one pool and a block
 //!   table per sequence, blocks shared between requests with a common prefix, and copied
 //!   only when a shared block would change ([`paged`], [`block_table`],
-//!   [`write_target`], [`paged_decode`]);
+//!   [`write_target`], [`paged_decode`]); attention that reads the keys and values
+//!   through the block table inside chapter 16's tiled kernel ([`paged_attention`]), and
+//!   split-KV decoding, one query over a long cache in parts merged by their
+//!   log-sum-exps ([`key_range`], [`split_kv`]);
 //! - **speculative decoding** (Leviathan et al., "Fast Inference from Transformers via
 //!   Speculative Decoding"; Chen et al., "Accelerating Large Language Model Decoding
 //!   with Speculative Sampling"): a small model drafts, the large one checks several
@@ -33,16 +36,19 @@ pub mod accepted;
 pub mod block_table;
 #[cfg_attr(feature = "exercise", path = "../exercises/expected_tokens.rs")]
 pub mod expected_tokens;
+pub mod key_range;
 pub mod ledger;
 pub mod mla;
 #[cfg_attr(feature = "exercise", path = "../exercises/mla_bytes.rs")]
 pub mod mla_bytes;
 pub mod narrative;
 pub mod paged;
+pub mod paged_attention;
 pub mod paged_decode;
 pub mod setup;
 pub mod speculative;
 pub mod speculative_sampling;
+pub mod split_kv;
 pub mod target_pass;
 pub mod write;
 #[cfg_attr(feature = "exercise", path = "../exercises/write_target.rs")]

@@ -1,6 +1,8 @@
 //! Chapter 15's tiny model decoding through the paged cache: before each step every
 //! layer's keys and values are gathered through the sequence's block table, the model
-//! takes its cached step, and the new token's key and value go into the pool.
+//! takes its cached step, and the new token's key and value go into the pool. The model's
+//! attention takes its cache as one tensor, hence the gather; [`crate::paged_attention`]
+//! is the kernel that reads through the table instead.
 //!
 //! Gathering only moves numbers, so the model sees exactly the cache it would have kept
 //! itself, and its logits are the same bits. Products are taken one row at a time

@@ -51,7 +51,8 @@ pub fn speculate_sampled(
             qs.push(q);
         }
         let tokens = candidate.narrow(1, len - 1, k_now + 1);
-        let ps = target_pass(target, &tokens, len - 1, &mut caches, recipe).softmax(-1);
+        let logits = target_pass(target, &tokens, len - 1, &mut caches, recipe);
+        let ps = logits.softmax(-1);
         let drafted = candidate.narrow(1, len, k_now).to_vec();
         let mut written = Vec::new();
         let mut replaced = None;
