@@ -210,17 +210,21 @@ fn cached_or_recomputed(story: &mut Narrative, m: &Loaded) -> Result<()> {
         .iter()
         .filter(|&&b| b)
         .count();
+    // Its order of magnitude is what both compute; its digits depend on the order in which
+    // each product adds its terms, not on attention: they go to stderr, beside the progress.
+    let diff = (&cached.logits - &recomputed).abs().max().item() as f64;
+    let order = diff.log10().floor() as i32;
     story
         .step("Cached decoding against recomputing")
         .print(format!(
             "{CACHED_TOKENS} tokens; the same token chosen at {same} of {CACHED_TOKENS} steps"
+        ))
+        .print(format!(
+            "largest logit difference: between 1e{order} and 1e{} (one-row and many-row \
+             products round differently)",
+            order + 1
         ));
-    // How far the logits are apart depends on the order of each product's additions, ours
-    // or MKL's, not on attention: stderr, beside the progress.
-    let diff = (&cached.logits - &recomputed).abs().max().item();
-    eprintln!(
-        "    largest logit difference: {diff:.1e} (one-row and many-row products round differently)"
-    );
+    eprintln!("    largest logit difference: {diff:.1e}");
     Ok(())
 }
 
