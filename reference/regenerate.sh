@@ -26,7 +26,8 @@ mkdir -p "$here/expected"
 
 # Chapter 20: tiny checkpoints always (transformers builds them offline); the real model's
 # fixtures and its expected texts when scripts/get-model.sh has fetched it. Skipped, with a
-# message, when the interpreter lacks the packages of requirements.txt.
+# message, when the interpreter lacks the packages of requirements.txt or the model is
+# missing; with ATTN_REQUIRE_MODEL=1 (as in CI) a missing model is a failure.
 ch20_model="${ATTN_MODEL:-$here/../models/SmolLM2-135M-Instruct.Q4_1.gguf}"
 ch20_packages() {
     if ! "$PYTHON" -c 'import transformers, gguf, safetensors, accelerate' 2>/dev/null; then
@@ -36,6 +37,10 @@ ch20_packages() {
 }
 ch20_model_here() {
     if [ ! -f "$ch20_model" ]; then
+        if [ "${ATTN_REQUIRE_MODEL:-}" = 1 ]; then
+            echo "regenerate.sh: ATTN_REQUIRE_MODEL=1, but there is no $ch20_model (bash scripts/get-model.sh)" >&2
+            exit 1
+        fi
         echo "regenerate.sh: chapter 20's real-model fixtures and texts skipped: no $ch20_model (bash scripts/get-model.sh)" >&2
         return 1
     fi

@@ -61,7 +61,7 @@ kept=()
 for chapter in "${chapters[@]}"; do
     if [ "$chapter" = ch20-real-model ] && missing="$(ch20_missing)" && [ -n "$missing" ]; then
         if [ "${ATTN_REQUIRE_MODEL:-}" = 1 ]; then
-            echo "check-seeds.sh: ATTN_REQUIRE_MODEL=1: ch20-real-model needs $missing" >&2
+            echo "check-seeds.sh: ATTN_REQUIRE_MODEL=1, but ch20-real-model cannot run: $missing" >&2
             exit 1
         fi
         echo "skipped ch20-real-model: $missing"
