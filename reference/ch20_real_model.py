@@ -479,9 +479,10 @@ def rust_debug(text):
     return '"' + "".join(out) + '"'
 
 
-def rust_float(x):
-    """A float as Rust's `{}` prints it: no `.0` on whole numbers."""
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
+def rust_whole(x):
+    """A whole float as Rust's `{}` prints it: `100000` where Python prints `100000.0`."""
+    assert float(x).is_integer(), x
+    return str(int(x))
 
 
 def rust_exp(x):
@@ -569,7 +570,7 @@ def narrative(path, seed):
     print(f"layers: {c.num_hidden_layers} (chapter 15's layer)")
     print(f"query heads: {c.num_attention_heads}, key/value heads: {c.num_key_value_heads}, "
           f"head size: {head_dim} (chapter 14's GQA)")
-    print(f"RoPE base: {rust_float(rope)} (chapter 12, chapter 15)")
+    print(f"RoPE base: {rust_whole(rope)} (chapter 12, chapter 15)")
     print(f"RMSNorm eps: {rust_exp(c.rms_norm_eps)}; SwiGLU width: {c.intermediate_size} (chapter 15)")
     print(f"context: {c.max_position_embeddings} tokens; tied embeddings: {str(c.tie_word_embeddings).lower()}")
     print(f"KV cache per token (chapter 17's ledger, float32): {per_token} bytes")
