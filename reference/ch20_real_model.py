@@ -11,6 +11,11 @@
     python reference/ch20_real_model.py --real models/SmolLM2-135M-Instruct.Q4_1.gguf
         The real model: greedy continuations, sampled ones, the logits of a prompt, the
         tokens of hard strings and a rendered chat; fixtures/real/.
+    python reference/ch20_real_model.py [--seed S] [--model GGUF]
+        The chapter's narrative, as `cargo run -p ch20-real-model -- --seed S` prints it,
+        every number computed by transformers on the real model (default: $ATTN_MODEL, else
+        models/SmolLM2-135M-Instruct.Q4_1.gguf; default seed 0, the chapter's). Progress
+        goes to stderr.
 
 transformers runs in float32 on one thread with eager attention. Its one patch, in every
 comparison: the RoPE tables are computed as the course computes them (chapter 15), each
@@ -421,16 +426,281 @@ def real(path):
     print("wrote", os.path.relpath(out))
 
 
+# --- the chapter's narrative, as `cargo run -p ch20-real-model -- --seed S` prints it ---------
+
+# The chapter's choices (chapters/ch20-real-model/src/setup.rs).
+NARRATIVE_SEED = 0
+PROMPT = "The capital of France is"
+QUESTION = "What is the capital of France?"
+ANSWER_TOKENS = 24
+NARRATIVE_SAMPLED_TOKENS = 10
+CACHED_TOKENS = 8
+CODE_PROMPT = "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\ndef mul(a, b):"
+DRAFT_K = 4
+MAX_NGRAM = 3
+SPECULATED_TOKENS = 24
+NARRATIVE_INDUCTION_BATCH, NARRATIVE_INDUCTION_HALF = 2, 50
+TOP_HEADS = 3
+INDUCTION_THRESHOLD = 0.4
+# Chapter 15's samplers (chapters/ch15-modern-layer/src/setup.rs), as generate's arguments.
+NARRATIVE_SAMPLERS = [
+    ("temperature 1", dict(temperature=1.0)),
+    ("temperature 0.7, top-k 5", dict(temperature=0.7, top_k=5)),
+    ("top-p 0.9", dict(top_p=0.9)),
+    ("temperature 1.5, min-p 0.1", dict(temperature=1.5, min_p=0.1)),
+    ("repetition penalty 1.3", dict(repetition_penalty=1.3)),
+    ("top-k 1", dict(top_k=1)),
+]
+
+
+def default_model():
+    return os.environ.get("ATTN_MODEL") or os.path.join(HERE, "..", "models", "SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def progress(what):
+    print(f"... {what}", file=sys.stderr, flush=True)
+
+
+def rust_debug(text):
+    """A string as Rust's `{:?}` prints it: quoted, with \\t \\r \\n \\\\ \\" \\0 escaped and
+    other control characters as \\u{..}."""
+    import unicodedata
+
+    out = []
+    for i, c in enumerate(text):
+        escapes = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"', "\0": "\\0"}
+        if c in escapes:
+            out.append(escapes[c])
+        elif unicodedata.category(c) in ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp") or (
+                i == 0 and unicodedata.category(c) in ("Mn", "Me")):
+            out.append("\\u{%x}" % ord(c))
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def rust_whole(x):
+    """A whole float as Rust's `{}` prints it: `100000` where Python prints `100000.0`."""
+    assert float(x).is_integer(), x
+    return str(int(x))
+
+
+def rust_exp(x):
+    """A float as Rust's `{:e}` prints it: the shortest digits that read back as `x`, and
+    `e-6` where Python writes `e-06`."""
+    from decimal import Decimal
+
+    sign, digits, exponent = Decimal(repr(float(x))).normalize().as_tuple()
+    digits = "".join(map(str, digits))
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{'-' if sign else ''}{mantissa}e{exponent + len(digits) - 1}"
+
+
+def narrative_generate(model, ids, new_tokens, eos, **sampling):
+    """New tokens after `ids` by transformers' generate: greedy, or sampled with the given
+    warpers and nothing else (no top-k of 50 by default)."""
+    if sampling:
+        args = dict(do_sample=True, temperature=1.0, top_k=0, top_p=1.0, min_p=None,
+                    repetition_penalty=None)
+        args.update(sampling)
+    else:
+        args = dict(do_sample=False, temperature=None, top_k=None, top_p=None)
+    out = model.generate(ids, max_new_tokens=new_tokens, eos_token_id=eos,
+                         pad_token_id=model.config.eos_token_id, **args)
+    return out[0, ids.shape[1]:].tolist()
+
+
+def lookup_draft(ids, k, max_ngram):
+    """Prompt lookup (chapter 20's draft): the up to `k` tokens after the latest earlier
+    occurrence of the last n tokens, n from `max_ngram` down to 1."""
+    for n in range(min(max_ngram, len(ids) - 1), 0, -1):
+        tail = ids[len(ids) - n:]
+        for start in range(len(ids) - n - 1, -1, -1):
+            if ids[start:start + n] == tail:
+                return ids[start + n:start + n + k]
+    return []
+
+
+def speculate_lookup(model, prompt, n_new, k):
+    """Greedy speculative decoding with prompt-lookup drafts, every pass transformers' with
+    its KV cache: the cache holds all tokens but the last; each pass reads the last token and
+    the draft, keeps the run of drafts equal to the model's own choices, plus its next token."""
+    from transformers import DynamicCache
+
+    ids = list(prompt)
+    cache = DynamicCache(config=model.config)
+    model(torch.tensor([ids[:-1]]), cache=cache, use_cache=True)
+    rounds = []
+    while len(ids) < len(prompt) + n_new:
+        k_now = min(k, len(prompt) + n_new - len(ids) - 1)
+        drafted = lookup_draft(ids, k_now, MAX_NGRAM)
+        tokens = [ids[-1]] + drafted
+        logits = model(torch.tensor([tokens]), cache=cache, use_cache=True).logits
+        choices = logits[0].argmax(-1).tolist()
+        n = 0
+        while n < len(drafted) and drafted[n] == choices[n]:
+            n += 1
+        if n < len(drafted):
+            cache.crop(n - len(drafted))  # drop the rejected drafts' keys and values
+        ids += choices[:n + 1]
+        rounds.append((len(drafted), n))
+    return ids[len(prompt):], rounds
+
+
+def narrative(path, seed):
+    tok, model = load_real(path)
+    patch_rope(model)
+    c = model.config
+    eos = c.eos_token_id
+    print("# Chapter 20: a real model")
+    print()
+
+    # The model card: every size from the config transformers built from the file, the
+    # parameters counted from its tensors, a token's cache measured on its own cache.
+    params = sum(p.numel() for p in model.parameters())
+    head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+    rope = (getattr(c, "rope_parameters", None) or {}).get("rope_theta", getattr(c, "rope_theta", None))
+    cache = model(torch.tensor([[1]]), use_cache=True).past_key_values
+    per_token = sum(layer.keys.numel() * layer.keys.element_size() + layer.values.numel() * layer.values.element_size()
+                    for layer in cache.layers)
+    print("## The model card")
+    print(f"file: {os.path.basename(path)}")
+    print(f"parameters: {params} ({params / 1e6:.1f} M)")
+    print(f"vocabulary: {c.vocab_size} tokens (chapter 1's embedding: {c.vocab_size} x {c.hidden_size})")
+    print(f"layers: {c.num_hidden_layers} (chapter 15's layer)")
+    print(f"query heads: {c.num_attention_heads}, key/value heads: {c.num_key_value_heads}, "
+          f"head size: {head_dim} (chapter 14's GQA)")
+    print(f"RoPE base: {rust_whole(rope)} (chapter 12, chapter 15)")
+    print(f"RMSNorm eps: {rust_exp(c.rms_norm_eps)}; SwiGLU width: {c.intermediate_size} (chapter 15)")
+    print(f"context: {c.max_position_embeddings} tokens; tied embeddings: {str(c.tie_word_embeddings).lower()}")
+    print(f"KV cache per token (chapter 17's ledger, float32): {per_token} bytes")
+    print()
+
+    progress("the first logits")
+    ids = tok.encode(PROMPT, add_special_tokens=False)
+    logits = model(torch.tensor([ids])).logits[0, -1]
+    print("## The first logits, beside transformers'")
+    print(f"prompt: {rust_debug(PROMPT)} -> {len(ids)} tokens {ids}")
+    print("token        ours      transformers")
+    # Our column is the chapter's own forward pass; printed to four decimals it is
+    # transformers' (the largest difference, a few units in the fifth, goes to stderr).
+    for v, i in zip(*logits.topk(5)):
+        piece = tok.decode([i.item()])
+        print(f"{rust_debug(piece):<10} {v.item():>9.4f} {v.item():>9.4f}")
+    print()
+
+    progress("a greedy answer")
+    text = tok.apply_chat_template([{"role": "user", "content": QUESTION}], add_generation_prompt=True,
+                                   tokenize=False)
+    chat = tok.encode(text, add_special_tokens=False)
+    new = narrative_generate(model, torch.tensor([chat]), ANSWER_TOKENS, eos)
+    answer = tok.decode(new)
+    print("## A greedy answer")
+    print(f"user: {QUESTION}")
+    print(f"({len(chat)} prompt tokens through the chat template)")
+    print(f"assistant: {answer.removesuffix('<|im_end|>')}")
+    print()
+
+    progress("chapter 15's samplers")
+    print("## Chapter 15's samplers, now visibly different")
+    print(f"{PROMPT} ...")
+    first = torch.tensor([ids])
+    greedy = narrative_generate(model, first, NARRATIVE_SAMPLED_TOKENS, eos)
+    print(f"{'greedy':<28} {rust_debug(tok.decode(greedy))}")
+    for name, sampling in NARRATIVE_SAMPLERS:
+        torch.manual_seed(seed)
+        new = narrative_generate(model, first, NARRATIVE_SAMPLED_TOKENS, eos, **sampling)
+        print(f"{name:<28} {rust_debug(tok.decode(new))}")
+    print()
+
+    progress("cached decoding against recomputing")
+    out = model.generate(first, max_new_tokens=CACHED_TOKENS, min_new_tokens=CACHED_TOKENS, do_sample=False,
+                         temperature=None, top_k=None, top_p=None, output_logits=True,
+                         return_dict_in_generate=True, pad_token_id=eos)
+    cached = torch.stack(out.logits, 1)[0]
+    assert cached.shape[0] == CACHED_TOKENS, cached.shape
+    all_logits = model(out.sequences[:, :len(ids) + CACHED_TOKENS - 1]).logits[0]
+    recomputed = all_logits[len(ids) - 1:]
+    same = (cached.argmax(-1) == recomputed.argmax(-1)).sum().item()
+    gap = (cached - recomputed).abs().max().item()
+    order = math.floor(math.log10(gap))  # its digits depend on the order of the additions
+    print("## Cached decoding against recomputing")
+    print(f"{CACHED_TOKENS} tokens; the same token chosen at {same} of {CACHED_TOKENS} steps")
+    print(f"largest logit difference: between 1e{order} and 1e{order + 1} "
+          "(one-row and many-row products round differently)")
+    progress(f"largest logit difference: {gap:.1e}")
+    print()
+
+    progress("attention sinks")
+    sentence = tok.encode(SENTENCE, add_special_tokens=False)
+    maps = model(torch.tensor([sentence]), output_attentions=True).attentions
+    print("## Attention sinks")
+    print(f"{rust_debug(SENTENCE)}: {len(sentence)} tokens")
+    print("share of each layer's attention on the first token (mean over heads and queries):")
+    # Each head's mean weight on key 0 over the queries after the first, then their mean.
+    shares = [a[:, :, 1:, 0].double().mean((0, -1)).mean().item() for a in maps]
+    for row in range(0, len(shares), 10):
+        chunk = shares[row:row + 10]
+        print(f"layers {row:>2}-{row + len(chunk) - 1:>2}: " + " ".join(f"{s:.2f}" for s in chunk))
+    print()
+
+    progress("speculative decoding")
+    code = tok.encode(CODE_PROMPT, add_special_tokens=False)
+    new, rounds = speculate_lookup(model, code, SPECULATED_TOKENS, DRAFT_K)
+    greedy = narrative_generate(model, torch.tensor([code]), SPECULATED_TOKENS, None)
+    assert len(greedy) == SPECULATED_TOKENS, greedy
+    drafted = sum(d for d, _ in rounds)
+    kept = sum(n for _, n in rounds)
+    print("## Speculative decoding with prompt lookup")
+    print(f"{CODE_PROMPT}{tok.decode(new)}")
+    print(f"drafts of up to {DRAFT_K} tokens looked up in the sequence itself")
+    print(f"passes of the full model: {len(rounds)} for {SPECULATED_TOKENS} tokens")
+    print(f"acceptance rate: {kept / drafted:.2f}, tokens per pass: {(kept + len(rounds)) / len(rounds):.2f}")
+    print(f"same tokens as greedy decoding: {str(new == greedy).lower()}")
+    print()
+
+    progress("induction heads")
+    batch, half = NARRATIVE_INDUCTION_BATCH, NARRATIVE_INDUCTION_HALF
+    torch.manual_seed(seed)
+    random = torch.randint(1000, 40000, (batch, half))
+    bos = c.bos_token_id if c.bos_token_id is not None else 1
+    ids = torch.cat([torch.full((batch, 1), bos), random, random], 1)
+    result = model(ids, output_attentions=True)
+    lp = torch.log_softmax(result.logits[:, :-1], -1).gather(-1, ids[:, 1:, None])[..., 0].double()
+    heads = []
+    for layer, a in enumerate(result.attentions):
+        a = a.double()
+        # from query i of the repeat to key i - (half - 1); from every query to the one before
+        ind = a.diagonal(offset=-(half - 1), dim1=-2, dim2=-1)[..., 1:].mean((0, -1))
+        prev = a.diagonal(offset=-1, dim1=-2, dim2=-1).mean((0, -1))
+        heads += [(layer, h, ind[h].item(), prev[h].item()) for h in range(a.shape[1])]
+    by_induction = sorted(heads, key=lambda h: -h[2])
+    by_previous = sorted(heads, key=lambda h: -h[3])
+    strong = sum(h[2] > INDUCTION_THRESHOLD for h in heads)
+    print("## Induction heads, by chapter 19's scores")
+    print(f"{batch} sequences of {half} random tokens, each repeated once")
+    print(f"loss on the first half: {-lp[:, :half].mean().item():.2f}, on the repeat: {-lp[:, half:].mean().item():.2f}")
+    print(f"heads with an induction score above {INDUCTION_THRESHOLD}: {strong} of {len(heads)}")
+    print("strongest induction heads (layer.head): " + ", ".join(
+        f"{h[0]}.{h[1]} ({h[2]:.2f})" for h in by_induction[:TOP_HEADS]))
+    print("strongest previous-token heads: " + ", ".join(
+        f"{h[0]}.{h[1]} ({h[3]:.2f})" for h in by_previous[:TOP_HEADS]))
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--fixtures", action="store_true")
     parser.add_argument("--real", metavar="GGUF")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--model", metavar="GGUF", default=None)
     args = parser.parse_args()
     if args.fixtures:
         fixtures()
     if args.real:
         real(args.real)
+    if not args.fixtures and not args.real:
+        narrative(args.model or default_model(), NARRATIVE_SEED if args.seed is None else args.seed)
 
 
 if __name__ == "__main__":

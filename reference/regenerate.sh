@@ -24,27 +24,41 @@ esac
 
 mkdir -p "$here/expected"
 
-# Chapter 20: tiny checkpoints always (transformers builds them offline), the real model's
-# fixtures when scripts/get-model.sh has fetched it. Skipped, with a message, when the
-# interpreter lacks the packages of requirements.txt.
-regenerate_ch20() {
+# Chapter 20: tiny checkpoints always (transformers builds them offline); the real model's
+# fixtures and its expected texts when scripts/get-model.sh has fetched it. Skipped, with a
+# message, when the interpreter lacks the packages of requirements.txt or the model is
+# missing; with ATTN_REQUIRE_MODEL=1 (as in CI) a missing model is a failure.
+ch20_model="${ATTN_MODEL:-$here/../models/SmolLM2-135M-Instruct.Q4_1.gguf}"
+ch20_packages() {
     if ! "$PYTHON" -c 'import transformers, gguf, safetensors, accelerate' 2>/dev/null; then
-        echo "regenerate.sh: skipped $(basename "$1"): $PYTHON lacks transformers, gguf, safetensors or accelerate (see requirements.txt)" >&2
-        return
+        echo "regenerate.sh: chapter 20 skipped: $PYTHON lacks transformers, gguf, safetensors or accelerate (see requirements.txt)" >&2
+        return 1
     fi
+}
+ch20_model_here() {
+    if [ ! -f "$ch20_model" ]; then
+        if [ "${ATTN_REQUIRE_MODEL:-}" = 1 ]; then
+            echo "regenerate.sh: ATTN_REQUIRE_MODEL=1, but there is no $ch20_model (bash scripts/get-model.sh)" >&2
+            exit 1
+        fi
+        echo "regenerate.sh: chapter 20's real-model fixtures and texts skipped: no $ch20_model (bash scripts/get-model.sh)" >&2
+        return 1
+    fi
+}
+regenerate_ch20() {
+    ch20_packages || return 0
     "$PYTHON" "$1" --fixtures
-    local model="$here/../models/SmolLM2-135M-Instruct.Q4_1.gguf"
-    if [ -f "$model" ]; then
-        "$PYTHON" "$1" --real "$model"
-    else
-        echo "regenerate.sh: chapter 20's real-model fixtures skipped: no $model (bash scripts/get-model.sh)" >&2
-    fi
+    ch20_model_here || return 0
+    "$PYTHON" "$1" --real "$ch20_model"
+    local out="$here/expected/ch20-real-model.txt"
+    PYTHONHASHSEED=0 "$PYTHON" "$1" --model "$ch20_model" > "$out.tmp"
+    mv "$out.tmp" "$out"
+    echo "wrote ${out#"$here"/}"
 }
 # chNN_slug.py -> expected/chNN-slug.txt
 for script in "$here"/ch[0-9][0-9]_*.py; do
     name="$(basename "$script" .py)"
-    # Chapter 20's script writes fixtures, not an expected text: regenerated on its own when
-    # transformers and the model are there.
+    # Chapter 20's script also writes fixtures, and needs transformers and the model.
     if [ "$name" = ch20_real_model ]; then
         regenerate_ch20 "$script"
         continue
@@ -64,6 +78,9 @@ while IFS= read -r line; do
     if [ ! -f "$script" ]; then
         echo "regenerate.sh: expected/seeds/SEEDS names $chapter, but $script is missing" >&2
         exit 1
+    fi
+    if [ "$chapter" = ch20-real-model ] && ! { ch20_packages && ch20_model_here; }; then
+        continue
     fi
     for seed in ${line#*:}; do
         out="$here/expected/seeds/$chapter.seed-$seed.txt"

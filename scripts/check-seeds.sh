@@ -9,6 +9,10 @@
 # differing lines (chapter 21, on a GPU: each number within one unit of its last digit). Exits 1 if any output differs. The interpreter comes from $PYTHON
 # (default .venv/bin/python) and must have torch 2.13.0.
 #
+# Chapter 20 runs the real model (bash scripts/get-model.sh; $ATTN_MODEL names another file)
+# through transformers, about a minute a seed: without the model, or without transformers
+# in $PYTHON, it is skipped with a message, unless ATTN_REQUIRE_MODEL=1 (then that fails).
+#
 # The reference is PyTorch on an Intel CPU with AVX-512, whose MKL order of additions the
 # matrix products follow. Elsewhere (an AMD CPU, another MKL path) MKL adds some products in
 # another order, so a last digit can differ for PyTorch's own reason: there an output that
@@ -43,6 +47,29 @@ done
 if [ -n "${CHAPTERS:-}" ]; then
     read -r -a chapters <<<"$CHAPTERS"
 fi
+
+# Chapter 20 needs the model file and transformers.
+ch20_missing() {
+    local model="${ATTN_MODEL:-models/SmolLM2-135M-Instruct.Q4_1.gguf}"
+    if [ ! -f "$model" ]; then
+        echo "no $model (bash scripts/get-model.sh)"
+    elif ! "$PYTHON" -c 'import transformers, gguf, safetensors, accelerate' 2>/dev/null; then
+        echo "$PYTHON lacks transformers, gguf, safetensors or accelerate (see reference/requirements.txt)"
+    fi
+}
+kept=()
+for chapter in "${chapters[@]}"; do
+    if [ "$chapter" = ch20-real-model ] && missing="$(ch20_missing)" && [ -n "$missing" ]; then
+        if [ "${ATTN_REQUIRE_MODEL:-}" = 1 ]; then
+            echo "check-seeds.sh: ATTN_REQUIRE_MODEL=1, but ch20-real-model cannot run: $missing" >&2
+            exit 1
+        fi
+        echo "skipped ch20-real-model: $missing"
+        continue
+    fi
+    kept+=("$chapter")
+done
+chapters=("${kept[@]}")
 
 packages=()
 for chapter in "${chapters[@]}"; do
