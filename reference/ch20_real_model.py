@@ -626,8 +626,7 @@ def narrative(path, seed):
     order = math.floor(math.log10(gap))  # its digits depend on the order of the additions
     print("## Cached decoding against recomputing")
     print(f"{CACHED_TOKENS} tokens; the same token chosen at {same} of {CACHED_TOKENS} steps")
-    print(f"largest logit difference: between 1e{order} and 1e{order + 1} "
-          "(one-row and many-row products round differently)")
+    print(f"largest logit difference: between 1e{order} and 1e{order + 1}")
     progress(f"largest logit difference: {gap:.1e}")
     print()
 

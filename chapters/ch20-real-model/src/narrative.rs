@@ -220,8 +220,7 @@ fn cached_or_recomputed(story: &mut Narrative, m: &Loaded) -> Result<()> {
             "{CACHED_TOKENS} tokens; the same token chosen at {same} of {CACHED_TOKENS} steps"
         ))
         .print(format!(
-            "largest logit difference: between 1e{order} and 1e{} (one-row and many-row \
-             products round differently)",
+            "largest logit difference: between 1e{order} and 1e{}",
             order + 1
         ));
     eprintln!("    largest logit difference: {diff:.1e}");
