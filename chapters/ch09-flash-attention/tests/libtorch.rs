@@ -9,10 +9,10 @@
 
 use ch09_flash_attention::backward::flash_attention_backward_with;
 use ch09_flash_attention::kernel::{Isa, flash_attention_lse_with};
-use shared::backend::torch::{from_tch, to_tch};
+use shared::backend::torch::to_tch;
 use shared::tch::{self, Device, Kind};
 use shared::testing::libtorch::{assert_agrees, leaf};
-use shared::{Tensor, manual_seed, randn};
+use shared::{manual_seed, randn};
 
 /// Relative to the largest entry: what float rounding in sums of a few hundred terms gives.
 const RTOL: f32 = 2e-5;

@@ -9,10 +9,10 @@
 use ch01_embeddings::inputs::your_journey;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch10_backward::multihead::{multihead_backward, multihead_forward};
-use shared::backend::torch::{from_tch, to_tch};
+use shared::backend::torch::to_tch;
 use shared::tch::{self, Device, Kind};
 use shared::testing::libtorch::{assert_agrees, leaf};
-use shared::{Tensor, manual_seed, stack};
+use shared::{manual_seed, stack};
 
 /// As in `tests/bits.rs`: a few units in the last place of the tensor's largest value.
 const MKL_RTOL: f32 = 1e-6;
