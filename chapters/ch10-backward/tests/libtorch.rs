@@ -9,7 +9,6 @@
 use ch01_embeddings::inputs::your_journey;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch10_backward::multihead::{multihead_backward, multihead_forward};
-use shared::backend::torch::to_tch;
 use shared::tch::{self, Device, Kind};
 use shared::testing::libtorch::{assert_agrees, leaf};
 use shared::{manual_seed, stack};
