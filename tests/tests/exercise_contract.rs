@@ -5,11 +5,13 @@
 //! Exercises and their names come from each chapter's `exercises/hints.md`; the test of
 //! exercise `NAME` is every test in `tests/exercises.rs` whose name starts `exercise_NAME`.
 //!
-//! This builds the chapters again, in a separate target directory (so it never waits on
-//! the `cargo test` that runs it) unless `EXERCISE_CONTRACT_TARGET` names another (`.ci/run`
-//! runs the test binary itself and points it at the workspace's own, whose dependencies are
-//! built already). That takes a while: it is `#[ignore]`d in a plain `cargo test`. Once you start solving
-//! exercises it fails by design, since your solved stubs pass.
+//! Each chapter's exercise tests run twice, once with its own code and once with the stubs,
+//! and every test's verdict is read from libtest's output. This builds the chapters again,
+//! in a separate target directory (so it never waits on the `cargo test` that runs it)
+//! unless `EXERCISE_CONTRACT_TARGET` names another (`.ci/run` runs the test binary itself
+//! and points it at the workspace's own, whose dependencies are built already). That takes
+//! a while: it is `#[ignore]`d in a plain `cargo test`. Once you start solving exercises it
+//! fails by design, since your solved stubs pass.
 //!
 //! `EXERCISE_CONTRACT_CHAPTERS="ch15 ch16"` checks only the chapters whose folder name
 //! starts with one of those words (every chapter when it is unset).
@@ -26,8 +28,13 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Runs one exercise's tests and returns (succeeded, combined output).
-fn run_exercise_tests(package: &str, exercise: &str, as_exercise: bool) -> (bool, String) {
+/// The verdict of every test of a chapter's `tests/exercises.rs`, by name, with the
+/// output of the run: the chapter's own code (`as_exercise = false`) or the stubs.
+///
+/// One run per chapter and variant: all the stubs are in place at once either way (the
+/// `exercise` feature swaps them all), so running an exercise's tests alone would not
+/// change any verdict, only build and start the binary once per exercise.
+fn run_chapter_tests(package: &str, as_exercise: bool) -> (Vec<(String, bool)>, String) {
     let root = workspace_root();
     let mut cargo = Command::new(env!("CARGO"));
     cargo
@@ -40,18 +47,32 @@ fn run_exercise_tests(package: &str, exercise: &str, as_exercise: bool) -> (bool
             ),
         )
         .env("INSTA_UPDATE", "no")
-        .args(["test", "-q", "-p", package, "--test", "exercises"]);
+        .args(["test", "-p", package, "--test", "exercises"]);
     if as_exercise {
         cargo.args(["--features", "exercise"]);
     }
-    cargo.args(["--", &format!("exercise_{exercise}")]);
+    cargo.args(["--", "exercise_"]);
     let output = cargo.output().expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.success(), text)
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let text = format!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    // libtest prints `test NAME ... ok` or `test NAME ... FAILED`, one line per test.
+    let verdicts = stdout
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("test ")?;
+            let (name, verdict) = rest.split_once(" ... ")?;
+            Some((name.to_string(), verdict.trim() == "ok"))
+        })
+        .collect();
+    (verdicts, text)
+}
+
+/// The verdicts of exercise `name`'s tests: those whose name starts `exercise_NAME`.
+fn verdicts_of<'a>(all: &'a [(String, bool)], name: &str) -> Vec<&'a (String, bool)> {
+    let prefix = format!("exercise_{name}");
+    all.iter()
+        .filter(|(test, _)| test.starts_with(&prefix))
+        .collect()
 }
 
 #[test]
@@ -88,6 +109,8 @@ fn every_stub_fails_and_every_solution_passes() {
                 exercises.len()
             ));
         }
+        let (solutions, solution_text) = run_chapter_tests(&package, false);
+        let (stubs, stub_text) = run_chapter_tests(&package, true);
         for exercise in &exercises {
             if exercise.hints.len() != 3 {
                 problems.push(format!(
@@ -96,18 +119,19 @@ fn every_stub_fails_and_every_solution_passes() {
                     exercise.hints.len()
                 ));
             }
-            let (passed, text) = run_exercise_tests(&package, &exercise.name, false);
-            if !passed || text.contains("running 0 tests") || text.contains(" 0 passed") {
+            let solved = verdicts_of(&solutions, &exercise.name);
+            if solved.is_empty() || solved.iter().any(|(_, ok)| !ok) {
                 problems.push(format!(
-                    "{package}/{}: the solution does not pass its test:\n{text}",
+                    "{package}/{}: the solution does not pass its test (no test, or one \
+                     failing):\n{solution_text}",
                     exercise.name
                 ));
             }
-            let (passed, text) = run_exercise_tests(&package, &exercise.name, true);
             // A stub must compile and then fail its test (not fail to build).
-            if passed || !text.contains("FAILED") {
+            let stubbed = verdicts_of(&stubs, &exercise.name);
+            if stubbed.is_empty() || stubbed.iter().all(|(_, ok)| *ok) {
                 problems.push(format!(
-                    "{package}/{}: the stub does not fail its test:\n{text}",
+                    "{package}/{}: the stub does not fail its test:\n{stub_text}",
                     exercise.name
                 ));
             }
