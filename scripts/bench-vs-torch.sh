@@ -25,6 +25,12 @@
 #   bash scripts/bench-vs-torch.sh                      # everything (about 20 minutes)
 #   CH09_BENCH_NS="1024 4096" CH09_BENCH_GROUPS="core_causal core_full" bash scripts/bench-vs-torch.sh
 #   CH09_BENCH_NS=128 CH09_BENCH_SECONDS=0.2 bash scripts/bench-vs-torch.sh --out DIR   # a smoke run
+#   CH09_BENCH_PROFILE=dev CH09_BENCH_MEMORY_N=512 ...   # a smoke run on the tests' build
+#
+# CH09_BENCH_PROFILE (default bench, an optimised build) names the cargo profile; `dev`
+# reuses the build of scripts/test-tch.sh, so a smoke run that checks the script and its
+# tables end to end (CI's) builds little. Its times mean nothing. CH09_BENCH_MEMORY_N
+# (default 4096) is the length of the peak-memory runs.
 #
 # --out DIR writes the table and plot into DIR instead of the book. The first run makes
 # .venv-libtorch (scripts/libtorch-env.sh: python3 with venv, and the package index) and
@@ -51,11 +57,19 @@ out=$CARGO_TARGET_DIR/ch09-bench
 mkdir -p "$out" "$page"
 rm -rf "$CARGO_TARGET_DIR"/criterion/{core_causal,core_full,module,threads,backward}
 
-echo "==> building the bench and the examples with tch" >&2
-cargo bench -q -p ch09-flash-attention --features tch --bench attention --no-run
-cargo build --release -q -p ch09-flash-attention --features tch --example peak_memory --example paired \
+profile=${CH09_BENCH_PROFILE:-bench}
+case $profile in
+  dev) bin=$CARGO_TARGET_DIR/debug ;;
+  bench) bin=$CARGO_TARGET_DIR/release ;;
+  *) bin=$CARGO_TARGET_DIR/$profile ;;
+esac
+memory_n=${CH09_BENCH_MEMORY_N:-4096}
+
+echo "==> building the bench and the examples with tch (profile $profile)" >&2
+cargo bench -q --profile "$profile" -p ch09-flash-attention --features tch --bench attention --no-run
+cargo build --profile "$profile" -q -p ch09-flash-attention --features tch --example peak_memory --example paired \
   --example paired_matmul --example fma_peak
-cargo build --release -q -p ch11-training --features tch --example paired_step
+cargo build --profile "$profile" -q -p ch11-training --features tch --example paired_step
 
 # While timing, glibc's malloc keeps the memory it is given back, on both sides (libtorch
 # allocates through it too). By default whether freed megabytes go back to the OS between
@@ -68,39 +82,39 @@ export GLIBC_TUNABLES=$keep_memory
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "==> criterion: $groups at n = $ns" >&2
 filter="^($(echo "$groups" | tr ' ' '|'))/"
-CH09_BENCH_NS="$ns" cargo bench -q -p ch09-flash-attention --features tch --bench attention \
+CH09_BENCH_NS="$ns" cargo bench -q --profile "$profile" -p ch09-flash-attention --features tch --bench attention \
   -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
 
 echo "==> flash and SDPA timed in turns, call by call, forward and forward+backward (the paired example)" >&2
 # shellcheck disable=SC2086 # the lengths are its arguments
-"$CARGO_TARGET_DIR"/release/examples/paired $ns > "$out/paired.jsonl"
+"$bin"/examples/paired $ns > "$out/paired.jsonl"
 cat "$out/paired.jsonl" >&2
 
 echo "==> shared's large matrix products and libtorch's, timed in turns (the paired_matmul example)" >&2
 # The module's token counts among the lengths measured (the first length in a smoke run).
 matmul_ns=$(for n in $ns; do case $n in 1024|4096) echo "$n" ;; esac; done)
 # shellcheck disable=SC2086 # the token counts are its arguments
-"$CARGO_TARGET_DIR"/release/examples/paired_matmul ${matmul_ns:-${ns%% *}} > "$out/matmul.jsonl"
+"$bin"/examples/paired_matmul ${matmul_ns:-${ns%% *}} > "$out/matmul.jsonl"
 cat "$out/matmul.jsonl" >&2
 
 echo "==> chapter 11's training step, ours and PyTorch's, timed in turns (the paired_step example)" >&2
 # As long as criterion measures one variant: a fraction of a second in a smoke run.
-"$CARGO_TARGET_DIR"/release/examples/paired_step "${CH09_BENCH_SECONDS:-3}" > "$out/step.jsonl"
+"$bin"/examples/paired_step "${CH09_BENCH_SECONDS:-3}" > "$out/step.jsonl"
 cat "$out/step.jsonl" >&2
 
 unset GLIBC_TUNABLES
 echo "==> peak memory (flash at b = 8 and b = 1, materialised at b = 1)" >&2
-memory_runs=("flash 8 4096" "flash 1 4096" "materialised 1 4096")
+memory_runs=("flash 8 $memory_n" "flash 1 $memory_n" "materialised 1 $memory_n")
 for run in "${memory_runs[@]}"; do
   # shellcheck disable=SC2086 # the run's words are its arguments
-  "$CARGO_TARGET_DIR"/release/examples/peak_memory $run
+  "$bin"/examples/peak_memory $run
 done > "$out/memory.jsonl"
 cat "$out/memory.jsonl" >&2
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
-isa=$("$CARGO_TARGET_DIR"/release/examples/peak_memory isa)
+isa=$("$bin"/examples/peak_memory isa)
 # One core's FMA peak, the yardstick of the useful GFLOP/s in the tables.
-fma_peak=$("$CARGO_TARGET_DIR"/release/examples/fma_peak | sed -n 's/^fma peak: \([0-9.]*\) GFLOP.*/\1/p')
+fma_peak=$("$bin"/examples/fma_peak | sed -n 's/^fma peak: \([0-9.]*\) GFLOP.*/\1/p')
 python3 - "$out/meta.json" "$load_before" "$load_after" "$isa" "$libtorch_version" "$fma_peak" "$keep_memory" <<'PY'
 import datetime, json, subprocess, sys
 path, before, after, isa, torch, fma_peak, keep_memory = sys.argv[1:8]

@@ -35,7 +35,6 @@ pub mod hints;
 pub mod narrative;
 pub mod platform;
 pub mod printed;
-#[cfg(feature = "proptest")]
 pub mod quiet_proptest;
 
 pub use narrative::{Narrative, Seed, Step};

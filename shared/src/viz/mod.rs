@@ -17,15 +17,14 @@
 //! The text form reads without colour: every cell has a shade block *and* its value, and
 //! a weight of exactly `0` (masked, dropped or padding) is written `0` so it stands out
 //! from a small weight. [`Heatmap::colour`] adds a coloured background to each cell, the
-//! colours of the book's figures, for a terminal that shows them. With the feature `svg`,
-//! [`Heatmap::to_svg`] draws the same heatmap as the book's figures (module [`svg`]).
+//! colours of the book's figures, for a terminal that shows them; [`Heatmap::to_svg`] draws
+//! the same heatmap as the book's figures (module [`svg`]).
 //!
 //! A heatmap is 2-D. To draw the heads of a `[heads, queries, keys]` tensor, draw
 //! each head on its own: `heatmap(&weights.select(0, h), ..)`.
 
 mod terminal;
 
-#[cfg(feature = "svg")]
 pub mod svg;
 
 pub use terminal::side_by_side;
