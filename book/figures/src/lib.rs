@@ -20,6 +20,7 @@ mod ch13;
 mod ch14;
 mod ch17;
 mod ch19;
+mod ch20;
 pub mod line_chart;
 
 pub use bar_chart::BarChart;
@@ -179,6 +180,7 @@ pub fn figures() -> Vec<Figure> {
     .into_iter()
     .chain(ch14::figures())
     .chain([ch19::heads_before(), ch19::heads_after()])
+    .chain([ch20::sink(), ch20::induction()])
     .collect()
 }
 
