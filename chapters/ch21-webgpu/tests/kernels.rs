@@ -6,6 +6,8 @@
 
 mod common;
 
+use ch16_flex_attention::kv_rows::InTensors;
+use ch17_inference::split_kv::split_kv_decode;
 use ch21_webgpu::kernels::Kernel;
 use ch21_webgpu::launch::{Outputs, attention};
 use ch21_webgpu::setup::{HostInputs, cpu_attention, draw_qkv};
@@ -80,6 +82,45 @@ fn split_kv_matches_chapter_9_for_any_number_of_parts() {
         // 40 parts of 2000 keys; 7 keys in 8 parts leave the last one empty.
         assert_agrees(Kernel::SplitKv { splits }, [2, 1, 2000, 16, 16], false, 7);
         assert_agrees(Kernel::SplitKv { splits }, [1, 3, 7, 4, 5], false, 8);
+    }
+}
+
+/// Kernel 4 against chapter 17's split-KV decoding on the CPU, which cuts the cache into
+/// parts and merges their results by their log-sum-exps too: one query per head over a
+/// long cache, and a cache of a few keys in nearly as many parts.
+#[test]
+fn split_kv_matches_chapter_17s_split_kv_decoding() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let (heads, d, d_v) = (2, 16, 8);
+    for (seed, (splits, keys)) in [(1, 300), (3, 300), (8, 1000), (5, 7)]
+        .into_iter()
+        .enumerate()
+    {
+        let [q, k, _] = draw_qkv(seed as u64, &[heads, 1, d], &[heads, keys, d]);
+        let v = shared::randn(&[heads, keys, d_v]);
+        let host = HostInputs::new(&q, &k, &v);
+        let kernel = Kernel::SplitKv { splits };
+        let got = attention(gpu, kernel, &host.inputs(), false)
+            .unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
+        // Chapter 17 reads a batch of caches, `[batch, kv_heads, keys, d]`, through KvRows.
+        let (k, v) = (k.unsqueeze(0), v.unsqueeze(0));
+        let cache = InTensors::new(&k, &v).expect("a cache");
+        let part = split_kv_decode(&q.unsqueeze(0), &cache, splits as usize, 16)
+            .expect("chapter 17's split-KV decoding");
+        let cpu = Outputs {
+            out: part.out.to_vec(),
+            lse: part.lse.to_vec(),
+        };
+        let bound = tolerance(&host.inputs(), false, rescales(kernel, keys));
+        let agreement = compare(&got, &cpu, &bound);
+        assert!(
+            agreement.within(),
+            "{splits} parts of {keys} keys: {:.3} times the tolerance at {:?}",
+            agreement.worst_ratio,
+            agreement.worst_at
+        );
     }
 }
 
