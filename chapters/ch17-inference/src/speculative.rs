@@ -78,6 +78,7 @@ pub fn speculate_greedy(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
+    let plain = TinyModel::forward; // the draft's forward: only its guesses count
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
     // the target's cache holds every written token but the last
@@ -87,8 +88,7 @@ pub fn speculate_greedy(
         let k_now = k.min(prompt.size(1) + n_new - len - 1);
         let mut proposal = ids.clone();
         if k_now > 0 {
-            // the draft's plain forward: only its guesses count
-            let drafts = generate_cached(draft, &ids, k_now, recipe, TinyModel::forward);
+            let drafts = generate_cached(draft, &ids, k_now, recipe, plain);
             proposal = drafts.ids;
         }
         // the last written token and the k proposals, in one pass of the target
