@@ -2,7 +2,6 @@
 //! `cargo test -p ch15-modern-layer --features exercise qkv`.
 
 use ch07_multihead_split::heads::split_heads;
-use ch14_generation::Products;
 use shared::Tensor;
 
 use crate::attention::Attention;
@@ -21,20 +20,11 @@ impl Attention {
         x: &Tensor,
         positions: &[usize],
         recipe: &Recipe,
-        products: Products,
     ) -> (Tensor, Tensor, Tensor) {
         // TODO: the queries, keys and values of every head, the queries and keys normalised
         // per head (if the recipe says so) and turned by RoPE at the tokens' positions in
         // the whole text. Which of the three is left unturned, and why normalise first?
-        let _ = (
-            x,
-            positions,
-            recipe,
-            products,
-            split_heads,
-            apply_rope,
-            rope_tables,
-        );
+        let _ = (x, positions, recipe, split_heads, apply_rope, rope_tables);
         todo!("qkv")
     }
 }

@@ -4,7 +4,7 @@
 //! is never normalised itself: each branch reads a normalised copy and adds its result
 //! back, so a layer can pass its input on untouched. No layer holds a bias.
 
-use ch14_generation::{KvCache, Products};
+use ch14_generation::KvCache;
 use shared::Tensor;
 use shared::nn::RMSNorm;
 
@@ -55,13 +55,12 @@ impl Layer {
         x: &Tensor,
         recipe: &Recipe,
         window: Option<usize>,
-        products: Products,
     ) -> (Tensor, KvCache) {
         let (out, cache) =
             self.attn
-                .forward(&self.attn_norm.forward(x), recipe, window, products);
+                .forward(&self.attn_norm.forward(x), recipe, window);
         let h = x + out;
-        let y = &h + self.ffn.forward(&self.ffn_norm.forward(&h), products);
+        let y = &h + self.ffn.forward(&self.ffn_norm.forward(&h));
         (y, cache)
     }
     // ANCHOR_END: layer_forward
@@ -81,8 +80,6 @@ impl Layer {
             self.attn
                 .step(&self.attn_norm.forward(x_new), position, cache, recipe);
         let h = x_new + out;
-        &h + self
-            .ffn
-            .forward(&self.ffn_norm.forward(&h), Products::Batched)
+        &h + self.ffn.forward(&self.ffn_norm.forward(&h))
     }
 }

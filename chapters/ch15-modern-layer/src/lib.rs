@@ -20,6 +20,8 @@
 //! - [`swiglu`]: the feed-forward network;
 //! - [`layer`] and [`model`]: the layer with its residuals, a tiny model of them, greedy
 //!   decoding with a KV cache of rotated keys;
+//! - [`row_by_row`]: the batch-invariant twins of the forward passes, every product one
+//!   token at a time, beside the formulas;
 //! - [`cache_size`]: the KV cache of a recipe card, local layers capped by their window;
 //! - [`moe`]: a mixture of experts, the feed-forward network of gpt-oss, Qwen3's MoE
 //!   models, Qwen3-Next and DeepSeek-V3, with Qwen3's and DeepSeek-V3's routers;
@@ -42,6 +44,7 @@ pub mod recipe;
 pub mod rope;
 #[cfg_attr(feature = "exercise", path = "../exercises/rope_order.rs")]
 pub mod rope_order;
+pub mod row_by_row;
 pub mod sampling;
 pub mod setup;
 #[cfg_attr(feature = "exercise", path = "../exercises/sinks.rs")]

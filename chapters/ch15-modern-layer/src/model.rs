@@ -8,7 +8,7 @@
 //! cache keeps the last `window` keys, a rolling buffer, and positions still count from
 //! the first token of the sequence.
 
-use ch14_generation::{KvCache, Products};
+use ch14_generation::KvCache;
 use shared::nn::{Embedding, Linear, RMSNorm};
 use shared::{Tensor, cat, stack};
 
@@ -51,6 +51,10 @@ pub struct TinyModel {
 /// A model's output over a sequence: the logits and one cache per layer.
 pub type Forward = (Tensor, Vec<KvCache>);
 
+/// A forward pass over a whole sequence, as the generations take it: [`TinyModel::forward`]
+/// or its batch-invariant twin, [`TinyModel::forward_row_by_row`].
+pub type ForwardPass = fn(&TinyModel, &Tensor<i64>, &Recipe) -> Forward;
+
 impl TinyModel {
     /// Draws the parameters from the default generator: the embedding (normal), each
     /// layer's, then the head.
@@ -81,23 +85,32 @@ impl TinyModel {
     /// # Shapes
     /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, vocab_size]`.
     // ANCHOR: model_forward
-    pub fn forward(
+    pub fn forward(&self, ids: &Tensor<i64>, recipe: &Recipe) -> Forward {
+        let (x, caches) = self.through_layers(ids, recipe, Layer::forward);
+        (self.lm_head.forward(&x), caches)
+    }
+    // ANCHOR_END: model_forward
+
+    /// The tokens' embeddings through every layer, each run by `layer` ([`Layer::forward`]
+    /// or its batch-invariant twin), then the final norm; and every layer's cache.
+    ///
+    /// # Shapes
+    /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, d_model]`.
+    pub(crate) fn through_layers(
         &self,
         ids: &Tensor<i64>,
         recipe: &Recipe,
-        products: Products,
-    ) -> Forward {
+        layer: fn(&Layer, &Tensor, &Recipe, Option<usize>) -> (Tensor, KvCache),
+    ) -> (Tensor, Vec<KvCache>) {
         let mut x = self.tok_emb.forward(ids);
         let mut caches = Vec::with_capacity(self.layers.len());
-        for (i, layer) in self.layers.iter().enumerate() {
+        for (i, each) in self.layers.iter().enumerate() {
             let cache;
-            (x, cache) = layer.forward(&x, recipe, recipe.window_of(i), products);
+            (x, cache) = layer(each, &x, recipe, recipe.window_of(i));
             caches.push(cache);
         }
-        let logits = products.linear(&self.lm_head, &self.final_norm.forward(&x));
-        (logits, caches)
+        (self.final_norm.forward(&x), caches)
     }
-    // ANCHOR_END: model_forward
 
     /// The logits of one new token at `position`, using and extending every layer's cache.
     ///
@@ -133,7 +146,8 @@ pub struct Generation {
     pub caches: Vec<KvCache>,
 }
 
-/// Recomputes the whole sequence for each of `n_new` tokens, picking the likeliest.
+/// Recomputes the whole sequence with `forward` for each of `n_new` tokens, picking the
+/// likeliest.
 ///
 /// # Shapes
 /// `prompt`: `[batch, tokens]`.
@@ -142,12 +156,12 @@ pub fn generate_recomputing(
     prompt: &Tensor<i64>,
     n_new: usize,
     recipe: &Recipe,
-    products: Products,
+    forward: ForwardPass,
 ) -> Generation {
     let mut ids = prompt.clone();
     let mut steps = Vec::new();
     for _ in 0..n_new {
-        let (logits, _) = model.forward(&ids, recipe, products);
+        let (logits, _) = forward(model, &ids, recipe);
         let last = logits.select(1, -1);
         ids = cat(&[&ids, &last.argmax_dim(-1, true)], 1);
         steps.push(last);
@@ -159,7 +173,8 @@ pub fn generate_recomputing(
     }
 }
 
-/// Runs the prompt once (filling the caches), then one token at a time with the caches.
+/// Runs the prompt once with `forward` (filling the caches), then one token at a time with
+/// the caches.
 ///
 /// # Shapes
 /// `prompt`: `[batch, tokens]`.
@@ -169,9 +184,9 @@ pub fn generate_cached(
     prompt: &Tensor<i64>,
     n_new: usize,
     recipe: &Recipe,
-    products: Products,
+    forward: ForwardPass,
 ) -> Generation {
-    let (logits, mut caches) = model.forward(prompt, recipe, products); // the prefill
+    let (logits, mut caches) = forward(model, prompt, recipe); // the prefill
     let mut last = logits.select(1, -1);
     let mut ids = cat(&[prompt, &last.argmax_dim(-1, true)], 1);
     let mut steps = vec![last];
@@ -202,7 +217,7 @@ pub fn generate_sampled(
     recipe: &Recipe,
     sampler: &Sampler,
 ) -> Generation {
-    let (logits, mut caches) = model.forward(prompt, recipe, Products::Batched);
+    let (logits, mut caches) = model.forward(prompt, recipe);
     let mut last = logits.select(1, -1);
     let mut ids = cat(&[prompt, &draw(&last, prompt, sampler)], 1);
     let mut steps = vec![last];

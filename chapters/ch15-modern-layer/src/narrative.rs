@@ -2,7 +2,6 @@
 //! `reference/ch15_modern_layer.py`.
 
 use ch07_multihead_split::heads::split_heads;
-use ch14_generation::Products;
 use ch14_generation::gqa::repeat_kv;
 use ch14_generation::window::sliding_window_mask;
 use course::narrative::python_bool;
@@ -220,15 +219,9 @@ fn one_layer(
     x: &Tensor,
     x_norm: &Tensor,
 ) {
-    let (out, _) =
-        layer0
-            .attn
-            .forward(x_norm, recipe, Some(recipe.window), Products::Batched);
+    let (out, _) = layer0.attn.forward(x_norm, recipe, Some(recipe.window));
     let h = x + out;
-    let y = &h
-        + layer0
-            .ffn
-            .forward(&layer0.ffn_norm.forward(&h), Products::Batched);
+    let y = &h + layer0.ffn.forward(&layer0.ffn_norm.forward(&h));
     let step = story.step("One layer: attention and SwiGLU with residuals");
     step.print("h = x + attention(RMSNorm(x)), h[0, :3, :6]:")
         .print(corner(&h, 3, 6));
@@ -245,8 +238,9 @@ fn decoding(
     prompt: &Tensor<i64>,
 ) -> Generation {
     // ANCHOR: decode
-    let plain = generate_recomputing(model, prompt, N_NEW, recipe, Products::Batched);
-    let cached = generate_cached(model, prompt, N_NEW, recipe, Products::Batched);
+    let plain =
+        generate_recomputing(model, prompt, N_NEW, recipe, TinyModel::forward);
+    let cached = generate_cached(model, prompt, N_NEW, recipe, TinyModel::forward);
     // ANCHOR_END: decode
     let step = story.step("The model: greedy decoding, recomputing");
     step.print(format!("ids: {}", plain.ids));
@@ -267,9 +261,15 @@ fn decoding(
     ));
 
     // ANCHOR: decode_rows
-    let rows = generate_recomputing(model, prompt, N_NEW, recipe, Products::RowByRow);
+    let rows = generate_recomputing(
+        model,
+        prompt,
+        N_NEW,
+        recipe,
+        TinyModel::forward_row_by_row,
+    );
     let rows_cached =
-        generate_cached(model, prompt, N_NEW, recipe, Products::RowByRow);
+        generate_cached(model, prompt, N_NEW, recipe, TinyModel::forward_row_by_row);
     // ANCHOR_END: decode_rows
     let step = story.step("Cached and recomputed, one query row at a time");
     step.print(format!("ids: {}", rows.ids));
@@ -339,7 +339,7 @@ fn streaming_llm(
         sink_tokens: 2,
         ..*recipe
     };
-    let by_row = Products::RowByRow;
+    let by_row = TinyModel::forward_row_by_row;
     let kept_rows = generate_recomputing(model, prompt, N_NEW, &streaming, by_row);
     let kept_cached = generate_cached(model, prompt, N_NEW, &streaming, by_row);
     // ANCHOR_END: streaming
@@ -365,7 +365,7 @@ fn streaming_llm(
 fn switches(story: &mut Narrative, model: &TinyModel, prompt: &Tensor<i64>) {
     let step = story.step("What each switch changes");
     for (name, variant) in variants() {
-        let (logits, _) = model.forward(prompt, &variant, Products::Batched);
+        let (logits, _) = model.forward(prompt, &variant);
         let last = logits.select(0, 0).select(0, -1);
         step.print(format!("{name}: next token {}", last.argmax().item()));
         step.print(format!("  logits[:4]: {}", last.slice(0, ..4)));

@@ -11,8 +11,6 @@
 use shared::Tensor;
 use shared::nn::Linear;
 
-use ch14_generation::Products;
-
 /// The gated feed-forward network of a layer.
 // ANCHOR: swiglu_struct
 pub struct SwiGLU {
@@ -54,9 +52,9 @@ impl SwiGLU {
     /// # Shapes
     /// `x`: `[batch, tokens, d_model]`. Returns `[batch, tokens, d_model]`.
     // ANCHOR: swiglu_forward
-    pub fn forward(&self, x: &Tensor, products: Products) -> Tensor {
-        let gate = products.linear(&self.w_gate, x).silu();
-        products.linear(&self.w_down, &(gate * products.linear(&self.w_up, x)))
+    pub fn forward(&self, x: &Tensor) -> Tensor {
+        let gate = self.w_gate.forward(x).silu();
+        self.w_down.forward(&(gate * self.w_up.forward(x)))
     }
     // ANCHOR_END: swiglu_forward
 }

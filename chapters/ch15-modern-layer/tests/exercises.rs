@@ -8,7 +8,6 @@
 //! tests `wrong_answers_fail_*` can show them a plausible mistake and see it rejected.
 
 use ch07_multihead_split::heads::split_heads;
-use ch14_generation::Products;
 use course::narrative::{lines_after, step_text};
 use course::printed;
 use course::quiet_proptest::quiet;
@@ -128,7 +127,7 @@ fn learners_qkv(
     positions: &[usize],
     recipe: &Recipe,
 ) -> QkvOut {
-    attn.qkv(x, positions, recipe, Products::Batched)
+    attn.qkv(x, positions, recipe)
 }
 type QkvOut = (Tensor, Tensor, Tensor);
 
@@ -140,10 +139,7 @@ fn exercise_qkv_prints_pytorchs_rotated_queries() {
     let layer = &model.layers[0];
     let x = layer.attn_norm.forward(&model.tok_emb.forward(&prompt));
     let positions: Vec<usize> = (0..PROMPT.len()).collect();
-    let (q, _, _) =
-        layer
-            .attn
-            .qkv(&x, &positions, &Recipe::default(), Products::Batched);
+    let (q, _, _) = layer.attn.qkv(&x, &positions, &Recipe::default());
     let rotated = q.select(0, 0).select(0, 0).slice(0, ..3).to_string();
     let step = step_text(PYTORCH, "RoPE on q and k, after the head split")
         .expect("the step");
@@ -188,8 +184,8 @@ proptest! {
         let model = TinyModel::new(config);
         let recipe = no_sinks(window, local, qk_norm);
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
-        let plain = generate_recomputing(&model, &prompt, n_new, &recipe, Products::RowByRow);
-        let cached = generate_cached(&model, &prompt, n_new, &recipe, Products::RowByRow);
+        let plain = generate_recomputing(&model, &prompt, n_new, &recipe, TinyModel::forward_row_by_row);
+        let cached = generate_cached(&model, &prompt, n_new, &recipe, TinyModel::forward_row_by_row);
         if let Some(gap) = bits_difference(&cached.logits, &plain.logits) {
             prop_assert!(false, "the cached logits are not the recomputed ones (a key turned by \
                 its place in the chunk, not in the text?): {}", gap);

@@ -3,7 +3,6 @@
 //! switch of the recipe changes the logits, and the formulas agree with the orders in which
 //! PyTorch computes them.
 
-use ch14_generation::Products;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::{assert_same_bits, bits_difference, same_bits, ulps};
@@ -97,8 +96,8 @@ proptest! {
         manual_seed(seed);
         let model = TinyModel::new(config);
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
-        let plain = generate_recomputing(&model, &prompt, n_new, &recipe, Products::RowByRow);
-        let cached = generate_cached(&model, &prompt, n_new, &recipe, Products::RowByRow);
+        let plain = generate_recomputing(&model, &prompt, n_new, &recipe, TinyModel::forward_row_by_row);
+        let cached = generate_cached(&model, &prompt, n_new, &recipe, TinyModel::forward_row_by_row);
         prop_assert_eq!(plain.ids.to_vec(), cached.ids.to_vec(), "the cached generation wrote other tokens than the recomputed one");
         prop_assert_eq!(bits_difference(&cached.logits, &plain.logits), None, "the cached logits are not the recomputed ones bit for bit");
         // Local layers keep the last `window` keys and the first `sink_tokens` before
@@ -109,6 +108,27 @@ proptest! {
                 w.min(fed) + recipe.sink_tokens.min(fed.saturating_sub(w))
             });
             prop_assert_eq!(cache.len(), expected, "layer {} caches the wrong number of keys after {} tokens", i, fed);
+        }
+    }
+
+    /// The batch-invariant twin agrees with the formula: within rounding on any prompt, bit
+    /// for bit on one token (one row is one row either way).
+    #[test]
+    fn forward_row_by_row_agrees_with_forward(
+        config in configs(),
+        recipe in recipes(),
+        prompt in prop::collection::vec(0i64..12, 1..7),
+        seed in 0u64..1000,
+    ) {
+        manual_seed(seed);
+        let model = TinyModel::new(config);
+        let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
+        let (formula, _) = model.forward(&prompt, &recipe);
+        let (rows, _) = model.forward_row_by_row(&prompt, &recipe);
+        let diff = (&formula - &rows).abs().max().item();
+        prop_assert!(diff < 1e-4, "row by row the logits are {diff} from the formula's, more than 1e-4");
+        if prompt.size(1) == 1 {
+            prop_assert_eq!(bits_difference(&rows, &formula), None, "on one token the twin's logits are not the formula's bit for bit");
         }
     }
 
@@ -123,8 +143,8 @@ proptest! {
         manual_seed(seed);
         let model = TinyModel::new(config);
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
-        let plain = generate_recomputing(&model, &prompt, 4, &recipe, Products::Batched);
-        let cached = generate_cached(&model, &prompt, 4, &recipe, Products::Batched);
+        let plain = generate_recomputing(&model, &prompt, 4, &recipe, TinyModel::forward);
+        let cached = generate_cached(&model, &prompt, 4, &recipe, TinyModel::forward);
         let diff = (&plain.logits - &cached.logits).abs().max().item();
         prop_assert!(diff < 1e-4, "with batched products the cached logits are {diff} from the recomputed ones, more than 1e-4");
     }
@@ -142,7 +162,7 @@ proptest! {
         manual_seed(seed);
         let model = TinyModel::new(config);
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
-        let greedy = generate_cached(&model, &prompt, n_new, &recipe, Products::Batched);
+        let greedy = generate_cached(&model, &prompt, n_new, &recipe, TinyModel::forward);
         let one = Sampler { top_k: Some(1), ..Sampler::PLAIN };
         let sampled = generate_sampled(&model, &prompt, n_new, &recipe, &one);
         prop_assert_eq!(sampled.ids.to_vec(), greedy.ids.to_vec(), "drawing from top-k 1 is not greedy decoding");
@@ -295,7 +315,7 @@ fn chapter_logits(recipe: &Recipe) -> Tensor {
     manual_seed(2026);
     let model = TinyModel::new(CONFIG);
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
-    model.forward(&prompt, recipe, Products::Batched).0
+    model.forward(&prompt, recipe).0
 }
 
 #[test]
@@ -436,7 +456,7 @@ fn sampling_at_a_vanishing_temperature_is_greedy() {
     for seed in [1, 2026, 31337] {
         manual_seed(seed);
         let model = TinyModel::new(CONFIG);
-        let greedy = generate_cached(&model, &prompt, 6, &recipe, Products::Batched);
+        let greedy = generate_cached(&model, &prompt, 6, &recipe, TinyModel::forward);
         let sampled = generate_sampled(&model, &prompt, 6, &recipe, &cold);
         assert_eq!(sampled.ids.to_vec(), greedy.ids.to_vec(), "seed {seed}");
         let warm = generate_sampled(&model, &prompt, 6, &recipe, &Sampler::PLAIN);

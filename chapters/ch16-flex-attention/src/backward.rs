@@ -122,8 +122,39 @@ pub fn repeat_kv_backward(grad: &Tensor, groups: usize) -> Tensor {
 /// `q`: `[batch, heads, queries, d]`, `k`: `[batch, kv_heads, keys, d]`, `v`:
 /// `[batch, kv_heads, keys, d_v]`, `grad_out`: `[batch, heads, queries, d_v]`. Returns
 /// the shapes of `q`, `k`, `v`.
-// ANCHOR: flex_attention_backward
 pub fn flex_attention_backward(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    grad_out: &Tensor,
+    score_mod: impl ScoreMod,
+    score_mod_grad: impl ScoreModGrad,
+    mask_mod: impl MaskMod,
+) -> Result<FlexGrads> {
+    flex_attention_backward_with(
+        q,
+        k,
+        v,
+        grad_out,
+        score_mod,
+        score_mod_grad,
+        mask_mod,
+        softmax_backward,
+    )
+}
+
+/// [`flex_attention_backward`] with softmax's backward as an argument, the one step whose
+/// order of additions its twin
+/// [`flex_attention_backward_in_pytorch_order`](crate::pytorch_order::flex_attention_backward_in_pytorch_order)
+/// changes: chapter 10's `softmax_backward` gives the formula.
+///
+/// # Shapes
+/// `q`: `[batch, heads, queries, d]`, `k`: `[batch, kv_heads, keys, d]`, `v`:
+/// `[batch, kv_heads, keys, d_v]`, `grad_out`: `[batch, heads, queries, d_v]`. Returns
+/// the shapes of `q`, `k`, `v`.
+#[allow(clippy::too_many_arguments)] // the inputs, three functions and softmax's backward
+// ANCHOR: flex_attention_backward
+pub fn flex_attention_backward_with(
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
@@ -131,6 +162,7 @@ pub fn flex_attention_backward(
     score_mod: impl ScoreMod,
     score_mod_grad: impl ScoreModGrad,
     mask_mod: impl MaskMod,
+    softmax_backward: impl Fn(&Tensor, &Tensor) -> Tensor,
 ) -> Result<FlexGrads> {
     let groups = check_shapes("flex_attention_backward", q, k, v)?;
     check_grad_out("flex_attention_backward", q, v, grad_out)?;

@@ -6,21 +6,15 @@
 //! units in the last place. The book's appendix "Matching PyTorch to the last bit" says
 //! why.
 
-use ch07_multihead_split::grouped::repeat_kv;
-use ch10_backward::matmul::matmul_backward;
-use ch10_backward::pointwise::masked_fill_backward;
 use ch10_backward::pytorch_order::softmax_backward_in_pytorch_order;
 use shared::{Result, Tensor};
 
-use crate::backward::{
-    FlexGrads, ScoreModGrad, check_grad_out, repeat_kv_backward, through_score_mod,
-};
-use crate::formula::{check_shapes, hidden, modified};
+use crate::backward::{FlexGrads, ScoreModGrad, flex_attention_backward_with};
 use crate::recipes::{MaskMod, ScoreMod};
 
 /// [`flex_attention_backward`](crate::backward::flex_attention_backward) with the softmax
-/// step in PyTorch's order. The same steps, kept beside the formula so the listing stays
-/// the textbook one.
+/// step in PyTorch's order: the formula's steps, given chapter 10's
+/// `softmax_backward_in_pytorch_order` for softmax's backward.
 ///
 /// # Shapes
 /// `q`: `[batch, heads, queries, d]`, `k`: `[batch, kv_heads, keys, d]`, `v`:
@@ -35,25 +29,14 @@ pub fn flex_attention_backward_in_pytorch_order(
     score_mod_grad: impl ScoreModGrad,
     mask_mod: impl MaskMod,
 ) -> Result<FlexGrads> {
-    let op = "flex_attention_backward_in_pytorch_order";
-    let groups = check_shapes(op, q, k, v)?;
-    check_grad_out(op, q, v, grad_out)?;
-    let (k_rep, v_rep) = (repeat_kv(k, groups), repeat_kv(v, groups));
-    let scale = (1.0 / (q.size(-1) as f64).sqrt()) as f32;
-    let k_t = k_rep.transpose(-2, -1);
-    let scores = q.matmul(&k_t) * scale;
-    let hidden = hidden(mask_mod, scores.dims());
-    let weights = modified(&scores, score_mod)
-        .masked_fill(&hidden, f32::NEG_INFINITY)
-        .softmax(-1);
-    let (grad_weights, grad_v) = matmul_backward(&weights, &v_rep, grad_out);
-    let grad_modified = softmax_backward_in_pytorch_order(&weights, &grad_weights);
-    let grad_modified = masked_fill_backward(&grad_modified, &hidden);
-    let grad_scores = through_score_mod(&grad_modified, &scores, score_mod_grad);
-    let (grad_q, grad_k_t) = matmul_backward(q, &k_t, &(grad_scores * scale));
-    Ok(FlexGrads {
-        q: grad_q,
-        k: repeat_kv_backward(&grad_k_t.transpose(-2, -1), groups),
-        v: repeat_kv_backward(&grad_v, groups),
-    })
+    flex_attention_backward_with(
+        q,
+        k,
+        v,
+        grad_out,
+        score_mod,
+        score_mod_grad,
+        mask_mod,
+        softmax_backward_in_pytorch_order,
+    )
 }

@@ -1,7 +1,6 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch17_inference.py`.
 
-use ch14_generation::Products;
 use ch15_modern_layer::model::generate_cached;
 use ch15_modern_layer::{Recipe, TinyModel};
 use course::narrative::python_bool;
@@ -132,7 +131,13 @@ fn paged_batch(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Re
     ));
     let mut all_equal = true;
     for (r, (prompt, seq)) in prompts.iter().zip(&seqs).enumerate() {
-        let alone = generate_cached(target, &ids(prompt), N_NEW, recipe, Products::RowByRow);
+        let alone = generate_cached(
+            target,
+            &ids(prompt),
+            N_NEW,
+            recipe,
+            TinyModel::forward_row_by_row,
+        );
         let mut tokens = seq.tokens[prompt.len()..].to_vec();
         tokens.push(next[r]);
         let equal = ids(&tokens).to_vec() == alone.ids.narrow(1, prompt.len(), N_NEW).to_vec()
@@ -232,7 +237,13 @@ fn speculative_decoding(
     // ANCHOR: speculate
     let prompt = ids(&PROMPT);
     let spec = speculate_greedy(draft, target, &prompt, N_SPECULATE, K, recipe);
-    let plain = generate_cached(target, &prompt, N_SPECULATE, recipe, Products::RowByRow);
+    let plain = generate_cached(
+        target,
+        &prompt,
+        N_SPECULATE,
+        recipe,
+        TinyModel::forward_row_by_row,
+    );
     // ANCHOR_END: speculate
     let step = story.step(format!(
         "Greedy speculative decoding, {K} draft tokens per target pass"

@@ -10,7 +10,7 @@
 //! prefix cache and whose last tokens are fed one by one gets the same logits as a prompt
 //! computed whole.
 
-use ch14_generation::{KvCache, Products};
+use ch14_generation::KvCache;
 use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Result, Tensor, cat};
 
@@ -69,7 +69,7 @@ pub fn prefill_paged(
     let mut seq = pool.admit(prompt);
     if seq.is_empty() {
         let ids = Tensor::from_vec(prompt.to_vec(), &[1, prompt.len()]);
-        let (logits, caches) = model.forward(&ids, recipe, Products::RowByRow);
+        let (logits, caches) = model.forward_row_by_row(&ids, recipe);
         for (position, &token) in prompt.iter().enumerate() {
             let kv = caches.iter().map(|cache| newest(cache, position)).collect();
             pool.append(&mut seq, token, kv)?;

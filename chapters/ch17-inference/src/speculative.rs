@@ -14,7 +14,6 @@
 //! it) and computes its products one query row at a time, so its logits are those of the
 //! target decoding alone. The draft has its own cache, rebuilt each round.
 
-use ch14_generation::Products;
 use ch15_modern_layer::model::generate_cached;
 use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat};
@@ -79,7 +78,7 @@ pub fn speculate_greedy(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
-    let batched = Products::Batched; // the draft's products: only its guesses count
+    let plain = TinyModel::forward; // the draft's forward: only its guesses count
     let mut ids = prompt.clone();
     let mut rounds = Vec::new();
     // the target's cache holds every written token but the last
@@ -89,7 +88,7 @@ pub fn speculate_greedy(
         let k_now = k.min(prompt.size(1) + n_new - len - 1);
         let mut proposal = ids.clone();
         if k_now > 0 {
-            let drafts = generate_cached(draft, &ids, k_now, recipe, batched);
+            let drafts = generate_cached(draft, &ids, k_now, recipe, plain);
             proposal = drafts.ids;
         }
         // the last written token and the k proposals, in one pass of the target

@@ -14,7 +14,6 @@
 //! tokens (`multinomial`), then one uniform number per checked token (`rand`), then the
 //! replacement or, when all `k` were kept, the target's next token (`multinomial`).
 
-use ch14_generation::Products;
 use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat};
 
@@ -45,7 +44,7 @@ pub fn speculate_sampled(
         let mut candidate = ids.clone();
         let mut qs = Vec::new();
         for _ in 0..k_now {
-            let (logits, _) = draft.forward(&candidate, recipe, Products::Batched);
+            let (logits, _) = draft.forward(&candidate, recipe);
             let q = logits.select(1, -1).softmax(-1);
             candidate = cat(&[&candidate, &q.multinomial(1, false)], 1);
             qs.push(q);

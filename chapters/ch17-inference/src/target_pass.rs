@@ -8,8 +8,8 @@
 //! decoding the tokens one by one gives, however many rows the pass holds.
 
 use ch07_multihead_split::heads::merge_heads;
+use ch14_generation::KvCache;
 use ch14_generation::gqa::repeat_kv;
-use ch14_generation::{KvCache, Products};
 use ch15_modern_layer::attention::visible;
 use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat, zeros};
@@ -57,14 +57,13 @@ pub fn target_pass(
     caches: &mut [KvCache],
     recipe: &Recipe,
 ) -> Tensor {
-    let rows = Products::RowByRow;
     let n = tokens.size(1);
     let positions: Vec<usize> = (start..start + n).collect();
     let mut x = model.tok_emb.forward(tokens);
     for (layer, cache) in model.layers.iter().zip(caches.iter_mut()) {
         let attn = &layer.attn;
         let x_norm = layer.attn_norm.forward(&x);
-        let (q, k, v) = attn.qkv(&x_norm, &positions, recipe, rows);
+        let (q, k, v) = attn.qkv_row_by_row(&x_norm, &positions, recipe);
         cache.append(&k, &v);
         let v_rep = repeat_kv(&cache.values, attn.n_rep());
         let context: Vec<Tensor> = (0..n)
@@ -76,11 +75,10 @@ pub fn target_pass(
             })
             .collect();
         let merged = merge_heads(&cat(&context, 2));
-        let heads = attn.gated(&merged, &x_norm, recipe, rows);
-        let h = &x + rows.linear(&attn.out_proj, &heads);
-        x = &h + layer.ffn.forward(&layer.ffn_norm.forward(&h), rows);
+        let h = &x + attn.output_row_by_row(&merged, &x_norm, recipe);
+        x = &h + layer.ffn.forward_row_by_row(&layer.ffn_norm.forward(&h));
     }
-    rows.linear(&model.lm_head, &model.final_norm.forward(&x))
+    model.head_row_by_row(&model.final_norm.forward(&x))
 }
 // ANCHOR_END: target_pass
 

@@ -4,7 +4,6 @@
 //! never change what a sequence reads, and greedy speculative decoding writes exactly the
 //! target's greedy tokens; the block-table lookup and the count of kept draft tokens.
 
-use ch14_generation::Products;
 use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
 use course::narrative::step_text;
@@ -104,7 +103,7 @@ proptest! {
         let common = first.iter().zip(&second).take_while(|(a, b)| a == b).count();
         prop_assert_eq!(pool.hits, common.min(second.len() - 1) / block_size, "the second prompt found the wrong number of cached blocks");
         let (tokens, logits) = generate_paged(&target, &mut pool, &mut seq, logits, 3, &recipe).unwrap();
-        let alone = generate_cached(&target, &ids(&second), 3, &recipe, Products::RowByRow);
+        let alone = generate_cached(&target, &ids(&second), 3, &recipe, TinyModel::forward_row_by_row);
         prop_assert_eq!(tokens.to_vec(), alone.ids.narrow(1, second.len(), 3).to_vec(), "paged decoding wrote other tokens than contiguous decoding");
         prop_assert_eq!(bits_difference(&logits, &alone.logits), None, "paged decoding's logits are not contiguous decoding's");
     }
@@ -125,7 +124,7 @@ proptest! {
         let (target, draft) = models(seed, draft_layers);
         let recipe = recipe();
         let spec = speculate_greedy(&draft, &target, &ids(&prompt), 6, k, &recipe);
-        let plain = generate_cached(&target, &ids(&prompt), 6, &recipe, Products::RowByRow);
+        let plain = generate_cached(&target, &ids(&prompt), 6, &recipe, TinyModel::forward_row_by_row);
         prop_assert_eq!(spec.ids.to_vec(), plain.ids.to_vec(), "speculative decoding wrote other tokens than greedy decoding");
         let new: usize = spec.rounds.iter().map(|r| r.accepted + 1).sum();
         prop_assert_eq!(new, 6, "the passes' kept tokens plus one each do not add up to the 6 new tokens");
@@ -225,7 +224,7 @@ proptest! {
         use ch17_inference::target_pass::{empty_caches, target_pass, truncate};
         let (target, _) = models(seed, 1);
         let recipe = recipe();
-        let (whole, _) = target.forward(&ids(&tokens), &recipe, Products::RowByRow);
+        let (whole, _) = target.forward_row_by_row(&ids(&tokens), &recipe);
         let mut caches = empty_caches(&target);
         let first = target_pass(&target, &ids(&tokens[..split]), 0, &mut caches, &recipe);
         target_pass(&target, &ids(&junk), split, &mut caches, &recipe);

@@ -7,7 +7,6 @@
 
 use std::time::Instant;
 
-use ch14_generation::Products;
 use ch20_real_model::generate::as_batch;
 use ch20_real_model::loader::{default_model_path, load};
 
@@ -40,9 +39,7 @@ fn main() {
     // The same prompt as the benchmark script gives transformers: ids 1000, 1001, ...
     let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
     let start = Instant::now();
-    let (logits, mut caches) =
-        m.model
-            .forward(&as_batch(&ids), &m.recipe, Products::Batched);
+    let (logits, mut caches) = m.model.forward(&as_batch(&ids), &m.recipe);
     let mut next = logits.select(0, 0).select(0, -1).argmax().item() as u32;
     let prefill_s = start.elapsed().as_secs_f64();
     let start = Instant::now();

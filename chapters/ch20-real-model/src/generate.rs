@@ -2,7 +2,7 @@
 //! time, each new token either the likeliest (greedy) or drawn with chapter 15's samplers,
 //! handed to a callback as soon as it is chosen so that a reader sees it appear.
 
-use ch14_generation::{KvCache, Products};
+use ch14_generation::KvCache;
 use ch15_modern_layer::sampling::{Sampler, next_token_probs};
 use ch15_modern_layer::{Recipe, TinyModel};
 use shared::Tensor;
@@ -97,7 +97,7 @@ pub fn generate(
     check_prompt(prompt, limits, model.tok_emb.weight.size(0))?;
     let mut ids = prompt.to_vec();
     let (logits, mut caches): (Tensor, Vec<KvCache>) =
-        model.forward(&as_batch(prompt), recipe, Products::Batched);
+        model.forward(&as_batch(prompt), recipe);
     let mut last = logits.select(0, 0).select(0, -1);
     while ids.len() < prompt.len() + limits.max_new_tokens {
         let next = choose(&last, &ids, choice);

@@ -11,7 +11,6 @@
 //!   scores near 1 on chapter 19's induction score; a previous-token head scores near 1 on
 //!   the previous-token score.
 
-use ch14_generation::Products;
 use ch15_modern_layer::attention::streaming_mask;
 use ch15_modern_layer::{Recipe, TinyModel};
 use ch19_induction_heads::scores::mean_weight_at_offset;
@@ -36,14 +35,12 @@ pub fn attention_maps(
     let mut x = model.tok_emb.forward(ids);
     let mut maps = Vec::with_capacity(model.layers.len());
     for layer in &model.layers {
-        let (q, k, _) = layer.attn.qkv(
-            &layer.attn_norm.forward(&x),
-            &positions,
-            recipe,
-            Products::Batched,
-        );
+        let (q, k, _) =
+            layer
+                .attn
+                .qkv(&layer.attn_norm.forward(&x), &positions, recipe);
         maps.push(layer.attn.weights(&q, &k, recipe, Some(&hidden)));
-        x = layer.forward(&x, recipe, None, Products::Batched).0;
+        x = layer.forward(&x, recipe, None).0;
     }
     let logits = model.lm_head.forward(&model.final_norm.forward(&x));
     (logits, maps)

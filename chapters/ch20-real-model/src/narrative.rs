@@ -1,6 +1,6 @@
 //! The chapter's printed story, on the real model: one function per section.
 
-use ch14_generation::Products;
+use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
 use ch15_modern_layer::setup::samplers;
 use ch17_inference::ledger::{Cached, ModelCard};
@@ -103,9 +103,7 @@ fn model_card(story: &mut Narrative, m: &Loaded) {
 
 fn first_logits(story: &mut Narrative, m: &Loaded) -> Result<()> {
     let ids = encode(&m.tokenizer, PROMPT)?;
-    let (logits, _) = m
-        .model
-        .forward(&as_batch(&ids), &m.recipe, Products::Batched);
+    let (logits, _) = m.model.forward(&as_batch(&ids), &m.recipe);
     let ours = logits.select(0, 0).select(0, -1);
     let step = story.step("The first logits, beside transformers'");
     step.print(format!(
@@ -193,13 +191,12 @@ fn cached_or_recomputed(story: &mut Narrative, m: &Loaded) -> Result<()> {
         &prompt,
         CACHED_TOKENS,
         &m.recipe,
-        Products::Batched,
+        TinyModel::forward,
     );
     // One pass over the whole sequence gives what recomputing gives at every step.
     let (all, _) = m.model.forward(
         &cached.ids.narrow(1, 0, ids.len() + CACHED_TOKENS - 1),
         &m.recipe,
-        Products::Batched,
     );
     let recomputed = all.select(0, 0).narrow(0, ids.len() - 1, CACHED_TOKENS);
     let same = cached

@@ -12,7 +12,7 @@ mod common;
 
 use std::sync::OnceLock;
 
-use ch14_generation::Products;
+use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
 use ch15_modern_layer::sampling::Sampler;
 use ch20_real_model::chat::{conversation, render};
@@ -118,9 +118,7 @@ fn last_logits_are_transformers_within_the_rounding() {
     let Some(m) = model() else { return };
     let fixture = fixture();
     for (i, p) in fixture["prompts"].as_array().unwrap().iter().enumerate() {
-        let (logits, _) =
-            m.model
-                .forward(&as_batch(&ids(&p["ids"])), &m.recipe, Products::Batched);
+        let (logits, _) = m.model.forward(&as_batch(&ids(&p["ids"])), &m.recipe);
         let ours = logits.select(0, 0).select(0, -1);
         assert_within_rounding(
             &ours,
@@ -177,13 +175,11 @@ fn cached_logits_are_recomputed_ones_within_the_rounding() {
     let Some(m) = model() else { return };
     let prompt = as_batch(&ids(&fixture()["prompts"][0]["ids"]));
     let n = 8;
-    let cached = generate_cached(&m.model, &prompt, n, &m.recipe, Products::Batched);
+    let cached = generate_cached(&m.model, &prompt, n, &m.recipe, TinyModel::forward);
     let t = prompt.size(1);
-    let (all, _) = m.model.forward(
-        &cached.ids.narrow(1, 0, t + n - 1),
-        &m.recipe,
-        Products::Batched,
-    );
+    let (all, _) = m
+        .model
+        .forward(&cached.ids.narrow(1, 0, t + n - 1), &m.recipe);
     let recomputed = all.select(0, 0).narrow(0, t - 1, n);
     // One-row and many-row products add in different orders: not the same bits.
     assert_within_rounding(
@@ -204,8 +200,13 @@ fn speculative_decoding_writes_the_greedy_tokens() {
     let ids = encode(&m.tokenizer, CODE_PROMPT).unwrap();
     let run = speculate_lookup(&m.model, &as_batch(&ids), 16, 4, &m.recipe);
     // Greedy decoding that uses the same verification passes: one row at a time.
-    let greedy =
-        generate_cached(&m.model, &as_batch(&ids), 16, &m.recipe, Products::RowByRow);
+    let greedy = generate_cached(
+        &m.model,
+        &as_batch(&ids),
+        16,
+        &m.recipe,
+        TinyModel::forward_row_by_row,
+    );
     assert_eq!(run.ids.to_vec(), greedy.ids.to_vec());
     assert!(
         run.acceptance_rate() > 0.5,

@@ -9,7 +9,7 @@
 
 mod common;
 
-use ch14_generation::Products;
+use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
 use ch20_real_model::generate::{Choice, Limits, as_batch, generate};
 use ch20_real_model::gguf::GgufFile;
@@ -23,10 +23,7 @@ fn check_checkpoint(name: &str) {
     let expected = Expected::open(&format!("{name}/expected.safetensors"));
     expected.follow_capability();
     let ids: Vec<u32> = expected.i64("ids").iter().map(|&i| i as u32).collect();
-    let (logits, _) =
-        loaded
-            .model
-            .forward(&as_batch(&ids), &loaded.recipe, Products::Batched);
+    let (logits, _) = loaded.model.forward(&as_batch(&ids), &loaded.recipe);
     assert_bits(&logits, &expected.f32("logits"), name);
     // Decoding: the one-row products of every step, against transformers' cached generate.
     let cached = generate_cached(
@@ -34,7 +31,7 @@ fn check_checkpoint(name: &str) {
         &as_batch(&ids),
         8,
         &loaded.recipe,
-        Products::Batched,
+        TinyModel::forward,
     );
     // transformers multiplies one row at every step (its prefill too: it keeps only the last
     // row's logits), and MKL's one-row order on the AMD processor the fixture was made on is
@@ -122,10 +119,7 @@ fn the_tiny_gguf_gives_transformers_logits() {
         .iter()
         .map(|&i| i as u32)
         .collect();
-    let (logits, _) =
-        loaded
-            .model
-            .forward(&as_batch(&ids), &loaded.recipe, Products::Batched);
+    let (logits, _) = loaded.model.forward(&as_batch(&ids), &loaded.recipe);
     assert_bits(&logits, &expected.f32("logits"), "tiny GGUF");
 }
 

@@ -7,7 +7,6 @@
 //! one is set) and the softmax with or without each head's sink. With a sink on, a row
 //! sums to less than 1: what is missing went to the sink.
 
-use ch14_generation::Products;
 use ch14_generation::window::sliding_window_mask;
 use ch15_modern_layer::setup::{CONFIG, PROMPT};
 use ch15_modern_layer::{Recipe, TinyModel};
@@ -52,7 +51,7 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
     let ids = Tensor::from_vec(prompt.clone(), &[1, t]);
     let x = layer.attn_norm.forward(&model.tok_emb.forward(&ids));
     let positions: Vec<usize> = (0..t).collect();
-    let (q, k, _) = layer.attn.qkv(&x, &positions, &recipe, Products::Batched);
+    let (q, k, _) = layer.attn.qkv(&x, &positions, &recipe);
     let hidden = sliding_window_mask(t, (window > 0).then_some(window));
     let weights = layer
         .attn

@@ -16,8 +16,8 @@
 //! `i - w < j`), and the layer's cache keeps those keys.
 
 use ch07_multihead_split::heads::merge_heads;
+use ch14_generation::KvCache;
 use ch14_generation::gqa::repeat_kv;
-use ch14_generation::{KvCache, Products};
 use shared::nn::{Linear, RMSNorm};
 use shared::{Tensor, cat, randn};
 
@@ -144,36 +144,18 @@ impl Attention {
         x: &Tensor,
         recipe: &Recipe,
         window: Option<usize>,
-        products: Products,
     ) -> (Tensor, KvCache) {
         let t = x.size(1);
         let positions: Vec<usize> = (0..t).collect();
-        let (q, k, v) = self.qkv(x, &positions, recipe, products);
-        let v_rep = repeat_kv(&v, self.n_rep());
-        let context = match products {
-            Products::Batched => {
-                let hidden = streaming_mask(t, window, recipe.sink_tokens);
-                self.weights(&q, &k, recipe, Some(&hidden)).matmul(&v_rep)
-            }
-            Products::RowByRow => {
-                let rows: Vec<Tensor> = (0..t)
-                    .map(|i| {
-                        let seen = visible(i, window, recipe.sink_tokens);
-                        let weights = self.weights(
-                            &q.narrow(2, i, 1),
-                            &k.index_select(2, &seen),
-                            recipe,
-                            None,
-                        );
-                        weights.matmul(&v_rep.index_select(2, &seen))
-                    })
-                    .collect();
-                cat(&rows, 2)
-            }
-        };
-        let heads = self.gated(&merge_heads(&context), x, recipe, products);
-        let out = products.linear(&self.out_proj, &heads);
-        (out, kept(&k, &v, window, recipe.sink_tokens))
+        let (q, k, v) = self.qkv(x, &positions, recipe);
+        let hidden = streaming_mask(t, window, recipe.sink_tokens);
+        let weights = self.weights(&q, &k, recipe, Some(&hidden));
+        let context = weights.matmul(&repeat_kv(&v, self.n_rep()));
+        let heads = self.gated(&merge_heads(&context), x, recipe);
+        (
+            self.out_proj.forward(&heads),
+            kept(&k, &v, window, recipe.sink_tokens),
+        )
     }
     // ANCHOR_END: forward
 
@@ -192,14 +174,13 @@ impl Attention {
         cache: &mut KvCache,
         recipe: &Recipe,
     ) -> (Tensor, Tensor) {
-        let (q, k, v) = self.qkv(x_new, &[position], recipe, Products::Batched);
+        let (q, k, v) = self.qkv(x_new, &[position], recipe);
         let keys = cat(&[&cache.keys, &k], 2);
         let values = cat(&[&cache.values, &v], 2);
         *cache = kept(&keys, &values, cache.window, recipe.sink_tokens);
         let weights = self.weights(&q, &cache.keys, recipe, None);
         let context = weights.matmul(&repeat_kv(&cache.values, self.n_rep()));
-        let heads =
-            self.gated(&merge_heads(&context), x_new, recipe, Products::Batched);
+        let heads = self.gated(&merge_heads(&context), x_new, recipe);
         (self.out_proj.forward(&heads), weights)
     }
     // ANCHOR_END: step
@@ -215,10 +196,9 @@ impl Attention {
         merged_heads: &Tensor,
         x: &Tensor,
         recipe: &Recipe,
-        products: Products,
     ) -> Tensor {
         if recipe.output_gate {
-            merged_heads * sigmoid(&products.linear(&self.w_gate, x))
+            merged_heads * sigmoid(&self.w_gate.forward(x))
         } else {
             merged_heads.clone()
         }

@@ -2,7 +2,6 @@
 //! exercise: where RoPE goes.
 
 use ch07_multihead_split::heads::split_heads;
-use ch14_generation::Products;
 use shared::Tensor;
 
 use crate::attention::Attention;
@@ -22,11 +21,10 @@ impl Attention {
         x: &Tensor,
         positions: &[usize],
         recipe: &Recipe,
-        products: Products,
     ) -> (Tensor, Tensor, Tensor) {
-        let mut q = split_heads(&products.linear(&self.w_query, x), self.n_heads);
-        let mut k = split_heads(&products.linear(&self.w_key, x), self.n_kv_heads);
-        let v = split_heads(&products.linear(&self.w_value, x), self.n_kv_heads);
+        let mut q = split_heads(&self.w_query.forward(x), self.n_heads);
+        let mut k = split_heads(&self.w_key.forward(x), self.n_kv_heads);
+        let v = split_heads(&self.w_value.forward(x), self.n_kv_heads);
         if recipe.qk_norm {
             (q, k) = (self.q_norm.forward(&q), self.k_norm.forward(&k));
         }

@@ -18,7 +18,6 @@
 //! each other, that error picks the expert, and the output changes by the difference of
 //! two whole networks.
 
-use ch14_generation::Products;
 use shared::nn::Linear;
 use shared::{Tensor, randn};
 
@@ -117,8 +116,7 @@ impl Moe {
             }
             let rows =
                 Tensor::from(slots.iter().map(|&i| i / k).collect::<Vec<usize>>());
-            let y = expert
-                .forward(&x.index_select(0, &rows).unsqueeze(0), Products::Batched);
+            let y = expert.forward(&x.index_select(0, &rows).unsqueeze(0));
             for (y_row, &i) in y.to_vec().chunks(d).zip(&slots) {
                 let token = &mut out[i / k * d..(i / k + 1) * d];
                 for (o, &value) in token.iter_mut().zip(y_row) {
@@ -158,9 +156,7 @@ impl Moe {
     /// # Shapes
     /// `x`: `[tokens, d_model]`. Returns `[tokens, d_model]`.
     pub fn shared(&self, x: &Tensor) -> Tensor {
-        self.shared_expert
-            .forward(&x.unsqueeze(0), Products::Batched)
-            .select(0, 0)
+        self.shared_expert.forward(&x.unsqueeze(0)).select(0, 0)
     }
 }
 
