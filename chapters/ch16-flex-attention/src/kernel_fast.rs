@@ -176,15 +176,32 @@ fn all_heads<K: KvRows, S: Simd, const R: usize, const KV: usize>(
     let scale = (1.0 / (d as f64).sqrt()) as f32;
     let tile = block_mask.tile;
     let mut visits = Visits::default();
-    // One tile's keys, transposed ([d, keys of the tile]), and its values, one row per key.
-    let mut keys_t = vec![0.0f32; d * tile];
-    let mut values = vec![0.0f32; tile * d_v];
+    // The keys of one key/value head, tile after tile, each tile transposed
+    // ([d, keys of the tile]), and its values, one row per key: copied once per head
+    // rather than once per tile of queries.
+    let mut keys_t = vec![0.0f32; d * keys];
+    let mut values = vec![0.0f32; keys * d_v];
     // The scores of one tile of queries: [queries of the tile, keys of the tile].
     let mut scores = vec![0.0f32; tile * tile];
     for b in 0..batch {
         for h in 0..heads {
             let kv_head = h / groups;
             let head = (b * heads + h) * queries;
+            if h % groups == 0 {
+                // The first query head of this key/value head.
+                for cols in (0..keys)
+                    .step_by(tile.max(1))
+                    .map(|c| c..(c + tile).min(keys))
+                {
+                    let keys_t = &mut keys_t[cols.start * d..cols.end * d];
+                    for (c, j) in cols.clone().enumerate() {
+                        for (p, &x) in kv.k_row(b, kv_head, j).iter().enumerate() {
+                            keys_t[p * cols.len() + c] = x;
+                        }
+                        values[j * d_v..][..d_v].copy_from_slice(kv.v_row(b, kv_head, j));
+                    }
+                }
+            }
             for qt in 0..block_mask.q_tiles() {
                 let rows = qt * tile..((qt + 1) * tile).min(queries);
                 let q_tile = &q[(head + rows.start) * d..(head + rows.end) * d];
@@ -203,15 +220,8 @@ fn all_heads<K: KvRows, S: Simd, const R: usize, const KV: usize>(
                     }
                     let cols = kt * tile..((kt + 1) * tile).min(keys);
                     let width = cols.len();
-                    let keys_t = &mut keys_t[..d * width];
-                    let values = &mut values[..width * d_v];
-                    for (c, j) in cols.clone().enumerate() {
-                        let k_row = kv.k_row(b, kv_head, j);
-                        for (p, &x) in k_row.iter().enumerate() {
-                            keys_t[p * width + c] = x;
-                        }
-                        values[c * d_v..][..d_v].copy_from_slice(kv.v_row(b, kv_head, j));
-                    }
+                    let keys_t = &keys_t[cols.start * d..cols.end * d];
+                    let values = &values[cols.start * d_v..cols.end * d_v];
                     let scores = &mut scores[..rows.len() * width];
                     tile_scores::<S, R, KV>(
                         simd,
@@ -225,13 +235,20 @@ fn all_heads<K: KvRows, S: Simd, const R: usize, const KV: usize>(
                     let row_scores = scores.chunks_exact_mut(width);
                     for ((r, i), scores) in rows.clone().enumerate().zip(row_scores) {
                         // The score_mod on the visible scores; on a partial tile the
-                        // mask_mod first, which hides the rest.
-                        for (s, j) in scores.iter_mut().zip(cols.clone()) {
-                            *s = if masked && !mask_mod(b, h, i, j) {
-                                f32::NEG_INFINITY
-                            } else {
-                                score_mod(*s, b, h, i, j)
-                            };
+                        // mask_mod first, which hides the rest. Two loops, so that the
+                        // full tiles' loop holds nothing but the score_mod.
+                        if masked {
+                            for (s, j) in scores.iter_mut().zip(cols.clone()) {
+                                *s = if mask_mod(b, h, i, j) {
+                                    score_mod(*s, b, h, i, j)
+                                } else {
+                                    f32::NEG_INFINITY
+                                };
+                            }
+                        } else {
+                            for (s, j) in scores.iter_mut().zip(cols.clone()) {
+                                *s = score_mod(*s, b, h, i, j);
+                            }
                         }
                         // Query i sees no key of this tile: the listing skips it.
                         // (`fold` rather than `all`, which would stop at the first
