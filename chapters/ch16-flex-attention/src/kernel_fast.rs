@@ -2,24 +2,29 @@
 //! same bits, arranged so that the processor's vector unit does them.
 //!
 //! [`flex_kernel_over`](crate::kernel::flex_kernel_over) computes one score at a time: a
-//! dot product of `d` additions, each waiting for the one before. Here a tile's keys are
-//! first copied transposed, `[d, keys of the tile]`, so that feature `p` of every key of
-//! the tile lies in one row; the scores of a query then grow one feature at a time across
-//! the whole row of keys, `s[j] += q[p] · kᵀ[p][j]`: as many independent sums as keys,
-//! which fill the vector lanes. Each score still adds its `d` products in the order
-//! `0, 1, …, d - 1`, as the listing's dot product does, and nothing multiplies and adds
-//! in one rounding, so every score, weight and output is bit for bit the listing's (the
-//! tests check it).
+//! dot product of `d` additions, each waiting for the one before. Here the keys of a head
+//! are first copied tile by tile, each tile transposed, `[d, keys of the tile]`, so that
+//! feature `p` of every key of the tile lies in one row; the scores then grow one feature
+//! at a time across a whole row of keys, `s[j] += q[p] · kᵀ[p][j]`: as many independent
+//! sums as keys, which fill the vector lanes. Each score still adds its `d` products in
+//! the order `0, 1, …, d - 1`, as the listing's dot product does, and every step is a
+//! multiplication and then an addition, two roundings, never one fused multiply-add, so
+//! every score, weight and output is bit for bit the listing's (the tests check it).
 //!
 //! The rest follows the listing tile for tile:
-//! - the mask_mod is called on partial tiles only, on every entry of them;
+//! - the mask_mod is called on partial tiles only, on every entry of them; a full tile's
+//!   loop holds nothing but the score_mod;
 //! - the score_mod runs over a whole row of the tile in one loop, and because both are
 //!   generic parameters, each recipe compiles into its own loop with the calls inlined;
-//! - the weighted values go in one value row at a time, across its `d_v` lanes.
+//! - the weighted values are added several queries at a time, so that each value row is
+//!   read once for all of them, in the listing's order for every feature.
 //!
-//! The loops are plain Rust, compiled three times: for AVX-512 (16 lanes), for AVX2
-//! (8 lanes), and for the baseline x86-64 processor (SSE2, 4 lanes), which is all a Rust
-//! binary assumes otherwise. [`Isa::detect`] picks the widest one the processor has.
+//! The vector operations are chapter 9's [`Simd`] (its `mul` and `add`, not its
+//! `mul_add`), and as in chapter 9 the kernel is compiled for AVX-512 (16 lanes, 4 queries
+//! × 64 keys of sums in registers), for AVX2 (8 lanes, 2 queries × 32 keys) and for any
+//! processor (4 lanes); [`Isa::detect`] picks the widest this processor has. Beyond the
+//! listing's memory it keeps one key/value head's keys and values in its own layout,
+//! `O(keys · d)`, and one tile of scores.
 
 use ch09_flash_attention::online::OnlineSoftmax;
 #[cfg(target_arch = "x86_64")]
@@ -120,7 +125,7 @@ pub fn flex_kernel_fast_with(
 }
 
 /// [`all_heads`] for AVX-512: 32 registers of 16 floats, so the scores of 4 queries × 64
-/// keys (16 registers) grow at once, and a row of 64 weighted values stays in 4.
+/// keys (16 registers) grow at once, and 4 queries × 64 weighted values too.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
 fn all_heads_avx512<K: KvRows>(
@@ -150,8 +155,8 @@ fn all_heads_avx2<K: KvRows>(
 
 /// The listing's loops over batches, heads, tiles of queries and tiles of keys, writing
 /// `out` (`[batch, heads, queries, d_v]`) and `lse` (`[batch, heads, queries]`). The
-/// scores are computed `R` queries × `C` keys at a time, the weighted values `C` features
-/// at a time, in registers.
+/// scores are computed `R` queries × `KV` vectors of keys at a time, the weighted values
+/// `R` queries × `KV` vectors of features, in registers.
 ///
 /// # Shapes
 /// As above.
