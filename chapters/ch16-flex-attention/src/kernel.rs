@@ -17,12 +17,17 @@
 //! tensors in [`flex_kernel`], from any other store (chapter 17's paged cache) in
 //! [`flex_kernel_over`]. It also keeps what the online softmax knows at the end of a
 //! row, the log-sum-exp `max + ln(sum)`, which merges attention over parts of the keys.
+//!
+//! [`flex_kernel_over`] is the algorithm as the chapter shows it; [`flex_kernel`] runs
+//! [`crate::kernel_fast`]'s version of it, the same additions in the same order (so the
+//! same bits) arranged for the vector unit.
 
 use ch09_flash_attention::online::OnlineSoftmax;
 use shared::{Error, Result, Tensor};
 
 use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::check_shapes;
+use crate::kernel_fast::flex_kernel_fast;
 use crate::kv_rows::{InTensors, KvRows, elements};
 use crate::recipes::{MaskMod, ScoreMod};
 
@@ -55,7 +60,8 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// `softmax(mask(score_mod(q·kᵀ/√d)))·v` in tiles of `block_mask.tile`, visiting only
 /// the tiles that `block_mask` does not mark empty, and how many it visited. A query that
 /// sees no key gets zeros (as PyTorch's `flex_attention`). The block mask must come from
-/// the same `mask_mod`.
+/// the same `mask_mod`. It is [`flex_kernel_over`] bit for bit, computed by
+/// [`flex_kernel_fast`].
 ///
 /// # Shapes
 /// `q`: `[batch, heads, queries, d]`, `k`: `[batch, kv_heads, keys, d]`, `v`:
@@ -78,7 +84,8 @@ pub fn flex_kernel(
         [batch, heads, queries, k.size(2)],
     )?;
     let kv = InTensors::new(k, v)?;
-    let result = flex_kernel_over(q, &kv, block_mask, score_mod, mask_mod)?;
+    // The listing's additions in the same order, in vector instructions: the same bits.
+    let result = flex_kernel_fast(q, &kv, block_mask, score_mod, mask_mod)?;
     Ok((result.out, result.visits))
 }
 

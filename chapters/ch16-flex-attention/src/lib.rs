@@ -18,7 +18,8 @@
 //! - [`block_mask`]: every tile full, partial or empty, computed once from a mask_mod;
 //! - [`kernel`]: the tiled kernel, generic over the two functions, that visits only the
 //!   tiles the block mask keeps, reading the keys and values row by row through
-//!   [`kv_rows`] (so that chapter 17 can run it on a paged cache);
+//!   [`kv_rows`] (so that chapter 17 can run it on a paged cache), and [`kernel_fast`],
+//!   the same kernel bit for bit, in vector instructions;
 //! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
 //!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
 //! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
@@ -40,6 +41,7 @@ pub mod empty_tiles;
 pub mod formula;
 pub mod kernel;
 pub mod kernel_backward;
+pub mod kernel_fast;
 pub mod kv_rows;
 pub mod narrative;
 pub mod pytorch_order;
