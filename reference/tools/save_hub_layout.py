@@ -40,7 +40,7 @@ model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch
 config = model.config
 if hasattr(config, "quantization_config"):
     del config.quantization_config
-config.torch_dtype = args.dtype
+config.dtype = args.dtype
 os.makedirs(args.out, exist_ok=True)
 config.save_pretrained(args.out)
 state = {k: v.to(dtype).contiguous() for k, v in model.state_dict().items()}

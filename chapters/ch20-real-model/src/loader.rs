@@ -119,14 +119,18 @@ fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
     let json: serde_json::Value =
         serde_json::from_str(&read("config.json")?).unwrap_or_default();
     let id = |key: &str| json.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
-    let chat_template = read("tokenizer_config.json")
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|c| {
-            c.get("chat_template")
-                .and_then(|t| t.as_str())
-                .map(str::to_string)
-        });
+    // transformers saves the chat template in a file of its own (`chat_template.jinja`)
+    // since 2025; older checkpoints keep it in `tokenizer_config.json`.
+    let chat_template = read("chat_template.jinja").ok().or_else(|| {
+        read("tokenizer_config.json")
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|c| {
+                c.get("chat_template")
+                    .and_then(|t| t.as_str())
+                    .map(str::to_string)
+            })
+    });
     Ok(Loaded {
         path: dir.to_path_buf(),
         recipe: model::recipe(&config),

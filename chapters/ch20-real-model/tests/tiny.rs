@@ -154,3 +154,39 @@ fn the_gguf_tokenizer_gives_transformers_ids_on_hard_strings() {
     .unwrap();
     assert_eq!(rendered, summary["gguf_chat"].as_str().unwrap());
 }
+
+/// A checkpoint folder finds its chat template where transformers writes it: in
+/// `chat_template.jinja` (its own file, as transformers saves it since 2025), else in
+/// `tokenizer_config.json` (older checkpoints); the file wins where both are.
+#[test]
+fn a_folder_reads_its_chat_template_from_either_place() {
+    let copy = |name: &str| {
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["config.json", "model.safetensors", "tokenizer.json"] {
+            std::fs::copy(fixture(&format!("tiny-llama/{file}")), dir.join(file))
+                .unwrap();
+        }
+        dir
+    };
+    let (old, new) = ("{{ 'in the config' }}", "{{ 'in its own file' }}");
+    let config = serde_json::json!({ "chat_template": old }).to_string();
+
+    let dir = copy("chat-template-in-config");
+    std::fs::write(dir.join("tokenizer_config.json"), &config).unwrap();
+    assert_eq!(
+        load(&dir, |_, _| {}).unwrap().chat_template.as_deref(),
+        Some(old)
+    );
+
+    let dir = copy("chat-template-in-both");
+    std::fs::write(dir.join("tokenizer_config.json"), &config).unwrap();
+    std::fs::write(dir.join("chat_template.jinja"), new).unwrap();
+    assert_eq!(
+        load(&dir, |_, _| {}).unwrap().chat_template.as_deref(),
+        Some(new)
+    );
+
+    let dir = copy("chat-template-nowhere");
+    assert_eq!(load(&dir, |_, _| {}).unwrap().chat_template, None);
+}
