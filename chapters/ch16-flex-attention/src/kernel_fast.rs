@@ -35,7 +35,7 @@ use shared::Tensor;
 use shared::exact::Isa;
 
 use crate::block_mask::{BlockMask, TileKind};
-use crate::kernel::{KernelOutput, Visits, check_block_mask, check_queries};
+use crate::kernel_io::{KernelOutput, Visits, check_block_mask, check_queries};
 use crate::kv_rows::{KvRows, elements};
 use crate::recipes::{MaskMod, ScoreMod};
 
