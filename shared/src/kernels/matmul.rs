@@ -571,7 +571,7 @@ mod tests {
             // `x·Wᵀ` (one row, the outputs along it) and `W·x` (one column, down it).
             let products = [(x.view(), w.t()), (w.view(), x.t())];
             for order in [Order::RowDots, Order::ColumnSweeps] {
-                for (a, b) in products.clone() {
+                for (a, b) in products {
                     let shape = (a.dim().0, b.dim().1);
                     let mut expected = Array2::from_elem(shape, f32::NAN);
                     exact_products(order, a, b, expected.view_mut());
