@@ -276,7 +276,15 @@ impl<E: Element> Tensor<E> {
         if self.is_expanded() {
             // Every repeat becomes a value: the size is checked first.
             let mut values = crate::error::or_panic(crate::alloc::f_alloc("to_vec", self.sizes()));
-            values.extend(self.array().iter().copied());
+            // A row at a time: a row that is not itself repeated is one memory copy (a
+            // key/value head repeated for its group of query heads, every decoding step),
+            // and the walk over the other dims is paid once per row, not once per value.
+            for row in self.array().rows() {
+                match row.as_slice() {
+                    Some(row) => values.extend_from_slice(row),
+                    None => values.extend(row.iter().copied()),
+                }
+            }
             return values;
         }
         if let Some(values) = self.as_slice() {

@@ -110,3 +110,26 @@ proptest! {
         prop_assert_eq!(a.index_select(0, &index).get(0).to_vec(), a.get(m as i64 - 1).to_vec());
     }
 }
+
+proptest! {
+    /// An expanded tensor's values (copied a row at a time) are its values read one by one:
+    /// rows repeated whole (a key/value head shared by a group of query heads), single
+    /// values repeated along a row, and both.
+    #[test]
+    fn expanded_tensors_read_out_in_row_major_order(
+        (a, g, c) in (0usize..4, 1usize..4, 0usize..5),
+        seed in any::<u32>(),
+    ) {
+        let values: Vec<f32> = (0..a * c).map(|i| (i as u32 ^ seed) as f32).collect();
+        let rows = Tensor::from_vec(values.clone(), &[a, 1, c]).expand([a, g, c]);
+        let expected: Vec<f32> = (0..a)
+            .flat_map(|i| (0..g).flat_map(move |_| 0..c).map(move |j| i * c + j))
+            .map(|e| values[e])
+            .collect();
+        prop_assert_eq!(rows.to_vec(), expected.clone());
+        prop_assert_eq!(rows.contiguous().to_vec(), expected);
+        let singles = Tensor::from_vec(values.clone(), &[a * c, 1]).expand([a * c, g]);
+        let expected: Vec<f32> = values.iter().flat_map(|&v| std::iter::repeat_n(v, g)).collect();
+        prop_assert_eq!(singles.to_vec(), expected);
+    }
+}

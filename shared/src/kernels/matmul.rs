@@ -68,7 +68,18 @@ pub enum Order {
 ///
 /// # Shapes
 /// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
-pub fn matmul_into(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewMut2<f32>) {
+pub fn matmul_into(
+    order: Order,
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    mut c: ArrayViewMut2<f32>,
+) {
+    // A one-row product (or a matrix times a vector) whose rows lie contiguous in memory
+    // goes to the kernel that takes four outputs per pass over the vector, on every thread;
+    // each output keeps its own order, so the bits are those of the loop below.
+    if order == Order::RowDots && super::row_dots::row_dots_of_views(a, b, c.view_mut()) {
+        return;
+    }
     let (m, k) = a.dim();
     let n = b.dim().1;
     // A matrix–vector product costs one multiply-add per matrix entry in any order, so it
@@ -361,10 +372,44 @@ pub fn row_dot_sum(row: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
     if k == 0 {
         return 0.0;
     }
+    let mut lanes = first_lanes(row, x);
+    let rounds = full_rounds(k);
+    fused_rounds(&mut lanes, &row[1..1 + 16 * rounds], &x[1..1 + 16 * rounds]);
+    finish_row_dot(lanes, row, x)
+}
+
+/// The 16 lanes of an output of [`row_dot_sum`] in a block of four before its rounds: the
+/// first product in lane 0.
+///
+/// # Shapes
+/// `row`, `x`: `[k]` with `k ≥ 1`.
+#[inline(always)]
+pub(super) fn first_lanes(row: &[f32], x: &[f32]) -> [f32; 16] {
     let mut lanes = [0.0f32; 16];
     lanes[0] = row[0] * x[0];
-    let (rounds, rest) = ((k - 1) / 16, (k - 1) % 16);
-    fused_rounds(&mut lanes, &row[1..1 + 16 * rounds], &x[1..1 + 16 * rounds]);
+    lanes
+}
+
+/// How many full rounds of 16 products follow the first product of a dot product of `k ≥ 1`.
+///
+/// # Shapes
+/// Numbers only.
+#[inline(always)]
+pub(super) fn full_rounds(k: usize) -> usize {
+    (k - 1) / 16
+}
+
+/// The end of [`row_dot_sum`] for an output in a block of four, once its full rounds are in
+/// `lanes`: when a partial round follows full ones, the lanes are added by halves into lane
+/// 0 first; the partial round is fused into lanes 0, 1, ...; then the lanes are added by
+/// halves.
+///
+/// # Shapes
+/// `row`, `x`: `[k]` with `k ≥ 1`.
+#[inline(always)]
+pub(super) fn finish_row_dot(mut lanes: [f32; 16], row: &[f32], x: &[f32]) -> f32 {
+    let k = x.len();
+    let (rounds, rest) = (full_rounds(k), (k - 1) % 16);
     if rounds > 0 && rest > 0 {
         let sum = add_by_halves(lanes);
         lanes = [0.0; 16];
@@ -505,7 +550,42 @@ fn add_by_halves(mut lanes: [f32; 16]) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::row_dots::tests::{bits, values};
     use super::*;
+    use ndarray::Array2;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn sgemv_products_have_the_loops_bits_on_any_number_of_threads(
+            k in 0usize..=100,
+            outputs in 1usize..=40,
+            threads in 1usize..=3,
+            seed in any::<u64>(),
+        ) {
+            let w = Array2::from_shape_vec((outputs, k), values(seed, outputs * k)).unwrap();
+            let x = Array2::from_shape_vec((1, k), values(!seed, k)).unwrap();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            // `x·Wᵀ` (one row, the outputs along it) and `W·x` (one column, down it).
+            let products = [(x.view(), w.t()), (w.view(), x.t())];
+            for order in [Order::RowDots, Order::ColumnSweeps] {
+                for (a, b) in products {
+                    let shape = (a.dim().0, b.dim().1);
+                    let mut expected = Array2::from_elem(shape, f32::NAN);
+                    exact_products(order, a, b, expected.view_mut());
+                    let mut got = Array2::from_elem(shape, f32::NAN);
+                    pool.install(|| matmul_into(order, a, b, got.view_mut()));
+                    prop_assert_eq!(
+                        bits(got.as_slice().unwrap()),
+                        bits(expected.as_slice().unwrap()),
+                        "{:?}, {:?}", order, shape
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_blocked_product_has_the_same_bits_on_any_number_of_threads() {
