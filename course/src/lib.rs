@@ -35,6 +35,7 @@ pub mod hints;
 pub mod narrative;
 pub mod platform;
 pub mod printed;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod quiet_proptest;
 
 pub use narrative::{Narrative, Seed, Step};
