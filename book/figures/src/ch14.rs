@@ -5,7 +5,7 @@ use ch14_generation::generate::generate_cached;
 use ch14_generation::gqa::repeat_kv;
 use ch14_generation::setup::{CONFIG, N_NEW, PROMPT, WINDOW};
 use ch14_generation::window::sliding_window_mask;
-use ch14_generation::{DecoderConfig, Products, TinyDecoder};
+use ch14_generation::{DecoderConfig, TinyDecoder};
 use shared::{Tensor, eye, manual_seed, zeros};
 
 use crate::{Figure, Panel};
@@ -82,7 +82,7 @@ fn gqa_heads() -> Figure {
 /// key is not in the cache).
 fn step_panels(model: &TinyDecoder) -> Vec<Panel> {
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
-    let generation = generate_cached(model, &prompt, N_NEW, Products::Batched);
+    let generation = generate_cached(model, &prompt, N_NEW, TinyDecoder::forward);
     let ids = generation.ids.to_vec();
     let label = |p: usize| format!("{p}: {}", ids[p]);
     let first = PROMPT.len();

@@ -8,8 +8,7 @@
 use shared::{Tensor, cat, zeros};
 
 use crate::kv_cache::KvCache;
-use crate::model::TinyDecoder;
-use crate::products::Products;
+use crate::model::{ForwardPass, TinyDecoder};
 
 /// What a generation produced.
 #[derive(Clone, Debug)]
@@ -63,7 +62,8 @@ pub fn greedy(logits: &Tensor) -> Tensor<i64> {
     logits.argmax_dim(-1, true)
 }
 
-/// Greedy decoding of `n_new` tokens, running the model on the whole sequence each time.
+/// Greedy decoding of `n_new` tokens, running the model on the whole sequence each time
+/// with `forward`.
 ///
 /// # Shapes
 /// `prompt`: `[batch, tokens]`. Returns ids `[batch, tokens + n_new]`.
@@ -72,12 +72,12 @@ pub fn generate_recomputing(
     model: &TinyDecoder,
     prompt: &Tensor<i64>,
     n_new: usize,
-    products: Products,
+    forward: ForwardPass,
 ) -> Generation {
     let mut ids = prompt.clone();
     let mut all_logits = Vec::new();
     for _ in 0..n_new {
-        let (logits, _) = model.forward(&ids, products);
+        let (logits, _) = forward(model, &ids);
         let last = logits.select(1, -1); // [batch, vocab]: the last position only
         ids = cat(&[&ids, &greedy(&last)], 1);
         all_logits.push(last);
@@ -91,8 +91,8 @@ pub fn generate_recomputing(
 }
 // ANCHOR_END: generate_recomputing
 
-/// Greedy decoding of `n_new` tokens with a KV cache: the prompt once, then one token
-/// per step.
+/// Greedy decoding of `n_new` tokens with a KV cache: the prompt once with `forward`, then
+/// one token per step.
 ///
 /// # Shapes
 /// `prompt`: `[batch, tokens]` with `n_new >= 1`. Returns ids `[batch, tokens + n_new]`.
@@ -101,9 +101,9 @@ pub fn generate_cached(
     model: &TinyDecoder,
     prompt: &Tensor<i64>,
     n_new: usize,
-    products: Products,
+    forward: ForwardPass,
 ) -> Generation {
-    let (logits, mut cache) = model.forward(prompt, products); // the prefill
+    let (logits, mut cache) = forward(model, prompt); // the prefill
     let mut last = logits.select(1, -1);
     let mut ids = cat(&[prompt, &greedy(&last)], 1);
     let mut all_logits = vec![last];

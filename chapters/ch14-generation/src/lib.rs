@@ -9,14 +9,14 @@
 //! (multi-query attention, Shazeer, 2019, shares one among all); a sliding window (as in
 //! Mistral 7B) bounds it by keeping only the last `w` tokens.
 //!
-//! - [`products`]: two ways to compute a forward pass, PyTorch's batched products and a
-//!   batch-invariant one that takes every product one query row at a time;
 //! - [`gqa`]: key/value heads shared by groups of query heads (chapter 7's `repeat_kv`);
 //! - [`window`]: the causal mask with an optional sliding window (chapter 5's masks);
 //! - [`attention`]: grouped-query causal attention over a whole sequence;
 //! - [`kv_cache`] and `decode_step`: the cache, and one decoding step that uses it;
 //! - [`model`]: a tiny decoder-only model around that attention;
 //! - [`generate`]: greedy decoding, recomputing and cached;
+//! - [`row_by_row`]: the forward passes' batch-invariant twins, every product one query
+//!   row at a time;
 //! - [`padded`] and [`left_padding`]: prompts of different lengths decoded in one batch;
 //! - [`cache_size`] and [`context_fit`]: the cache's size in bytes for real models, and
 //!   the context a memory holds;
@@ -40,11 +40,10 @@ pub mod left_padding;
 pub mod model;
 pub mod narrative;
 pub mod padded;
-pub mod products;
+pub mod row_by_row;
 pub mod setup;
 pub mod window;
 
 pub use attention::GroupedQueryAttention;
 pub use kv_cache::KvCache;
 pub use model::{DecoderConfig, TinyDecoder};
-pub use products::Products;

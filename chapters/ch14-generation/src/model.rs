@@ -11,7 +11,6 @@ use shared::{Tensor, arange};
 
 use crate::attention::GroupedQueryAttention;
 use crate::kv_cache::KvCache;
-use crate::products::Products;
 
 /// The sizes of a [`TinyDecoder`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +42,10 @@ pub struct TinyDecoder {
     pub lm_head: Linear,
 }
 // ANCHOR_END: decoder_struct
+
+/// A forward pass over a whole sequence, as the generations take it:
+/// [`TinyDecoder::forward`] or its batch-invariant twin, [`TinyDecoder::forward_row_by_row`].
+pub type ForwardPass = fn(&TinyDecoder, &Tensor<i64>) -> (Tensor, KvCache);
 
 impl TinyDecoder {
     /// Draws the parameters from the default generator in this order: the two embeddings
@@ -78,10 +81,10 @@ impl TinyDecoder {
     /// # Shapes
     /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, vocab_size]`.
     // ANCHOR: decoder_forward
-    pub fn forward(&self, ids: &Tensor<i64>, products: Products) -> (Tensor, KvCache) {
+    pub fn forward(&self, ids: &Tensor<i64>) -> (Tensor, KvCache) {
         let x = self.embed(ids, 0);
-        let (out, cache) = self.attn.forward(&x, products);
-        (products.linear(&self.lm_head, &(x + out)), cache)
+        let (out, cache) = self.attn.forward(&x);
+        (self.lm_head.forward(&(x + out)), cache)
     }
     // ANCHOR_END: decoder_forward
 

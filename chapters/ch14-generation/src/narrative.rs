@@ -10,7 +10,6 @@ use crate::digits::{float32_steps, full_precision};
 use crate::generate::{Generation, generate_cached, generate_recomputing};
 use crate::gqa::repeat_kv;
 use crate::model::{DecoderConfig, TinyDecoder};
-use crate::products::Products;
 use crate::setup::{CONFIG, MODELS, N_NEW, PROMPT, WINDOW};
 use crate::window::sliding_window_mask;
 
@@ -35,8 +34,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     step.print(format!("prompt: {prompt}"));
 
     // ANCHOR: decode_batched
-    let plain = generate_recomputing(&model, &prompt, N_NEW, Products::Batched);
-    let cached = generate_cached(&model, &prompt, N_NEW, Products::Batched);
+    let plain = generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward);
+    let cached = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward);
     // ANCHOR_END: decode_batched
     let step = story.step("Greedy decoding, recomputing the whole sequence");
     step.print(format!("ids: {}", plain.ids));
@@ -99,8 +98,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
 
     // ANCHOR: decode_rows
-    let rows = generate_recomputing(&model, &prompt, N_NEW, Products::RowByRow);
-    let rows_cached = generate_cached(&model, &prompt, N_NEW, Products::RowByRow);
+    let rows = generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
+    let rows_cached = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
     // ANCHOR_END: decode_rows
     let step = story.step("Cached and recomputed logits, one query row at a time");
     step.print(format!("ids: {}", rows.ids));
@@ -151,8 +150,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         window: Some(WINDOW),
         ..CONFIG
     });
-    let recomputed = generate_recomputing(&windowed, &prompt, N_NEW, Products::RowByRow);
-    let rolling = generate_cached(&windowed, &prompt, N_NEW, Products::RowByRow);
+    let recomputed =
+        generate_recomputing(&windowed, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
+    let rolling = generate_cached(&windowed, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
     // ANCHOR_END: decode_window
     let rolling_cache = rolling
         .cache

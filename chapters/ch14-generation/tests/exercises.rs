@@ -7,7 +7,7 @@ use ch14_generation::cache_size::cache_bytes;
 use ch14_generation::context_fit::context_that_fits;
 use ch14_generation::generate::{generate_cached, generate_recomputing};
 use ch14_generation::left_padding::generate_left_padded;
-use ch14_generation::{DecoderConfig, KvCache, Products, TinyDecoder};
+use ch14_generation::{DecoderConfig, KvCache, TinyDecoder};
 use course::narrative::step_text;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -51,8 +51,8 @@ proptest! {
         manual_seed(seed);
         let model = TinyDecoder::new(config);
         let prompt = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
-        let recomputed = generate_recomputing(&model, &prompt, n_new, Products::RowByRow);
-        let cached = generate_cached(&model, &prompt, n_new, Products::RowByRow);
+        let recomputed = generate_recomputing(&model, &prompt, n_new, TinyDecoder::forward_row_by_row);
+        let cached = generate_cached(&model, &prompt, n_new, TinyDecoder::forward_row_by_row);
         prop_assert!(cached.ids == recomputed.ids);
         prop_assert_eq!(bits_difference(&cached.logits, &recomputed.logits), None);
         // Each step's weights cover the cache: one row per head, summing to 1.
@@ -71,7 +71,7 @@ fn exercise_decode_step_prints_pytorchs_logits() {
     manual_seed(123);
     let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
     let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
-    let cached = generate_cached(&model, &prompt, 6, Products::Batched);
+    let cached = generate_cached(&model, &prompt, 6, TinyDecoder::forward);
     let printed = step_text(PYTORCH, "Greedy decoding with a KV cache").expect("the step");
     assert!(
         printed.contains(&cached.logits.to_string()),
@@ -146,7 +146,7 @@ proptest! {
         prop_assert_eq!(batched.logits.shape(), [n_new * batch, config.vocab_size]);
         for (r, prompt) in prompts.iter().enumerate() {
             let alone = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
-            let alone = generate_recomputing(&model, &alone, n_new, Products::Batched);
+            let alone = generate_recomputing(&model, &alone, n_new, TinyDecoder::forward);
             let row = batched.ids.get(r).slice(0, longest - prompt.len()..);
             prop_assert!(row == alone.ids.get(0), "row {}: {} alone, {} batched", r, alone.ids, row);
             for step in 0..n_new {

@@ -5,12 +5,15 @@
 
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch14_generation::generate::{generate_cached, generate_recomputing};
-use ch14_generation::{DecoderConfig, GroupedQueryAttention, Products, TinyDecoder};
+use ch14_generation::{DecoderConfig, GroupedQueryAttention, KvCache, TinyDecoder};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::testing::bits_difference;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand};
+
+/// Grouped-query attention's forward pass over a sequence: the formula or its twin.
+type AttentionForward = fn(&GroupedQueryAttention, &Tensor) -> (Tensor, KvCache);
 
 proptest! {
     #![proptest_config(quiet(16))]
@@ -31,7 +34,7 @@ proptest! {
         mha.w_value = gqa.w_value.clone();
         mha.out_proj = gqa.out_proj.clone();
         let x = rand(&[b, t, d]);
-        let (ours, _) = gqa.forward(&x, Products::Batched);
+        let (ours, _) = gqa.forward(&x);
         prop_assert_eq!(bits_difference(&ours, &mha.forward(&x)), None);
     }
 
@@ -46,12 +49,43 @@ proptest! {
         manual_seed(seed);
         let mut attn = GroupedQueryAttention::new(d, n_kv * groups, n_kv, None);
         let x = rand(&[1, t, d]);
-        for products in [Products::Batched, Products::RowByRow] {
+        let forwards: [AttentionForward; 2] =
+            [GroupedQueryAttention::forward, GroupedQueryAttention::forward_row_by_row];
+        for forward in forwards {
             attn.window = None;
-            let (causal, _) = attn.forward(&x, products);
+            let (causal, _) = forward(&attn, &x);
             attn.window = Some(t + extra);
-            let (windowed, _) = attn.forward(&x, products);
+            let (windowed, _) = forward(&attn, &x);
             prop_assert_eq!(bits_difference(&causal, &windowed), None);
+        }
+    }
+
+    /// The batch-invariant twin computes the formula's forward pass: the same logits up to
+    /// rounding, bit for bit on a single token (a one-row product is one row either way),
+    /// and the same cache.
+    #[test]
+    fn the_row_by_row_twin_agrees_with_the_formula(
+        (n_kv, groups, window) in (1usize..3, 1usize..3, prop::option::of(1usize..5)),
+        tokens in 1usize..8,
+        seed in 0u64..1000,
+    ) {
+        let config = DecoderConfig {
+            vocab_size: 12,
+            context_length: 12,
+            d_model: n_kv * groups * 4,
+            n_heads: n_kv * groups,
+            n_kv_heads: n_kv,
+            window,
+        };
+        manual_seed(seed);
+        let model = TinyDecoder::new(config);
+        let ids = Tensor::from_vec((0..tokens as i64).map(|i| (i * 5) % 12).collect(), &[1, tokens]);
+        let (formula, formula_cache) = model.forward(&ids);
+        let (twin, twin_cache) = model.forward_row_by_row(&ids);
+        prop_assert!(close(&twin, &formula, 1e-4, 1e-5), "twin {} formula {}", twin, formula);
+        prop_assert!(close(&twin_cache.keys, &formula_cache.keys, 1e-4, 1e-5));
+        if tokens == 1 {
+            prop_assert_eq!(bits_difference(&twin, &formula), None);
         }
     }
 
@@ -76,8 +110,8 @@ proptest! {
         manual_seed(seed);
         let model = TinyDecoder::new(config);
         let prompt = Tensor::from_vec((0..prompt_len as i64).collect(), &[1, prompt_len]);
-        let recomputed = generate_recomputing(&model, &prompt, n_new, Products::Batched);
-        let cached = generate_cached(&model, &prompt, n_new, Products::Batched);
+        let recomputed = generate_recomputing(&model, &prompt, n_new, TinyDecoder::forward);
+        let cached = generate_cached(&model, &prompt, n_new, TinyDecoder::forward);
         // Compare only as far as both chose the same tokens (a near tie could go either way).
         let same = (0..n_new)
             .take_while(|&s| cached.ids.to_vec()[prompt_len + s] == recomputed.ids.to_vec()[prompt_len + s])
@@ -98,8 +132,8 @@ fn the_batched_products_differ_in_the_last_bits() {
     manual_seed(123);
     let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
     let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
-    let recomputed = generate_recomputing(&model, &prompt, 6, Products::Batched);
-    let cached = generate_cached(&model, &prompt, 6, Products::Batched);
+    let recomputed = generate_recomputing(&model, &prompt, 6, TinyDecoder::forward);
+    let cached = generate_cached(&model, &prompt, 6, TinyDecoder::forward);
     assert!(cached.ids == recomputed.ids);
     let max_diff = (&cached.logits - &recomputed.logits).abs().max().item();
     assert!(
@@ -123,7 +157,7 @@ fn weight_rows_hold_each_fed_token_over_the_cache() {
     for window in [None, Some(WINDOW)] {
         manual_seed(123);
         let model = TinyDecoder::new(DecoderConfig { window, ..CONFIG });
-        let generation = generate_cached(&model, &prompt, N_NEW, Products::Batched);
+        let generation = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward);
         let grid = generation.weight_rows(1);
         assert_eq!(grid.sizes(), [N_NEW - 1, PROMPT.len() + N_NEW - 1]);
         for s in 0..N_NEW - 1 {
@@ -134,7 +168,7 @@ fn weight_rows_hold_each_fed_token_over_the_cache() {
             let seen = row.iter().filter(|&&w| w > 0.0).count();
             assert!(seen <= window.unwrap_or(usize::MAX), "{row:?}");
         }
-        let recomputed = generate_recomputing(&model, &prompt, N_NEW, Products::Batched);
+        let recomputed = generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward);
         assert_eq!(recomputed.weight_rows(0).size(0), 0);
     }
 }

@@ -11,7 +11,7 @@
 
 use ch14_generation::generate::generate_cached;
 use ch14_generation::setup::{CONFIG, N_NEW, PROMPT};
-use ch14_generation::{DecoderConfig, Products, TinyDecoder};
+use ch14_generation::{DecoderConfig, TinyDecoder};
 use shared::{Tensor, manual_seed, stack};
 
 use super::{Heatmap, MAX_HEADS, Settings};
@@ -68,7 +68,7 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
     let model = TinyDecoder::new(config);
     let ids = Tensor::from_vec(prompt.clone(), &[1, prompt.len()]);
     // One new token more than the steps: the last one is chosen, not fed.
-    let run = generate_cached(&model, &ids, steps + 1, Products::Batched);
+    let run = generate_cached(&model, &ids, steps + 1, TinyDecoder::forward);
     let rows: Vec<Tensor> = (0..config.n_heads).map(|h| run.weight_rows(h)).collect();
     let weights = stack(&rows, 0); // [heads, steps, prompt + steps]
 
@@ -173,7 +173,7 @@ mod tests {
         manual_seed(123);
         let model = TinyDecoder::new(CONFIG);
         let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
-        let run = generate_cached(&model, &prompt, N_NEW, Products::Batched);
+        let run = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward);
         for (h, head) in map.heads.iter().enumerate() {
             let rows = Heatmap::of_heads(&run.weight_rows(h).unsqueeze(0), vec![], vec![]);
             assert_eq!(head, &rows.heads[0]);

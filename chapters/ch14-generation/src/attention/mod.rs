@@ -7,12 +7,11 @@
 //! window it computes exactly what chapter 7 computes.
 
 use ch07_multihead_split::heads::{merge_heads, split_heads};
+use shared::Tensor;
 use shared::nn::Linear;
-use shared::{Tensor, cat};
 
 use crate::gqa::repeat_kv;
 use crate::kv_cache::KvCache;
-use crate::products::Products;
 use crate::window::sliding_window_mask;
 
 #[cfg_attr(feature = "exercise", path = "../../exercises/decode_step.rs")]
@@ -104,49 +103,22 @@ impl GroupedQueryAttention {
     // ANCHOR_END: weights
 
     /// Attention over a whole sequence: every token's output, and the keys and values a
-    /// cache would hold after it.
-    ///
-    /// With [`Products::Batched`], one product per projection and per head, the future
-    /// (and the keys outside the window) masked. With [`Products::RowByRow`], every
-    /// projection one row at a time and every query against the slice of keys it sees.
+    /// cache would hold after it. One product per projection and per head, the future (and
+    /// the keys outside the window) masked.
     ///
     /// # Shapes
     /// `x`: `[batch, tokens, d_model]`. Returns `[batch, tokens, d_model]` and a cache of
     /// `[batch, n_kv_heads, min(tokens, window), head_dim]` keys and values.
     // ANCHOR: forward
-    pub fn forward(&self, x: &Tensor, products: Products) -> (Tensor, KvCache) {
-        let t = x.size(1);
-        let q = split_heads(&products.linear(&self.w_query, x), self.n_heads);
-        let k = split_heads(&products.linear(&self.w_key, x), self.n_kv_heads);
-        let v = split_heads(&products.linear(&self.w_value, x), self.n_kv_heads);
-        let v_rep = repeat_kv(&v, self.n_rep());
-        let context = match products {
-            Products::Batched => {
-                let hidden = sliding_window_mask(t, self.window);
-                self.weights(&q, &k, Some(&hidden)).matmul(&v_rep)
-            }
-            Products::RowByRow => {
-                let rows: Vec<Tensor> = (0..t)
-                    .map(|i| {
-                        let seen = first_visible(i, self.window)..i + 1;
-                        let k_seen = k.slice(2, seen.clone());
-                        let weights = self.weights(&q.narrow(2, i, 1), &k_seen, None);
-                        weights.matmul(&v_rep.slice(2, seen))
-                    })
-                    .collect();
-                cat(&rows, 2)
-            }
-        };
-        let out = products.linear(&self.out_proj, &merge_heads(&context));
+    pub fn forward(&self, x: &Tensor) -> (Tensor, KvCache) {
+        let q = split_heads(&self.w_query.forward(x), self.n_heads);
+        let k = split_heads(&self.w_key.forward(x), self.n_kv_heads);
+        let v = split_heads(&self.w_value.forward(x), self.n_kv_heads);
+        let hidden = sliding_window_mask(x.size(1), self.window);
+        let weights = self.weights(&q, &k, Some(&hidden));
+        let context = weights.matmul(&repeat_kv(&v, self.n_rep()));
+        let out = self.out_proj.forward(&merge_heads(&context));
         (out, KvCache::new(k, v, self.window))
     }
     // ANCHOR_END: forward
-}
-
-/// The first key query `i` sees: `0`, or `i - w + 1` once a window of `w` is full.
-fn first_visible(i: usize, window: Option<usize>) -> usize {
-    match window {
-        None => 0,
-        Some(w) => (i + 1).saturating_sub(w),
-    }
 }
