@@ -10,7 +10,7 @@
 use std::cell::Cell;
 use std::sync::Once;
 
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, TestCaseError};
 
 thread_local! {
     /// Whether the property test running on this thread asked for quiet panics.
@@ -53,4 +53,28 @@ pub fn quiet(cases: u32) -> Config {
 /// `PROPTEST_CASES`, when it is set to a number.
 fn cases_from_env() -> Option<u32> {
     std::env::var("PROPTEST_CASES").ok()?.parse().ok()
+}
+
+/// Fails the property test with `broken`'s message when a check found the code broken.
+///
+/// The exercises' checks return `Option<String>`: `None` when the code under test behaves,
+/// else what went wrong (the inputs, the values, the ulps). Inside `proptest!`,
+/// `holds(check(...))?` fails the case with that message, which proptest then shrinks.
+pub fn holds(broken: Option<String>) -> Result<(), TestCaseError> {
+    match broken {
+        None => Ok(()),
+        Some(message) => Err(TestCaseError::fail(message)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_passes_none_and_fails_with_the_message() {
+        assert!(holds(None).is_ok());
+        let failure = holds(Some("2 is not 3".to_string())).unwrap_err();
+        assert!(failure.to_string().contains("2 is not 3"), "{failure}");
+    }
 }

@@ -10,7 +10,7 @@
 use ch07_multihead_split::heads::split_heads;
 use course::narrative::{lines_after, step_text};
 use course::printed;
-use course::quiet_proptest::quiet;
+use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 use shared::nn::RMSNorm;
 use shared::testing::{bits_difference, max_abs_diff, ulps};
@@ -162,9 +162,7 @@ proptest! {
         start in 0usize..20,
         qk_norm in prop::bool::ANY,
     ) {
-        if let Some(broken) = qkv_broken(&learners_qkv, seed, tokens, start, qk_norm) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(qkv_broken(&learners_qkv, seed, tokens, start, qk_norm))?;
     }
 
     /// A key is turned by its absolute position: the cached generation (one new token at
@@ -323,9 +321,7 @@ proptest! {
         silent in prop::bool::weighted(0.2),
     ) {
         let (scores, sinks) = sink_inputs(seed, [dims.0, dims.1, dims.2, dims.3], silent);
-        if let Some(broken) = sink_formula_broken(&softmax_with_sink, &scores, &sinks) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(sink_formula_broken(&softmax_with_sink, &scores, &sinks))?;
     }
 }
 
@@ -454,9 +450,7 @@ proptest! {
         logits in prop::collection::vec(-4.0f32..4.0, 2..12),
         p in 0.05f32..1.0,
     ) {
-        if let Some(broken) = nucleus_broken(&top_p, &logits, p) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(nucleus_broken(&top_p, &logits, p))?;
     }
 }
 
@@ -613,9 +607,7 @@ proptest! {
         local in 0usize..6,
     ) {
         let card = (layers, kv_heads, head_dim, window, tokens, local);
-        if let Some(broken) = cache_bytes_broken(&recipe_cache_bytes, card) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(cache_bytes_broken(&recipe_cache_bytes, card))?;
     }
 }
 
@@ -727,9 +719,7 @@ proptest! {
         seed in 0u64..1000,
     ) {
         let gain = pair_gains(&equal, &base, &apart);
-        if let Some(broken) = commute_broken(&norm_and_rope_commute, &gain, seed) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(commute_broken(&norm_and_rope_commute, &gain, seed))?;
     }
 }
 
@@ -836,9 +826,7 @@ proptest! {
         manual_seed(seed);
         let logits = randn(&[tokens, n]) * 2.0;
         prop_assume!(no_near_tie(&logits, k));
-        if let Some(broken) = route_broken(&route_softmax_top_k, &logits, k) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(route_broken(&route_softmax_top_k, &logits, k))?;
     }
 }
 

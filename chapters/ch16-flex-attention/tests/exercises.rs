@@ -7,7 +7,7 @@
 
 use course::narrative::step_text;
 use course::printed;
-use course::quiet_proptest::quiet;
+use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randn};
 
@@ -157,17 +157,13 @@ proptest! {
         kv_idx in 0usize..100,
     ) {
         let slopes = vec![0.5, 0.25, 0.125, 0.0625];
-        if let Some(broken) = penalty_broken(&alibi(slopes.clone()), &slopes, score, h, q_idx, kv_idx) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(penalty_broken(&alibi(slopes.clone()), &slopes, score, h, q_idx, kv_idx))?;
     }
 
     /// The chunked mask: causal inside a chunk, nothing across chunks.
     #[test]
     fn exercise_chunked_sees_its_chunk_causally(chunk in 1usize..9) {
-        if let Some(broken) = chunked_broken(&chunked_causal(chunk), chunk) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(chunked_broken(&chunked_causal(chunk), chunk))?;
     }
 
     /// The prediction equals the block mask's count of empty tiles.
@@ -177,9 +173,7 @@ proptest! {
         tile in 1usize..6,
         chunks in 1usize..5,
     ) {
-        if let Some(broken) = empty_tiles_broken(&predict_empty_tiles, tokens, tile, tile * chunks) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(empty_tiles_broken(&predict_empty_tiles, tokens, tile, tile * chunks))?;
     }
 }
 
@@ -265,9 +259,7 @@ proptest! {
         score in -20.0f32..20.0,
         grad in -4.0f32..4.0,
     ) {
-        if let Some(broken) = slope_broken(&softcap_grad(cap), cap, score, grad) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(slope_broken(&softcap_grad(cap), cap, score, grad))?;
     }
 }
 

@@ -5,7 +5,7 @@
 
 use ch15_modern_layer::TinyModel;
 use course::narrative::step_text;
-use course::quiet_proptest::quiet;
+use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 use shared::{Tensor, cat, manual_seed, randn};
 
@@ -130,9 +130,7 @@ proptest! {
         fork_at in 1usize..20,
         grow in 1usize..20,
     ) {
-        if let Some(broken) = growth_broken(&write_target, block_size, fork_at, grow) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(growth_broken(&write_target, block_size, fork_at, grow))?;
     }
 }
 
@@ -204,9 +202,7 @@ proptest! {
         rope in 0usize..128,
         bytes in 1usize..5,
     ) {
-        if let Some(broken) = latent_bytes_broken(&mla_bytes_per_token, layers, latent, rope, bytes) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(latent_bytes_broken(&mla_bytes_per_token, layers, latent, rope, bytes))?;
     }
 }
 
@@ -370,9 +366,7 @@ proptest! {
         acceptance in 0.0f64..0.999,
         k in 0usize..20,
     ) {
-        if let Some(broken) = expectation_broken(&expected_tokens_per_pass, acceptance, k) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(expectation_broken(&expected_tokens_per_pass, acceptance, k))?;
     }
 }
 
@@ -448,9 +442,7 @@ proptest! {
         nope in 1usize..6,
         latent in 1usize..10,
     ) {
-        if let Some(broken) = naive_broken(&absorbed_scores, seed, (cached, nope, latent)) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(naive_broken(&absorbed_scores, seed, (cached, nope, latent)))?;
     }
 }
 

@@ -5,7 +5,7 @@
 
 use course::narrative::{lines_after, step_text};
 use course::printed;
-use course::quiet_proptest::quiet;
+use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 use shared::testing::max_abs_diff;
 use shared::{Tensor, eye, manual_seed, randn, stack, zeros};
@@ -201,9 +201,7 @@ proptest! {
     /// is lower triangular with ones on its diagonal.
     #[test]
     fn exercise_ut_transform_inverts(seed in 0u64..1000, c in 1usize..17) {
-        if let Some(broken) = inverse_broken(&ut_transform, seed, c) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(inverse_broken(&ut_transform, seed, c))?;
     }
 
     /// The recurrent form is the parallel form, reordered: for any inputs they agree to
@@ -215,9 +213,7 @@ proptest! {
         d in 1usize..9,
         d_v in 1usize..9,
     ) {
-        if let Some(broken) = recurrence_broken(&linear_recurrent, seed, (t, d, d_v)) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(recurrence_broken(&linear_recurrent, seed, (t, d, d_v)))?;
     }
 
     /// With a unit-length key and β = 1, whatever the state held, the key reads back the
@@ -230,17 +226,13 @@ proptest! {
         d_v in 1usize..9,
         beta in 0.0f32..1.0,
     ) {
-        if let Some(broken) = delta_broken(&delta_write, seed, (d_k, d_v, beta)) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(delta_broken(&delta_write, seed, (d_k, d_v, beta)))?;
     }
 
     /// Any head: the first length at which the cache holds more numbers than the state.
     #[test]
     fn exercise_state_pays_after_the_crossing(d_k in 1usize..300, d_v in 1usize..300) {
-        if let Some(broken) = crossing_broken(&state_pays_after, d_k, d_v) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(crossing_broken(&state_pays_after, d_k, d_v))?;
     }
 }
 

@@ -7,7 +7,7 @@ use ch19_induction_heads::model::{AttentionOnly, D_MODEL, HEAD_DIM, HEADS};
 use ch19_induction_heads::runs::{EVAL, LOG_EVERY, SAVED_RUN, SEED};
 use ch19_induction_heads::scores::{attention_weights, scores};
 use ch19_induction_heads::train::train;
-use course::quiet_proptest::quiet;
+use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, rand};
 
@@ -108,9 +108,7 @@ proptest! {
     fn exercise_offset_score_is_the_mean_over_rows_and_sequences(
         seed in 0u64..1000, offset in 1usize..TOKENS,
     ) {
-        if let Some(broken) = mean_broken(&offset_score, seed, offset) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(mean_broken(&offset_score, seed, offset))?;
     }
 }
 
@@ -340,9 +338,7 @@ proptest! {
         key in 0usize..TOKENS,
         token in 0usize..TOKENS,
     ) {
-        if let Some(broken) = reads_broken(&key_reads, seed, (layer, key, token)) {
-            prop_assert!(false, "{}", broken);
-        }
+        holds(reads_broken(&key_reads, seed, (layer, key, token)))?;
     }
 }
 
