@@ -217,8 +217,7 @@ PEAK_CLAIMS = {
     "ch16/flash-causal": ("ch09 flash, 2 heads", "no n × n matrix", lambda n, out: out),
     "ch16/formula": ("ch16 formula", "the n × n scores of every head",
                      lambda n, out: 4 * HEADS * n * n),
-    "ch16/torch-sdpa-mask": ("torch sdpa with the mask", "the n × n scores of every head",
-                             lambda n, out: 4 * HEADS * n * n),
+    "ch16/torch-sdpa-mask": ("torch sdpa with the mask", "an n × n mask", lambda n, out: n * n),
     "ch16/torch-formula": ("torch formula", "the n × n scores of every head",
                            lambda n, out: 4 * HEADS * n * n),
     "ch18/parallel": ("ch18 parallel", "the T × T weights", lambda n, out: 4 * n * n),
@@ -237,6 +236,7 @@ PEAK_CLAIMS = {
 PEAK_CLAIM_SIZES = {
     "no n × n matrix": "about its output, O(n·d)",
     "the n × n scores of every head": f"4·{HEADS}·n² bytes",
+    "an n × n mask": "n² bytes, as booleans",
     "the T × T weights": "4·T² bytes",
     "a d × d state": "its output and the state",
     "every T × T matrix: index scores, kept keys, main scores": "(4 + 1 + 4)·T² bytes",
@@ -254,9 +254,10 @@ def peak_memory_lines(runs):
     if not runs:
         return not_measured("peak_memory")
     lines = ["<!-- ANCHOR: peak_memory -->",
-             "**Peak memory, each form in its own process** (one call on one thread; the process's "
-             "peak resident memory, Linux's VmHWM, reset just before the call; above: what the call "
-             "raised it by over what the process held before, the inputs included)", "",
+             "**Peak memory, each form in its own process** (one call on one thread; peak: the "
+             "process's peak resident memory, Linux's VmHWM, reset just before the call; before the "
+             "call: what the process held then, the program, libtorch and the inputs; above: peak − "
+             "before, what the call needed at its fullest, its output included)", "",
              "| form | n | time | peak | before the call | above | inputs | output | what the chapter says "
              "it holds | that is | above ÷ that |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
