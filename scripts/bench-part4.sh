@@ -36,6 +36,11 @@
 # reference script for N steps each (a smoke test of the commands; the table names the
 # commands it timed). CH19_ROUNDS (default 3) rounds of each. The reference script runs under
 # $PYTHON (default .venv/bin/python), which must have torch 2.13.0.
+# The group memory runs each form once more, at the longest length its group times, in a
+# process of its own (the examples peak_memory of chapters 16 and 18): its peak resident
+# memory (Linux's VmHWM) beside its time, in $out/memory.json and a table of its own, and
+# lines "peak memory of the call ÷ <what the chapter says the form holds>: ...".
+#   PART4_GROUPS=memory bash scripts/bench-part4.sh --out DIR     # the memory group alone
 # --out DIR writes the tables and plots into DIR instead of the book. The first run makes
 # .venv-libtorch (scripts/libtorch-env.sh; TCH_VENV to use another) and builds the benches
 # with tch in target/tch. Numbers taken while other programs run are noisy: the table
@@ -55,7 +60,7 @@ source scripts/libtorch-env.sh >&2
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
 export SHARED_DEVICE=cpu
 
-all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa dsa_long"
+all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa dsa_long memory"
 groups=${PART4_GROUPS:-"$all_groups ch19"}
 out=$CARGO_TARGET_DIR/part4-bench
 mkdir -p "$out" "$page"
@@ -74,11 +79,52 @@ cargo build --release -q -p ch19-induction-heads --bin ch19-induction-heads --ex
 # sides, so that no call faults its buffers' pages in afresh.
 export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456
 load_before=$(cut -d' ' -f1 /proc/loadavg)
-criterion_groups=$(for g in $groups; do [ "$g" = ch19 ] || echo "$g"; done | tr '\n' ' ')
+criterion_groups=$(for g in $groups; do case $g in ch19|memory) ;; *) echo "$g" ;; esac; done | tr '\n' ' ')
 if [ -n "${criterion_groups// /}" ]; then
   echo "==> criterion: $criterion_groups" >&2
   filter="^($(echo "$criterion_groups" | xargs | tr ' ' '|'))/"
   cargo bench -q "${benches[@]}" -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
+fi
+
+# The group memory: each form once, at the longest length its benchmark times, in a process
+# of its own (the chapters' examples peak_memory), its peak resident memory from Linux's
+# VmHWM beside its time. The lengths follow the benchmarks' variables and defaults.
+if [[ " $groups " == *" memory "* ]]; then
+  echo "==> peak memory: each form at its longest length, in a process of its own" >&2
+  longest() { tr ' ' '\n' <<<"$1" | sort -n | tail -1; }
+  ch16_window=$(longest "${CH16_BENCH_NS:-32768}")
+  ch16_causal=$(longest "${CH16_CAUSAL_NS:-4096}")
+  ch16_torch=$(longest "${CH16_TORCH_NS:-4096}")
+  ch18_t=$(longest "${CH18_BENCH_NS:-16384}")
+  # The parallel form runs up to CH18_PARALLEL_MAX: the longest length at most that.
+  ch18_parallel=$(for t in ${CH18_BENCH_NS:-256 512 1024 2048 4096 8192 16384}; do
+    if [ "$t" -le "${CH18_PARALLEL_MAX:-8192}" ]; then echo "$t"; fi; done | sort -n | tail -1)
+  ch18_dsa=$(longest "${CH18_DSA_NS:-8192}")
+  ch18_long=$(longest "${CH18_DSA_LONG_NS:-32768}")
+  memory_runs=(
+    "16 window $ch16_window" "16 documents ${CH16_DOC_N:-4096}" "16 causal $ch16_causal"
+    "16 flash-causal $ch16_causal" "16 formula $ch16_torch" "16 torch-sdpa-mask $ch16_torch"
+    "16 torch-formula $ch16_torch" "18 parallel $ch18_parallel" "18 recurrent $ch18_t"
+    "18 chunked $ch18_t" "18 flash-causal $ch18_t" "18 dsa $ch18_dsa" "18 dsa-tiles $ch18_dsa"
+    "18 dsa-kernel $ch18_long" "18 flash-8-heads $ch18_long"
+  )
+  # Both chapters call their example peak_memory: built one after the other, each copied
+  # out. The same features as the benches, so that `shared` is not built again.
+  for chapter in ch16-flex-attention ch18-linear-attention; do
+    cargo build -q --profile bench -p "$chapter" --features ch16-flex-attention/tch --example peak_memory
+    cp "$CARGO_TARGET_DIR/release/examples/peak_memory" "$out/peak_memory_${chapter%%-*}"
+  done
+  # glibc's default malloc, as the chapters' own programs run; a form that fails (memory
+  # exhausted) is reported and left out of the table.
+  for run in "${memory_runs[@]}"; do
+    read -r chapter form n <<<"$run"
+    [ -n "$n" ] || continue
+    env -u GLIBC_TUNABLES "$out/peak_memory_ch$chapter" --form "$form" --n "$n" \
+      || echo "peak_memory: ch$chapter $form at n = $n failed" >&2
+  done > "$out/memory.jsonl"
+  cat "$out/memory.jsonl" >&2
+  python3 -c 'import json, sys; json.dump([json.loads(l) for l in open(sys.argv[1]) if l.strip()], open(sys.argv[2], "w"), indent=1)' \
+    "$out/memory.jsonl" "$out/memory.json"
 fi
 
 if [[ " $groups " == *" ch19 "* ]]; then
@@ -143,5 +189,5 @@ json.dump({
 PY
 
 python3 scripts/part4_table.py --criterion "$CARGO_TARGET_DIR/criterion" --ch19 "$out/ch19.json" \
-  --meta "$out/meta.json" --meta-partial "$out/meta-partial.json" --md "$page/part4.md" \
+  --memory "$out/memory.json" --meta "$out/meta.json" --meta-partial "$out/meta-partial.json" --md "$page/part4.md" \
   --svg-window "$page/part4-window.svg" --svg-linear "$page/part4-linear.svg"

@@ -1,7 +1,7 @@
 """Turns the results of scripts/bench-part4.sh into tables, plots and headline lines.
 
     python3 scripts/part4_table.py --criterion target/tch/criterion --ch19 R.json \
-        --meta META.json --md OUT.md --svg-window W.svg --svg-linear L.svg
+        --memory M.json --meta META.json --md OUT.md --svg-window W.svg --svg-linear L.svg
 
 Reads criterion's medians of chapter 16's benchmarks (chapters/ch16-flex-attention/benches/
 flex/: groups flex_window, flex_documents, flex_causal, flex_vs_torch, flex_threads) and of
@@ -22,6 +22,11 @@ the tables, then the headline lines:
     dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
     dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
     ch19 training run ours/pytorch: X.XX
+
+With --memory M.json (bench-part4.sh's group memory), a table of each form's peak memory,
+each in its own process, and one line per claim of the chapters about what a form holds:
+
+    peak memory of the call ÷ <the claim's size> (<the claim>): <form> n=N X.XX, ...
 
 Time ratios below 1: ours (the first named) is faster. The slope is the least-squares slope
 of log(time) against log(n). The crossover is where chapter 18's chunked linear attention
@@ -199,6 +204,93 @@ def memory_lines(ns):
     return lines + ["", "<!-- ANCHOR_END: memory -->", ""]
 
 
+# Peak memory, each form in its own process (bench-part4.sh's group memory, the chapters'
+# examples peak_memory): what the call added to the process's resident memory at its
+# fullest, against what the chapter says the form holds.
+MIB = 2 ** 20
+# Form (as the examples name it) -> (short name, the claim, bytes the claim predicts from
+# the length n and the output's bytes). Chapter 18's kept keys are booleans, a byte each.
+PEAK_CLAIMS = {
+    "ch16/window": ("ch16 window", "no n × n matrix", lambda n, out: out),
+    "ch16/documents": ("ch16 documents", "no n × n matrix", lambda n, out: out),
+    "ch16/causal": ("ch16 causal", "no n × n matrix", lambda n, out: out),
+    "ch16/flash-causal": ("ch09 flash, 2 heads", "no n × n matrix", lambda n, out: out),
+    "ch16/formula": ("ch16 formula", "the n × n scores of every head",
+                     lambda n, out: 4 * HEADS * n * n),
+    "ch16/torch-sdpa-mask": ("torch sdpa with the mask", "an n × n mask", lambda n, out: n * n),
+    "ch16/torch-formula": ("torch formula", "the n × n scores of every head",
+                           lambda n, out: 4 * HEADS * n * n),
+    "ch18/parallel": ("ch18 parallel", "the T × T weights", lambda n, out: 4 * n * n),
+    "ch18/recurrent": ("ch18 recurrent", "a d × d state", lambda n, out: out + (HEAD_DIM ** 2 + HEAD_DIM) * 4),
+    "ch18/chunked": ("ch18 chunked", "a d × d state",
+                     lambda n, out: out + (HEAD_DIM ** 2 + HEAD_DIM + CHUNK ** 2) * 4),
+    "ch18/flash-causal": ("ch09 flash, 1 head", "no n × n matrix", lambda n, out: out),
+    "ch18/dsa": ("ch18 DSA as written", "every T × T matrix: index scores, kept keys, main scores",
+                 lambda n, out: (4 + 1 + 4) * n * n),
+    "ch18/dsa-tiles": ("ch18 block selection", "the indexer's T × T scores and kept keys",
+                       lambda n, out: (4 + 1) * n * n),
+    "ch18/dsa-kernel": ("ch18 dsa_kernel", "no n × n matrix", lambda n, out: out),
+    "ch18/flash-8-heads": ("ch09 flash, 8 heads", "no n × n matrix", lambda n, out: out),
+}
+# How each claim's size is written in the table.
+PEAK_CLAIM_SIZES = {
+    "no n × n matrix": "about its output, O(n·d)",
+    "the n × n scores of every head": f"4·{HEADS}·n² bytes",
+    "an n × n mask": "n² bytes, as booleans",
+    "the T × T weights": "4·T² bytes",
+    "a d × d state": "its output and the state",
+    "every T × T matrix: index scores, kept keys, main scores": "(4 + 1 + 4)·T² bytes",
+    "the indexer's T × T scores and kept keys": "(4 + 1)·T² bytes",
+}
+
+
+def peak_claim(form):
+    """The claim about `form` (`ch16/documents-16` is `ch16/documents`), or None."""
+    return PEAK_CLAIMS.get(form) or PEAK_CLAIMS.get(form.rsplit("-", 1)[0] if "documents" in form else "")
+
+
+def peak_memory_lines(runs):
+    """The table of the peak memory of each form, each in its own process."""
+    if not runs:
+        return not_measured("peak_memory")
+    lines = ["<!-- ANCHOR: peak_memory -->",
+             "**Peak memory, each form in its own process** (one call on one thread; peak: the "
+             "process's peak resident memory, Linux's VmHWM, reset just before the call; before the "
+             "call: what the process held then, the program, libtorch and the inputs; above: peak − "
+             "before, what the call needed at its fullest, its output included)", "",
+             "| form | n | time | peak | before the call | above | inputs | output | what the chapter says "
+             "it holds | that is | above ÷ that |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    for r in runs:
+        claim = peak_claim(r["form"])
+        above = r["peak_bytes"] - r["before_bytes"]
+        mib = lambda b: f"{b / MIB:.1f} MiB"
+        cells = [f"`{r['form']}`", str(r["n"]), f"{r['seconds']:.3g} s", mib(r["peak_bytes"]),
+                 mib(r["before_bytes"]), mib(above), mib(r["inputs_bytes"]), mib(r["output_bytes"])]
+        if claim:
+            _, said, size = claim
+            predicted = size(r["n"], r["output_bytes"])
+            cells += [f"{said}: {PEAK_CLAIM_SIZES[said]}", mib(predicted), fmt_ratio(above / predicted)]
+        else:
+            cells += ["–", "–", "–"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + ["", "<!-- ANCHOR_END: peak_memory -->", ""]
+
+
+def print_peak_memory_ratios(runs):
+    """One line per claim: each form's peak above what it held before ÷ what the claim says."""
+    by_claim = {}
+    for r in runs:
+        claim = peak_claim(r["form"])
+        if claim:
+            short, said, size = claim
+            above = r["peak_bytes"] - r["before_bytes"]
+            by_claim.setdefault(said, []).append(
+                f"{short} n={r['n']} {fmt_ratio(above / size(r['n'], r['output_bytes']))}")
+    for said, cells in by_claim.items():
+        print(f"peak memory of the call ÷ {PEAK_CLAIM_SIZES[said]} ({said}): " + ", ".join(cells))
+
+
 def ch19_lines(run):
     if not run:
         return not_measured("ch19")
@@ -274,6 +366,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--criterion", default="target/tch/criterion")
     parser.add_argument("--ch19")
+    parser.add_argument("--memory")
     parser.add_argument("--meta")
     parser.add_argument("--meta-partial")
     parser.add_argument("--md")
@@ -285,11 +378,15 @@ def main():
     run = None
     if args.ch19 and pathlib.Path(args.ch19).exists():
         run = json.loads(pathlib.Path(args.ch19).read_text())
-    meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
+    # A run of some groups on a machine that never ran them all has no meta.json.
+    meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta and pathlib.Path(args.meta).exists() else {}
     partial = None
     if args.meta_partial and pathlib.Path(args.meta_partial).exists():
         partial = json.loads(pathlib.Path(args.meta_partial).read_text())
-    if not results and not run:
+    peak_runs = []
+    if args.memory and pathlib.Path(args.memory).exists():
+        peak_runs = json.loads(pathlib.Path(args.memory).read_text())
+    if not results and not run and not peak_runs:
         sys.exit("part4_table.py: no results (run scripts/bench-part4.sh)")
 
     head = ["<!-- ANCHOR: machine -->"]
@@ -321,6 +418,7 @@ def main():
     body += table(results, "dsa", column_name="T")
     body += table(results, "dsa_long", column_name="T")
     body += ch19_lines(run)
+    body += peak_memory_lines(peak_runs)
     text = "\n".join(head + body)
     if args.md:
         pathlib.Path(args.md).parent.mkdir(parents=True, exist_ok=True)
@@ -375,6 +473,7 @@ def main():
     pair_line(f"dsa kernel/dense, {LONG_HEADS} heads,", "dsa_long", "ch18_dsa_kernel", "ch09_flash",
               columns(results, "dsa_long") or [4096])
     print(f"ch19 training run ours/pytorch: {fmt_ratio(run['ratio'] if run else None)}")
+    print_peak_memory_ratios(peak_runs)
 
 
 if __name__ == "__main__":
