@@ -19,16 +19,6 @@ fn arg(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// The peak resident memory of this process, in bytes (Linux's `VmHWM`).
-fn peak_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
 fn main() {
     let (prompt_tokens, new_tokens) =
         (arg("--prompt-tokens", 128), arg("--new-tokens", 128));
@@ -53,7 +43,7 @@ fn main() {
     let decode_s = start.elapsed().as_secs_f64();
     println!(
         "{{\"load_s\": {load_s:.4}, \"prefill_s\": {prefill_s:.4}, \"decode_s\": {decode_s:.4}, \"peak_rss\": {}, \"threads\": {}}}",
-        peak_rss(),
+        course::peak_memory::peak_bytes().unwrap_or(0),
         rayon::current_num_threads()
     );
 }
