@@ -27,7 +27,8 @@
 //!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention"),
 //!   and the kept keys run by chapter 16's tiled kernel, which reads only their tiles;
 //! - [`sparse_kernel`]: the same at long lengths, a tile of queries at a time, with no
-//!   `T × T` matrix;
+//!   `T × T` matrix; [`sparse_kernel_fast`] beside it, the same keys chosen
+//!   ([`top_k_radix`]) and the attention computed where the kept keys lie;
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
 //! - [`memory`]: what the state keeps, against a KV cache, and where it starts to pay;
 //! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
@@ -56,3 +57,5 @@ pub mod setup;
 pub mod short_conv;
 pub mod sparse;
 pub mod sparse_kernel;
+pub mod sparse_kernel_fast;
+pub mod top_k_radix;

@@ -10,12 +10,14 @@
 //!   kept keys, the chapter's block selection (`top_k_tiles_kept`, whole tiles of
 //!   [`TILE`] keys, as many keys in all, and `sparse_attention_tiled`, chapter 16's kernel
 //!   over the kept tiles), and dense causal softmax attention by chapter 9's flash kernel;
-//! - `dsa_long`: `dsa_kernel`, DSA a tile of queries at a time with no `T × T` matrix, for
-//!   [`LONG_HEADS`] query heads over one key and value per token (MLA's absorbed form, as
-//!   DeepSeek-V3.2 runs it), against dense causal attention of the same heads by chapter 9's
-//!   kernel.
+//! - `dsa_long`: `dsa_kernel_fast`, DSA a tile of queries at a time with no `T × T` matrix,
+//!   for [`LONG_HEADS`] query heads over one key and value per token (MLA's absorbed form,
+//!   as DeepSeek-V3.2 runs it), against dense causal attention of the same heads by chapter
+//!   9's kernel, and the listing `dsa_kernel` it is tested against, at the lengths of
+//!   `CH18_DSA_LISTING_NS` (default 4096 and 8192: it takes seconds a call beyond).
 //!
-//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS`, `CH18_DSA_LONG_NS` pick the lengths
+//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS`, `CH18_DSA_LONG_NS`, `CH18_DSA_LISTING_NS`
+//! pick the lengths
 //! (defaults 256 to 16384; the parallel form up to 8192, its weights take `4·T²` bytes; 4096
 //! and 8192 for `dsa`: the chapter's DSA computes every index score and every main score
 //! before masking, a call takes tens of seconds at `T = 16384`, and `T = 32768` would need
@@ -32,6 +34,7 @@ use ch18_linear_attention::sparse::{
     index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
+use ch18_linear_attention::sparse_kernel_fast::dsa_kernel_fast;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main, measurement::WallTime,
 };
@@ -148,6 +151,7 @@ fn dsa_long(c: &mut Criterion) {
     let one = pool(1);
     let mut group = c.benchmark_group("dsa_long");
     configure(&mut group);
+    let listing_ns = env_list("CH18_DSA_LISTING_NS", &[4096, 8192]);
     for t in env_list("CH18_DSA_LONG_NS", &[4096, 8192, 16384, 32768]) {
         manual_seed(0);
         let q = randn(&[t, LONG_HEADS, HEAD_DIM]);
@@ -161,8 +165,13 @@ fn dsa_long(c: &mut Criterion) {
             w: &w_index,
         };
         bench_one(&mut group, "ch18_dsa_kernel", t, &one, || {
-            dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel")
+            dsa_kernel_fast(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel_fast")
         });
+        if listing_ns.contains(&t) {
+            bench_one(&mut group, "ch18_dsa_kernel_listing", t, &one, || {
+                dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel")
+            });
+        }
         // Dense attention of the same heads: each head reads every key it can see.
         let heads = |x: &Tensor| {
             x.unsqueeze(0)
