@@ -293,7 +293,7 @@ struct Scratch {
 
 /// Keys whose scores grow at once: as many independent sums, so that the processor
 /// overlaps their multiply-adds rather than wait for each before the next.
-const KEYS_AT_ONCE: usize = 8;
+const KEYS_AT_ONCE: usize = 16;
 
 /// Softmax attention of the query's heads over the keys `kept`, read in place from `k`
 /// `[T, d]` and `v` `[T, d_v]`; `out` `[heads, d_v]` is written.
