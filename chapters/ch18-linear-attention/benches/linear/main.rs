@@ -2,9 +2,10 @@
 //! f32, one thread:
 //!
 //! - `linear`: causal linear attention in its three forms (`linear_parallel`, which
-//!   builds the `T × T` weights; `linear_recurrent`, a token at a time; `linear_chunked`,
-//!   chunks of [`CHUNK`]) against chapter 9's causal flash kernel (`flash_attention`,
-//!   softmax attention without the `T × T` matrix), over `T`;
+//!   builds the `T × T` weights; `linear_recurrent`, a token at a time; the chunked form,
+//!   chunks of [`CHUNK`], as `linear_chunked_fast` and as the listing `linear_chunked`)
+//!   against chapter 9's causal flash kernel (`flash_attention`, softmax attention without
+//!   the `T × T` matrix), over `T`;
 //! - `dsa`: DeepSeek Sparse Attention as the chapter writes it (`index_scores`,
 //!   `top_k_kept` with `k` = [`TOP_K`], `sparse_attention`), the last step alone given the
 //!   kept keys, the chapter's block selection (`top_k_tiles_kept`, whole tiles of
@@ -14,7 +15,11 @@
 //!   for [`LONG_HEADS`] query heads over one key and value per token (MLA's absorbed form,
 //!   as DeepSeek-V3.2 runs it), against dense causal attention of the same heads by chapter
 //!   9's kernel, and the listing `dsa_kernel` it is tested against, at the lengths of
-//!   `CH18_DSA_LISTING_NS` (default 4096 and 8192: it takes seconds a call beyond).
+//!   `CH18_DSA_LISTING_NS` (default 4096 and 8192: it takes seconds a call beyond);
+//! - `gdn`: Gated DeltaNet over `T`, a chunk of [`CHUNK`] at a time
+//!   (`gated_delta_chunked_fast`, and the listing `gated_delta_chunked`) and token by token
+//!   (`gated_delta_recurrent`), one head of [`HEAD_DIM`] (`CH18_GDN_NS`, default 256 to
+//!   4096).
 //!
 //! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS`, `CH18_DSA_LONG_NS`, `CH18_DSA_LISTING_NS`
 //! pick the lengths
@@ -27,7 +32,13 @@
 use std::hint::black_box;
 
 use ch09_flash_attention::kernel::flash_attention;
+use ch15_modern_layer::gate::sigmoid;
 use ch18_linear_attention::chunked::linear_chunked;
+use ch18_linear_attention::chunked_delta::gated_delta_chunked;
+use ch18_linear_attention::chunked_delta_fast::gated_delta_chunked_fast;
+use ch18_linear_attention::chunked_fast::linear_chunked_fast;
+use ch18_linear_attention::gated_delta::gated_delta_recurrent;
+use ch18_linear_attention::gates::{exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::sparse::{
@@ -103,6 +114,9 @@ fn linear(c: &mut Criterion) {
             linear_recurrent(&q, &k, &v)
         });
         bench_one(&mut group, "ch18_chunked", t, &one, || {
+            linear_chunked_fast(&q, &k, &v, CHUNK)
+        });
+        bench_one(&mut group, "ch18_chunked_listing", t, &one, || {
             linear_chunked(&q, &k, &v, CHUNK)
         });
         let (q4, k4, v4) = (one_head(&q), one_head(&k), one_head(&v));
@@ -188,5 +202,34 @@ fn dsa_long(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, linear, dsa, dsa_long);
+fn gdn(c: &mut Criterion) {
+    let one = pool(1);
+    let mut group = c.benchmark_group("gdn");
+    configure(&mut group);
+    for t in env_list("CH18_GDN_NS", &[256, 512, 1024, 2048, 4096]) {
+        // As the chapter draws them: unit-length queries and keys, decays near 1.
+        manual_seed(0);
+        let shape = [t, HEAD_DIM];
+        let (q, k, v) = (
+            l2_normalize(&randn(&shape)),
+            l2_normalize(&randn(&shape)),
+            randn(&shape),
+        );
+        let beta = sigmoid(&randn(&[t]));
+        let log_alpha = log_sigmoid(&(randn(&[t]) + 3.0));
+        bench_one(&mut group, "ch18_gdn_chunked", t, &one, || {
+            gated_delta_chunked_fast(&q, &k, &v, &log_alpha, &beta, CHUNK)
+        });
+        bench_one(&mut group, "ch18_gdn_chunked_listing", t, &one, || {
+            gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK)
+        });
+        let alpha = exp(&log_alpha);
+        bench_one(&mut group, "ch18_gdn_recurrent", t, &one, || {
+            gated_delta_recurrent(&q, &k, &v, &alpha, &beta)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, linear, dsa, dsa_long, gdn);
 criterion_main!(benches);
