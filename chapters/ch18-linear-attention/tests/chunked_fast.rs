@@ -13,13 +13,14 @@ use ch18_linear_attention::chunked_fast::linear_chunked_fast;
 ///
 /// Output `i` is `N / D` with `N = Σ_j w_j v_j`, `D = Σ_j w_j` and every weight
 /// `w_j = φ(q_i)·φ(k_j)` positive. However the sums are ordered (chunks, state, GEMM),
-/// each term passes through at most `m = d + T` roundings of a sum of positive products,
+/// each term passes through at most `m = d + T + 2` roundings of a sum of positive products
+/// (the fast form's feature map, within 1 ulp of the listing's, adds one to each factor),
 /// so with `u = 2⁻²⁴` and `γ_m = m·u / (1 − m·u)`, `|N̂ − N| ≤ γ_m Σ_j w_j |v_j| ≤ γ_m D V`
 /// (`V = max |v|`) and `|D̂ − D| ≤ γ_m D`. Then `|N̂/D̂ − N/D| ≤ 2 γ_m V / (1 − γ_m)`, plus
 /// `u V` for the division; two evaluations are at most twice that apart.
 fn tolerance(t: usize, d: usize, v: &Tensor) -> f32 {
     let u = f32::EPSILON / 2.0;
-    let m = (d + t) as f32;
+    let m = (d + t + 2) as f32;
     let gamma = m * u / (1.0 - m * u);
     2.0 * (2.0 * gamma / (1.0 - gamma) + u) * v.abs().max().item()
 }
