@@ -3,14 +3,15 @@
 //!
 //! The listing makes a new tensor at every step of a chunk, and its UT transform sets the
 //! entries of the triangular inverse one at a time through the tensor's indexing. Here the
-//! chunk's seven matrix products (`K Kᵀ`, `T K̃`, `T Ṽ`, `W S`, `Q Kᵀ`, `Q̃ S` with
+//! chunk's eight matrix products (`K Kᵀ`, `T K̃`, `T Ṽ`, `W S`, `Q Kᵀ`, `Q̃ S`,
 //! `inner · V_new`, and the state's update `K̂ᵀ V_new`) go to the packed GEMM, the forward
 //! substitution runs on a plain `C × C` buffer, and every buffer is made once for the whole
 //! sequence. The gates (`cumsum`, `exp`) are taken in float64 and rounded once, as the
 //! listing takes them.
 //!
-//! Its products add in the GEMM's order and the listing's in PyTorch's, so the outputs
-//! agree within a tolerance the tests derive, not bit for bit.
+//! Its factors are grouped differently (`β` applied to `K Kᵀ` rather than to `K` before the
+//! product, the decays of the state's update multiplied in separately), so the outputs
+//! agree with the listing's within a tolerance the tests derive, not bit for bit.
 
 use shared::Tensor;
 use shared::exact::Isa;

@@ -7,15 +7,17 @@
 //! zeroing them, choosing the best keys by comparisons, and the indexer's scores, which are
 //! a matrix product followed by a pass of scalar arithmetic. This version changes each:
 //!
-//! 1. the indexer's products for a tile of queries come from the packed GEMM straight into
-//!    a buffer reused for every tile, and the weighted `ReLU`s are summed over whole rows
-//!    of keys, head after head, in the listing's order ([`index_scores_into`]): the scores
-//!    are the listing's bit for bit, so the same keys are chosen;
+//! 1. the indexer's products for a few queries at a time come from the packed GEMM
+//!    straight into a buffer reused for every tile, and the weighted `ReLU`s are summed a
+//!    chunk of keys at a time, head after head, in the listing's order
+//!    ([`index_scores_into`]): the scores are the listing's bit for bit, so the same keys
+//!    are chosen;
 //! 2. the keys are chosen by their scores' bits ([`RadixTopK`]): the same set;
-//! 3. the attention reads each kept key's and value's row where it lies in the cache, once
-//!    for all the heads of the query: the scores of all the heads against a key while its
-//!    row is in registers, then a softmax per head, then the weighted values, each head's
-//!    output held in registers while the kept values stream past.
+//! 3. the attention reads each kept key's and value's row where it lies in the cache,
+//!    asking for it a few keys ahead: the scores with the vector lanes over the heads (no
+//!    sum across lanes), 16 keys at a time, then a softmax per head, then the weighted
+//!    values of four heads at a time, their outputs held in registers while the kept value
+//!    rows stream past.
 //!
 //! The attention adds its products in another order than chapter 9's kernel and computes
 //! its softmax in two passes rather than online, so its outputs agree with the listing's
