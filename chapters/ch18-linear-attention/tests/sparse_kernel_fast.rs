@@ -128,12 +128,13 @@ proptest! {
     }
 }
 
-/// At the benchmark's sizes (64 features, 8 heads, 2048 kept keys of 3000) the bound holds
-/// too, and it is tight enough to mean something: well under the outputs' size.
+/// At the benchmark's widths (64 features, 8 heads, an indexer of 4 heads of 32; 1024 kept
+/// keys of up to 1100, a smaller `k` so that the test stays quick) the bound holds too, and
+/// it is tight enough to mean something: well under the outputs' size.
 #[test]
 fn the_fast_kernel_agrees_at_the_benchmarks_sizes() {
     manual_seed(3);
-    let t = 3000;
+    let t = 1100;
     let (q, k, v) = (randn(&[t, 8, 64]), randn(&[t, 64]), randn(&[t, 64]));
     let (q_index, k_index, w) = (randn(&[t, 4, 32]), randn(&[t, 32]), randn(&[t, 4]));
     let indexer = Indexer {
@@ -141,7 +142,7 @@ fn the_fast_kernel_agrees_at_the_benchmarks_sizes() {
         k: &k_index,
         w: &w,
     };
-    let (top_k, tile) = (2048, 64);
+    let (top_k, tile) = (1024, 64);
     let expected = dsa_kernel(&q, &k, &v, &indexer, top_k, tile).unwrap();
     let out = dsa_kernel_fast(&q, &k, &v, &indexer, top_k, tile).unwrap();
     let gap = (&out - &expected).abs().max().item();
