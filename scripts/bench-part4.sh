@@ -7,7 +7,8 @@
 # chapter 18's forms of attention (chapters/ch18-linear-attention/benches/linear/: causal
 # linear attention parallel, recurrent and chunked against chapter 9's causal flash kernel
 # over T; DeepSeek Sparse Attention against dense causal attention, as the chapter writes it
-# and as a kernel with no T × T matrix at T = 4096 ... 32768); then chapter 19's
+# and as a kernel with no T × T matrix at T = 4096 ... 32768; Gated DeltaNet a chunk at a
+# time against token by token over T); then chapter 19's
 # whole training run (`ch19-induction-heads --train`, release) and the reference script's
 # PyTorch run are timed in turns, whole processes, A B then B A. scripts/part4_table.py
 # prints the tables, writes the book's tables and plots (book/src/bench/part4.md,
@@ -22,6 +23,7 @@
 #   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
 #   dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
 #   dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
+#   gdn chunked/token-by-token time ratio: n=256 X.XX, ..., n=4096 Y.YY
 #   ch19 training run ours/pytorch: X.XX
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's run (each side on the threads it sets itself).
@@ -60,7 +62,7 @@ source scripts/libtorch-env.sh >&2
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
 export SHARED_DEVICE=cpu
 
-all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa dsa_long memory"
+all_groups="flex_window flex_documents flex_causal flex_vs_torch flex_threads linear dsa dsa_long gdn memory"
 groups=${PART4_GROUPS:-"$all_groups ch19"}
 out=$CARGO_TARGET_DIR/part4-bench
 mkdir -p "$out" "$page"

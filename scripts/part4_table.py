@@ -5,7 +5,7 @@
 
 Reads criterion's medians of chapter 16's benchmarks (chapters/ch16-flex-attention/benches/
 flex/: groups flex_window, flex_documents, flex_causal, flex_vs_torch, flex_threads) and of
-chapter 18's (chapters/ch18-linear-attention/benches/linear/: groups linear, dsa and dsa_long), and the
+chapter 18's (chapters/ch18-linear-attention/benches/linear/: groups linear, dsa, dsa_long and gdn), and the
 timing of chapter 19's training run against the reference script's (in turns, one JSON
 object). Writes a Markdown fragment with one anchor per table, two log-log plots (the
 window's time against n; linear attention's forms against the causal flash kernel), prints
@@ -21,6 +21,7 @@ the tables, then the headline lines:
     dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY
     dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
     dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
+    gdn chunked/token-by-token time ratio: n=256 X.XX, ..., n=4096 Y.YY
     ch19 training run ours/pytorch: X.XX
 
 With --memory M.json (bench-part4.sh's group memory), a table of each form's peak memory,
@@ -68,7 +69,8 @@ VARIANTS = {
     "linear": [
         ("ch18_parallel", "ch18: linear_parallel (T × T weights)"),
         ("ch18_recurrent", "ch18: linear_recurrent (a token at a time)"),
-        ("ch18_chunked", f"ch18: linear_chunked (chunks of {CHUNK})"),
+        ("ch18_chunked", f"ch18: linear_chunked_fast (chunks of {CHUNK}, products through the GEMM)"),
+        ("ch18_chunked_listing", f"ch18: linear_chunked, the listing (chunks of {CHUNK})"),
         ("ch09_flash", "ch09: flash_attention, causal softmax"),
     ],
     "dsa": [
@@ -79,8 +81,14 @@ VARIANTS = {
         ("ch09_flash", "ch09: flash_attention, dense causal softmax"),
     ],
     "dsa_long": [
-        ("ch18_dsa_kernel", f"ch18: dsa_kernel (queries in tiles of {QUERY_TILE}, k = {TOP_K})"),
+        ("ch18_dsa_kernel", f"ch18: dsa_kernel_fast (queries in tiles of {QUERY_TILE}, k = {TOP_K})"),
+        ("ch18_dsa_kernel_listing", "ch18: dsa_kernel, the listing"),
         ("ch09_flash", "ch09: flash_attention, dense causal softmax"),
+    ],
+    "gdn": [
+        ("ch18_gdn_chunked", f"ch18: gated_delta_chunked_fast (chunks of {CHUNK}, products through the GEMM)"),
+        ("ch18_gdn_chunked_listing", f"ch18: gated_delta_chunked, the listing (chunks of {CHUNK})"),
+        ("ch18_gdn_recurrent", "ch18: gated_delta_recurrent (a token at a time)"),
     ],
 }
 
@@ -99,6 +107,7 @@ TITLES = {
     "dsa_long": f"DeepSeek Sparse Attention with no T × T matrix against dense causal attention: "
                 f"{LONG_HEADS} query heads of {HEAD_DIM} over one key and value per token, an indexer "
                 f"of {INDEX_HEADS} heads of {D_INDEX}, one thread",
+    "gdn": f"Gated DeltaNet, one head, q, k, v of [T, {HEAD_DIM}], one thread",
 }
 
 
@@ -417,6 +426,7 @@ def main():
     body += memory_lines(columns(results, "linear"))
     body += table(results, "dsa", column_name="T")
     body += table(results, "dsa_long", column_name="T")
+    body += table(results, "gdn", column_name="T")
     body += ch19_lines(run)
     body += peak_memory_lines(peak_runs)
     text = "\n".join(head + body)
@@ -472,6 +482,8 @@ def main():
     pair_line("dsa block selection/dense", "dsa", "ch18_dsa_tiles", "ch09_flash", columns(results, "dsa") or [4096])
     pair_line(f"dsa kernel/dense, {LONG_HEADS} heads,", "dsa_long", "ch18_dsa_kernel", "ch09_flash",
               columns(results, "dsa_long") or [4096])
+    pair_line("gdn chunked/token-by-token", "gdn", "ch18_gdn_chunked", "ch18_gdn_recurrent",
+              columns(results, "gdn") or [1024])
     print(f"ch19 training run ours/pytorch: {fmt_ratio(run['ratio'] if run else None)}")
     print_peak_memory_ratios(peak_runs)
 

@@ -114,7 +114,7 @@ pub fn dsa_kernel(
     top_k: usize,
     tile: usize,
 ) -> Result<Tensor> {
-    check_shapes(q, k, v, indexer, top_k, tile)?;
+    check_shapes("dsa_kernel", q, k, v, indexer, top_k, tile)?;
     let (t, heads, d, d_v) = (q.size(0), q.size(1), q.size(2), v.size(1));
     // Row after row: query i's heads, and key or value j, are stretches of these.
     let (q, k, v) = (q.to_vec(), k.to_vec(), v.to_vec());
@@ -166,8 +166,10 @@ fn gather_rows(x: &[f32], width: usize, rows: &[usize], gathered: &mut Vec<f32>)
     }
 }
 
-/// The errors of [`dsa_kernel`], named after it, with the shapes given.
-fn check_shapes(
+/// The errors of [`dsa_kernel`] (and of its fast version), named after `op`, with the
+/// shapes given.
+pub(crate) fn check_shapes(
+    op: &'static str,
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
@@ -175,10 +177,7 @@ fn check_shapes(
     top_k: usize,
     tile: usize,
 ) -> Result<()> {
-    let invalid = |detail: String| Error::InvalidArgument {
-        op: "dsa_kernel",
-        detail,
-    };
+    let invalid = |detail: String| Error::InvalidArgument { op, detail };
     if top_k == 0 || tile == 0 {
         return Err(invalid(format!(
             "top_k and tile must be at least 1, got top_k = {top_k} and tile = {tile}"
@@ -203,7 +202,7 @@ fn check_shapes(
         return Ok(());
     }
     Err(Error::Shape {
-        op: "dsa_kernel",
+        op,
         detail: format!(
             "shapes q {:?}, k {:?}, v {:?}, index q {:?}, index k {:?}, index weights {:?} do \
              not fit q [T, heads, d] (d ≥ 1), k [T, d], v [T, d_v], index q [T, h, d_I], \

@@ -2,20 +2,27 @@
 //! f32, one thread:
 //!
 //! - `linear`: causal linear attention in its three forms (`linear_parallel`, which
-//!   builds the `T × T` weights; `linear_recurrent`, a token at a time; `linear_chunked`,
-//!   chunks of [`CHUNK`]) against chapter 9's causal flash kernel (`flash_attention`,
-//!   softmax attention without the `T × T` matrix), over `T`;
+//!   builds the `T × T` weights; `linear_recurrent`, a token at a time; the chunked form,
+//!   chunks of [`CHUNK`], as `linear_chunked_fast` and as the listing `linear_chunked`)
+//!   against chapter 9's causal flash kernel (`flash_attention`, softmax attention without
+//!   the `T × T` matrix), over `T`;
 //! - `dsa`: DeepSeek Sparse Attention as the chapter writes it (`index_scores`,
 //!   `top_k_kept` with `k` = [`TOP_K`], `sparse_attention`), the last step alone given the
 //!   kept keys, the chapter's block selection (`top_k_tiles_kept`, whole tiles of
 //!   [`TILE`] keys, as many keys in all, and `sparse_attention_tiled`, chapter 16's kernel
 //!   over the kept tiles), and dense causal softmax attention by chapter 9's flash kernel;
-//! - `dsa_long`: `dsa_kernel`, DSA a tile of queries at a time with no `T × T` matrix, for
-//!   [`LONG_HEADS`] query heads over one key and value per token (MLA's absorbed form, as
-//!   DeepSeek-V3.2 runs it), against dense causal attention of the same heads by chapter 9's
-//!   kernel.
+//! - `dsa_long`: `dsa_kernel_fast`, DSA a tile of queries at a time with no `T × T` matrix,
+//!   for [`LONG_HEADS`] query heads over one key and value per token (MLA's absorbed form,
+//!   as DeepSeek-V3.2 runs it), against dense causal attention of the same heads by chapter
+//!   9's kernel, and the listing `dsa_kernel` it is tested against, at the lengths of
+//!   `CH18_DSA_LISTING_NS` (default 4096 and 8192: it takes seconds a call beyond);
+//! - `gdn`: Gated DeltaNet over `T`, a chunk of [`CHUNK`] at a time
+//!   (`gated_delta_chunked_fast`, and the listing `gated_delta_chunked`) and token by token
+//!   (`gated_delta_recurrent`), one head of [`HEAD_DIM`] (`CH18_GDN_NS`, default 256 to
+//!   4096).
 //!
-//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS`, `CH18_DSA_LONG_NS` pick the lengths
+//! `CH18_BENCH_NS`, `CH18_PARALLEL_MAX`, `CH18_DSA_NS`, `CH18_DSA_LONG_NS`, `CH18_DSA_LISTING_NS`
+//! pick the lengths
 //! (defaults 256 to 16384; the parallel form up to 8192, its weights take `4·T²` bytes; 4096
 //! and 8192 for `dsa`: the chapter's DSA computes every index score and every main score
 //! before masking, a call takes tens of seconds at `T = 16384`, and `T = 32768` would need
@@ -25,13 +32,20 @@
 use std::hint::black_box;
 
 use ch09_flash_attention::kernel::flash_attention;
+use ch15_modern_layer::gate::sigmoid;
 use ch18_linear_attention::chunked::linear_chunked;
+use ch18_linear_attention::chunked_delta::gated_delta_chunked;
+use ch18_linear_attention::chunked_delta_fast::gated_delta_chunked_fast;
+use ch18_linear_attention::chunked_fast::linear_chunked_fast;
+use ch18_linear_attention::gated_delta::gated_delta_recurrent;
+use ch18_linear_attention::gates::{exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::sparse::{
     index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
+use ch18_linear_attention::sparse_kernel_fast::dsa_kernel_fast;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main, measurement::WallTime,
 };
@@ -100,6 +114,9 @@ fn linear(c: &mut Criterion) {
             linear_recurrent(&q, &k, &v)
         });
         bench_one(&mut group, "ch18_chunked", t, &one, || {
+            linear_chunked_fast(&q, &k, &v, CHUNK)
+        });
+        bench_one(&mut group, "ch18_chunked_listing", t, &one, || {
             linear_chunked(&q, &k, &v, CHUNK)
         });
         let (q4, k4, v4) = (one_head(&q), one_head(&k), one_head(&v));
@@ -148,6 +165,7 @@ fn dsa_long(c: &mut Criterion) {
     let one = pool(1);
     let mut group = c.benchmark_group("dsa_long");
     configure(&mut group);
+    let listing_ns = env_list("CH18_DSA_LISTING_NS", &[4096, 8192]);
     for t in env_list("CH18_DSA_LONG_NS", &[4096, 8192, 16384, 32768]) {
         manual_seed(0);
         let q = randn(&[t, LONG_HEADS, HEAD_DIM]);
@@ -161,8 +179,13 @@ fn dsa_long(c: &mut Criterion) {
             w: &w_index,
         };
         bench_one(&mut group, "ch18_dsa_kernel", t, &one, || {
-            dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel")
+            dsa_kernel_fast(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel_fast")
         });
+        if listing_ns.contains(&t) {
+            bench_one(&mut group, "ch18_dsa_kernel_listing", t, &one, || {
+                dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel")
+            });
+        }
         // Dense attention of the same heads: each head reads every key it can see.
         let heads = |x: &Tensor| {
             x.unsqueeze(0)
@@ -179,5 +202,34 @@ fn dsa_long(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, linear, dsa, dsa_long);
+fn gdn(c: &mut Criterion) {
+    let one = pool(1);
+    let mut group = c.benchmark_group("gdn");
+    configure(&mut group);
+    for t in env_list("CH18_GDN_NS", &[256, 512, 1024, 2048, 4096]) {
+        // As the chapter draws them: unit-length queries and keys, decays near 1.
+        manual_seed(0);
+        let shape = [t, HEAD_DIM];
+        let (q, k, v) = (
+            l2_normalize(&randn(&shape)),
+            l2_normalize(&randn(&shape)),
+            randn(&shape),
+        );
+        let beta = sigmoid(&randn(&[t]));
+        let log_alpha = log_sigmoid(&(randn(&[t]) + 3.0));
+        bench_one(&mut group, "ch18_gdn_chunked", t, &one, || {
+            gated_delta_chunked_fast(&q, &k, &v, &log_alpha, &beta, CHUNK)
+        });
+        bench_one(&mut group, "ch18_gdn_chunked_listing", t, &one, || {
+            gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK)
+        });
+        let alpha = exp(&log_alpha);
+        bench_one(&mut group, "ch18_gdn_recurrent", t, &one, || {
+            gated_delta_recurrent(&q, &k, &v, &alpha, &beta)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, linear, dsa, dsa_long, gdn);
 criterion_main!(benches);
