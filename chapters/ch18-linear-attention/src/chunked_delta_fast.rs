@@ -13,8 +13,8 @@
 //! product, the decays of the state's update multiplied in separately), so the outputs
 //! agree with the listing's within a tolerance the tests derive, not bit for bit.
 
-use shared::Tensor;
 use shared::exact::Isa;
+use shared::{Error, Result, Tensor};
 
 use crate::gemm_rows::Gemm;
 
@@ -71,7 +71,7 @@ impl ChunkBuffers {
 ///
 /// # Shapes
 /// `q`, `k`: `[T, d_k]` (unit-length rows), `v`: `[T, d_v]`, `log_alpha`, `beta`: `[T]`,
-/// `chunk` ≥ 1. Returns `[T, d_v]`.
+/// `chunk` ≥ 1. Returns `[T, d_v]`, or an error naming the shapes when they do not fit.
 pub fn gated_delta_chunked_fast(
     q: &Tensor,
     k: &Tensor,
@@ -79,7 +79,29 @@ pub fn gated_delta_chunked_fast(
     log_alpha: &Tensor,
     beta: &Tensor,
     chunk: usize,
-) -> Tensor {
+) -> Result<Tensor> {
+    let fits = q.dim() == 2
+        && k.sizes() == q.sizes()
+        && v.dim() == 2
+        && v.size(0) == q.size(0)
+        && log_alpha.sizes() == [q.size(0)]
+        && beta.sizes() == [q.size(0)]
+        && chunk >= 1;
+    if !fits {
+        return Err(Error::InvalidArgument {
+            op: "gated_delta_chunked_fast",
+            detail: format!(
+                "expected q and k of [T, d_k], v of [T, d_v], log_alpha and beta of [T] and \
+                 chunk >= 1, got q {:?}, k {:?}, v {:?}, log_alpha {:?}, beta {:?} and \
+                 chunk = {chunk}",
+                q.sizes(),
+                k.sizes(),
+                v.sizes(),
+                log_alpha.sizes(),
+                beta.sizes()
+            ),
+        });
+    }
     let [t, d_k] = q.dims();
     let d_v = v.size(1);
     let (q, k, v) = (q.to_vec(), k.to_vec(), v.to_vec());
@@ -214,5 +236,5 @@ pub fn gated_delta_chunked_fast(
             *x = state_decay * *x + inc;
         }
     }
-    Tensor::from_vec(out, &[t, d_v])
+    Ok(Tensor::from_vec(out, &[t, d_v]))
 }

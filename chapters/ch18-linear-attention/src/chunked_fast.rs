@@ -15,8 +15,8 @@
 //! PyTorch's orders and these do not, so the outputs agree within a tolerance the tests
 //! derive, not bit for bit.
 
-use shared::Tensor;
 use shared::exact::Isa;
+use shared::{Error, Result, Tensor};
 
 use crate::gemm_rows::Gemm;
 
@@ -25,8 +25,25 @@ use crate::gemm_rows::Gemm;
 ///
 /// # Shapes
 /// `q`, `k`: `[T, d]`, `v`: `[T, d_v]`, `chunk` ≥ 1 (the last chunk may be shorter).
-/// Returns `[T, d_v]`.
-pub fn linear_chunked_fast(q: &Tensor, k: &Tensor, v: &Tensor, chunk: usize) -> Tensor {
+/// Returns `[T, d_v]`, or an error naming the shapes when they do not fit.
+pub fn linear_chunked_fast(q: &Tensor, k: &Tensor, v: &Tensor, chunk: usize) -> Result<Tensor> {
+    let fits = q.dim() == 2
+        && k.sizes() == q.sizes()
+        && v.dim() == 2
+        && v.size(0) == q.size(0)
+        && chunk >= 1;
+    if !fits {
+        return Err(Error::InvalidArgument {
+            op: "linear_chunked_fast",
+            detail: format!(
+                "expected q and k of [T, d], v of [T, d_v] and chunk >= 1, got q {:?}, k {:?}, \
+                 v {:?} and chunk = {chunk}",
+                q.sizes(),
+                k.sizes(),
+                v.sizes()
+            ),
+        });
+    }
     let [t, d] = q.dims();
     let d_v = v.size(1);
     let (fq, fk, v) = (
@@ -83,7 +100,7 @@ pub fn linear_chunked_fast(q: &Tensor, k: &Tensor, v: &Tensor, chunk: usize) -> 
             }
         }
     }
-    Tensor::from_vec(out, &[t, d_v])
+    Ok(Tensor::from_vec(out, &[t, d_v]))
 }
 
 /// [`elu_plus_one`](crate::feature_map::elu_plus_one) without a float64 exponential per

@@ -36,7 +36,7 @@ proptest! {
         manual_seed(seed);
         let (q, k, v) = (randn(&[t, d]), randn(&[t, d]), randn(&[t, d_v]));
         let expected = linear_chunked(&q, &k, &v, chunk);
-        let out = linear_chunked_fast(&q, &k, &v, chunk);
+        let out = linear_chunked_fast(&q, &k, &v, chunk).unwrap();
         prop_assert_eq!(out.sizes(), expected.sizes());
         let (gap, bound) = ((&out - &expected).abs().max().item(), tolerance(t, d, &v));
         prop_assert!(gap <= bound, "{} from the listing, more than {}", gap, bound);
@@ -50,10 +50,44 @@ fn the_fast_chunked_form_agrees_at_the_benchmarks_sizes() {
     let t = 1000;
     let (q, k, v) = (randn(&[t, 64]), randn(&[t, 64]), randn(&[t, 64]));
     let expected = linear_chunked(&q, &k, &v, 64);
-    let gap = (&linear_chunked_fast(&q, &k, &v, 64) - &expected)
+    let gap = (&linear_chunked_fast(&q, &k, &v, 64).unwrap() - &expected)
         .abs()
         .max()
         .item();
     let bound = tolerance(t, 64, &v);
     assert!(gap <= bound, "{gap} from the listing, more than {bound}");
+}
+
+/// Shapes that do not fit, and a chunk of 0, are errors that name the operation and the
+/// shapes, in both fast chunked forms.
+#[test]
+fn bad_shapes_are_errors_naming_the_operation() {
+    use ch18_linear_attention::chunked_delta_fast::gated_delta_chunked_fast;
+    let (q, k, v) = (randn(&[6, 4]), randn(&[6, 4]), randn(&[6, 3]));
+    let (gates, beta) = (randn(&[6]), randn(&[6]));
+    for (result, op) in [
+        (
+            linear_chunked_fast(&q, &randn(&[5, 4]), &v, 2),
+            "linear_chunked_fast",
+        ),
+        (linear_chunked_fast(&q, &k, &v, 0), "linear_chunked_fast"),
+        (
+            linear_chunked_fast(&randn(&[2, 6, 4]), &k, &v, 2),
+            "linear_chunked_fast",
+        ),
+        (
+            gated_delta_chunked_fast(&q, &k, &v, &randn(&[5]), &beta, 2),
+            "gated_delta_chunked_fast",
+        ),
+        (
+            gated_delta_chunked_fast(&q, &k, &randn(&[7, 3]), &gates, &beta, 2),
+            "gated_delta_chunked_fast",
+        ),
+    ] {
+        let message = result.unwrap_err().to_string();
+        assert!(
+            message.contains(op) && message.contains("[6, 4]"),
+            "{message}"
+        );
+    }
 }

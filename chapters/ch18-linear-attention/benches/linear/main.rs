@@ -114,7 +114,7 @@ fn linear(c: &mut Criterion) {
             linear_recurrent(&q, &k, &v)
         });
         bench_one(&mut group, "ch18_chunked", t, &one, || {
-            linear_chunked_fast(&q, &k, &v, CHUNK)
+            linear_chunked_fast(&q, &k, &v, CHUNK).unwrap()
         });
         bench_one(&mut group, "ch18_chunked_listing", t, &one, || {
             linear_chunked(&q, &k, &v, CHUNK)
@@ -218,7 +218,7 @@ fn gdn(c: &mut Criterion) {
         let beta = sigmoid(&randn(&[t]));
         let log_alpha = log_sigmoid(&(randn(&[t]) + 3.0));
         bench_one(&mut group, "ch18_gdn_chunked", t, &one, || {
-            gated_delta_chunked_fast(&q, &k, &v, &log_alpha, &beta, CHUNK)
+            gated_delta_chunked_fast(&q, &k, &v, &log_alpha, &beta, CHUNK).unwrap()
         });
         bench_one(&mut group, "ch18_gdn_chunked_listing", t, &one, || {
             gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK)
