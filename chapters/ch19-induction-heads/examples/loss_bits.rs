@@ -16,6 +16,7 @@ fn main() {
     let steps: u32 = args
         .next()
         .map_or(2000, |s| s.parse().expect("a number of steps"));
+    ch19_induction_heads::memory::keep_freed_memory();
     shared::manual_seed(seed);
     let mut model = AttentionOnly::new();
     // The evaluation batch and the shown sequence come before the first training batch.

@@ -30,6 +30,7 @@ pub mod circuits;
 pub mod data;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;
+pub mod memory;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;

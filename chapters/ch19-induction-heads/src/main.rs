@@ -3,5 +3,6 @@
 //! trains first, `--write-checkpoint PATH` also saves the run.
 
 fn main() -> std::process::ExitCode {
+    ch19_induction_heads::memory::keep_freed_memory();
     course::cli::chapter_main_with(ch19_induction_heads::narrative::run)
 }
