@@ -46,7 +46,7 @@ unsafe fn expf_u10_fma(d: f32) -> f32 {
 
 /// The steps of [`expf_u10`].
 #[inline(always)]
-fn expf_u10_steps(d: f32) -> f32 {
+pub(super) fn expf_u10_steps(d: f32) -> f32 {
     const R_LN2: f32 = f32::from_bits(0x3fb8_aa3b); // 1/ln 2
     // ln 2 split in two floats: `q·L2U` is exact for the q that occur, `L2L` adds the rest.
     const L2U: f32 = f32::from_bits(0x3f31_7200);

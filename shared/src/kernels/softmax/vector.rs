@@ -6,6 +6,7 @@
 //! Measured with the rest of `kernels::softmax` (see there).
 
 use crate::cpu::{Capability, capability};
+use crate::kernels::exp_rows::{glibc_exp_shifted, sleef_exp_shifted};
 use crate::kernels::vec_math::{expf_u10, glibc_expf, logf_u10};
 
 /// The vector unit of the PyTorch build we imitate: its width and its `exp` and `log`.
@@ -15,6 +16,8 @@ pub(crate) struct Vector {
     pub lanes: usize,
     /// The `exp` every vector lane computes.
     pub exp: fn(f32) -> f32,
+    /// `exp` over a row less a shift, `out[i] = exp(x[i] − shift)`, with the bits of `exp`.
+    pub exp_shifted: fn(&[f32], f32, &mut [f32]),
     /// The `log` every vector lane computes.
     pub log: fn(f32) -> f32,
     /// How the W lanes are combined at the end: pairwise in halves (the SIMD builds) or
@@ -29,12 +32,14 @@ impl Vector {
             Capability::Avx512 => Vector {
                 lanes: 16,
                 exp: expf_u10,
+                exp_shifted: sleef_exp_shifted,
                 log: logf_u10,
                 halving: true,
             },
             Capability::Avx2 => Vector {
                 lanes: 8,
                 exp: expf_u10,
+                exp_shifted: sleef_exp_shifted,
                 log: logf_u10,
                 halving: true,
             },
@@ -43,6 +48,7 @@ impl Vector {
             Capability::Default => Vector {
                 lanes: 8,
                 exp: glibc_expf,
+                exp_shifted: glibc_exp_shifted,
                 log: f32::ln,
                 halving: false,
             },
