@@ -63,7 +63,10 @@ pub(super) fn expf_u10_steps(d: f32) -> f32 {
     // range (and for NaN) it gives i32::MIN, which the two tests at the end make harmless.
     let qf = (d * R_LN2).round_ties_even();
     let q = if qf.abs() < 2_147_483_648.0 {
-        qf as i32
+        // Not `as i32`, which must also saturate and map NaN to 0, and so keeps a loop of
+        // these steps from being turned into vector instructions.
+        // SAFETY: `qf` is an integer inside the int32 range (NaN fails the test above).
+        unsafe { qf.to_int_unchecked::<i32>() }
     } else {
         i32::MIN
     };
