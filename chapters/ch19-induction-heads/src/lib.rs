@@ -30,9 +30,9 @@ pub mod circuits;
 pub mod data;
 #[cfg_attr(feature = "exercise", path = "../exercises/heads.rs")]
 pub mod heads;
-pub mod memory;
 pub mod model;
 pub mod narrative;
+pub mod process;
 pub mod pytorch_order;
 pub mod runs;
 pub mod scores;
