@@ -95,8 +95,17 @@ if [[ " $groups " == *" ch19 "* ]]; then
   # reference script runs as a reader runs it.
   unset GLIBC_TUNABLES
   python3 - "$out/ch19.json" "${CH19_ROUNDS:-3}" "${#ours[@]}" "${ours[@]}" "${torch[@]}" <<'PY'
-import json, os, statistics, subprocess, sys, time
+import datetime, json, os, statistics, subprocess, sys, time
 path, rounds, n_ours = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def load():
+    return open("/proc/loadavg").read().split()[0]
+def run(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+    except Exception:
+        return "?"
+cpu = next((line.split(":", 1)[1].strip() for line in run("lscpu").splitlines()
+            if line.startswith("Model name:")), "?")
 ours, torch = sys.argv[4:4 + n_ours], sys.argv[4 + n_ours:]
 def seconds(cmd, env):
     start = time.perf_counter()
@@ -104,8 +113,11 @@ def seconds(cmd, env):
     return time.perf_counter() - start
 def short(cmd):
     return " ".join(c.rsplit("/", 1)[-1] if c.startswith("/") else c for c in cmd)
+# The machine and its load go with the result: this group is often measured on its own.
 result = {"rounds": rounds, "ours_command": short(ours), "torch_command": "python " + " ".join(torch[1:]),
-          "threads": {}}
+          "threads": {}, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+          "cpu": cpu, "cores": run("nproc"), "commit": run("git", "rev-parse", "--short", "HEAD"),
+          "load_before": load()}
 for threads in (1, 2):
     # The same threads on both sides: rayon's pool for ours, torch.set_num_threads for PyTorch.
     sides = {"ours": (ours, dict(os.environ, RAYON_NUM_THREADS=str(threads))),
@@ -121,6 +133,7 @@ for threads in (1, 2):
     result["threads"][str(threads)] = {
         "ours_s": statistics.median(times["ours"]), "torch_s": statistics.median(times["torch"]),
         "ratio": statistics.median(o / t for o, t in zip(times["ours"], times["torch"]))}
+result["load_after"] = load()
 json.dump(result, open(path, "w"))
 PY
 fi

@@ -216,9 +216,14 @@ def ch19_lines(run):
              f"**Chapter 19's training run, ours and the reference script's, timed in turns** "
              f"(whole processes: `{run['ours_command']}` and `{run['torch_command']}`; "
              f"{run['rounds']} round(s), each running both in one order or the reverse; medians over the "
-             f"rounds; both sides on the same threads: `RAYON_NUM_THREADS` for ours, `--threads` for "
-             f"the script's `torch.set_num_threads`)", "",
-             "| threads | ours | PyTorch | ratio (median of the rounds') |", "|---:|---:|---:|---:|"]
+             f"rounds; " + ("both sides on the same threads: `RAYON_NUM_THREADS` for ours, `--threads` "
+                           "for the script's `torch.set_num_threads`)" if "threads" in run else
+                           "PyTorch on the threads the script sets, ours on the threads it uses by default)")]
+    if "date" in run:
+        lines.append(f"Measured {run['date']} on {run['cpu']} ({run['cores']} cores), load average "
+                     f"{run['load_before']} before, {run['load_after']} after; commit {run['commit']}.")
+    lines += ["",
+              "| threads | ours | PyTorch | ratio (median of the rounds') |", "|---:|---:|---:|---:|"]
     for threads, timing in ch19_by_threads(run):
         lines.append(f"| {threads} | {timing['ours_s']:.1f} s | {timing['torch_s']:.1f} s | {timing['ratio']:.2f} |")
     return lines + ["", "<!-- ANCHOR_END: ch19 -->", ""]
