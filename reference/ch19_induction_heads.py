@@ -53,10 +53,13 @@ parser.add_argument("--steps", type=int, default=3000, metavar="N",
 parser.add_argument("--fixed-steps", type=int, default=300, metavar="N",
                     help="train the fixed-offset run N steps (default 300)")
 parser.add_argument("--dump", metavar="PATH", help="write every step's loss bits to PATH")
+parser.add_argument("--threads", type=int, default=1, metavar="T",
+                    help="PyTorch's threads (default 1, the run the chapter prints; more are "
+                         "for timing)")
 ARGS = parser.parse_args()
 SEED = 7 if ARGS.seed is None else ARGS.seed
 
-torch.set_num_threads(1)
+torch.set_num_threads(ARGS.threads)
 
 VOCAB, TOKENS, D_MODEL, HEADS = 24, 32, 32, 2
 HEAD_DIM = D_MODEL // HEADS

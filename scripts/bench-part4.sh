@@ -10,7 +10,8 @@
 # and as a kernel with no T × T matrix at T = 4096 ... 32768; Gated DeltaNet a chunk at a
 # time against token by token over T); then chapter 19's
 # whole training run (`ch19-induction-heads --train`, release) and the reference script's
-# PyTorch run are timed in turns, whole processes, A B then B A. scripts/part4_table.py
+# PyTorch run are timed in turns, whole processes, A B then B A, both on one thread
+# (RAYON_NUM_THREADS=1, --threads 1), then both on two. scripts/part4_table.py
 # prints the tables, writes the book's tables and plots (book/src/bench/part4.md,
 # part4-window.svg, part4-linear.svg) and ends with the lines
 #   flex window time slope over n=1024..32768: X.XX (n·w is 1.00); time/n spread S % (...)
@@ -23,10 +24,14 @@
 #   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
 #   dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
 #   dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
+<<<<<<< HEAD
 #   gdn chunked/token-by-token time ratio: n=256 X.XX, ..., n=4096 Y.YY
 #   ch19 training run ours/pytorch: X.XX
+=======
+#   ch19 training run ours/pytorch: 1 thread X.XX, 2 threads Y.YY
+>>>>>>> train
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
-# flex_threads group and chapter 19's run (each side on the threads it sets itself).
+# flex_threads group and chapter 19's runs (one thread, then two, on both sides).
 #
 #   bash scripts/bench-part4.sh                      # everything (about half an hour once built)
 #   PART4_GROUPS="flex_window linear" bash scripts/bench-part4.sh --out DIR   # some groups, no ch19
@@ -130,7 +135,7 @@ if [[ " $groups " == *" memory "* ]]; then
 fi
 
 if [[ " $groups " == *" ch19 "* ]]; then
-  echo "==> chapter 19's training run, ours and PyTorch's, timed in turns" >&2
+  echo "==> chapter 19's training run, ours and PyTorch's, timed in turns on 1 and 2 threads" >&2
   if [ -n "${CH19_STEPS:-}" ]; then
     ours=("$CARGO_TARGET_DIR/release/examples/loss_bits" 7 "$CH19_STEPS")
     torch=("$PYTHON" reference/ch19_induction_heads.py --steps "$CH19_STEPS" --fixed-steps 1 --dump /dev/null)
@@ -138,29 +143,50 @@ if [[ " $groups " == *" ch19 "* ]]; then
     ours=("$CARGO_TARGET_DIR/release/ch19-induction-heads" --train)
     torch=("$PYTHON" reference/ch19_induction_heads.py)
   fi
+  # Ours keeps its freed memory itself (chapters/ch19-induction-heads/src/memory.rs); the
+  # reference script runs as a reader runs it.
   unset GLIBC_TUNABLES
   python3 - "$out/ch19.json" "${CH19_ROUNDS:-3}" "${#ours[@]}" "${ours[@]}" "${torch[@]}" <<'PY'
-import json, statistics, subprocess, sys, time
+import datetime, json, os, statistics, subprocess, sys, time
 path, rounds, n_ours = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def load():
+    return open("/proc/loadavg").read().split()[0]
+def run(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+    except Exception:
+        return "?"
+cpu = next((line.split(":", 1)[1].strip() for line in run("lscpu").splitlines()
+            if line.startswith("Model name:")), "?")
 ours, torch = sys.argv[4:4 + n_ours], sys.argv[4 + n_ours:]
-def seconds(cmd):
+def seconds(cmd, env):
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env)
     return time.perf_counter() - start
-times = {"ours": [], "torch": []}
-for r in range(rounds):
-    # One order, then the other: neither side always runs on a machine the other warmed.
-    order = [("ours", ours), ("torch", torch)] if r % 2 == 0 else [("torch", torch), ("ours", ours)]
-    for side, cmd in order:
-        times[side].append(seconds(cmd))
-    print(f"round {r + 1}: ours {times['ours'][-1]:.2f} s, pytorch {times['torch'][-1]:.2f} s", file=sys.stderr)
 def short(cmd):
     return " ".join(c.rsplit("/", 1)[-1] if c.startswith("/") else c for c in cmd)
-json.dump({"rounds": rounds, "ours_s": statistics.median(times["ours"]),
-           "torch_s": statistics.median(times["torch"]),
-           "ratio": statistics.median(o / t for o, t in zip(times["ours"], times["torch"])),
-           "ours_command": short(ours), "torch_command": "python " + " ".join(torch[1:])},
-          open(path, "w"))
+# The machine and its load go with the result: this group is often measured on its own.
+result = {"rounds": rounds, "ours_command": short(ours), "torch_command": "python " + " ".join(torch[1:]),
+          "threads": {}, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+          "cpu": cpu, "cores": run("nproc"), "commit": run("git", "rev-parse", "--short", "HEAD"),
+          "load_before": load()}
+for threads in (1, 2):
+    # The same threads on both sides: rayon's pool for ours, torch.set_num_threads for PyTorch.
+    sides = {"ours": (ours, dict(os.environ, RAYON_NUM_THREADS=str(threads))),
+             "torch": (torch + ["--threads", str(threads)], dict(os.environ))}
+    times = {"ours": [], "torch": []}
+    for r in range(rounds):
+        # One order, then the other: neither side always runs on a machine the other warmed.
+        order = ["ours", "torch"] if r % 2 == 0 else ["torch", "ours"]
+        for side in order:
+            times[side].append(seconds(*sides[side]))
+        print(f"{threads} thread(s), round {r + 1}: ours {times['ours'][-1]:.2f} s, "
+              f"pytorch {times['torch'][-1]:.2f} s", file=sys.stderr)
+    result["threads"][str(threads)] = {
+        "ours_s": statistics.median(times["ours"]), "torch_s": statistics.median(times["torch"]),
+        "ratio": statistics.median(o / t for o, t in zip(times["ours"], times["torch"]))}
+result["load_after"] = load()
+json.dump(result, open(path, "w"))
 PY
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)

@@ -22,7 +22,7 @@ the tables, then the headline lines:
     dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
     dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
     gdn chunked/token-by-token time ratio: n=256 X.XX, ..., n=4096 Y.YY
-    ch19 training run ours/pytorch: X.XX
+    ch19 training run ours/pytorch: 1 thread X.XX, 2 threads Y.YY
 
 With --memory M.json (bench-part4.sh's group memory), a table of each form's peak memory,
 each in its own process, and one line per claim of the chapters about what a form holds:
@@ -300,17 +300,34 @@ def print_peak_memory_ratios(runs):
         print(f"peak memory of the call ÷ {PEAK_CLAIM_SIZES[said]} ({said}): " + ", ".join(cells))
 
 
+def ch19_by_threads(run):
+    """[(threads, timing)] of a chapter 19 result; a result from before the runs were timed
+    on one and two threads has one timing, on the threads each side chose ("default")."""
+    if not run:
+        return []
+    if "threads" in run:
+        return sorted(((int(t), timing) for t, timing in run["threads"].items()))
+    return [("default", run)]
+
+
 def ch19_lines(run):
     if not run:
         return not_measured("ch19")
-    return ["<!-- ANCHOR: ch19 -->",
-            f"**Chapter 19's training run, ours and the reference script's, timed in turns** "
-            f"(whole processes: `{run['ours_command']}` and `{run['torch_command']}`; "
-            f"{run['rounds']} round(s), each running both in one order or the reverse; medians over the "
-            f"rounds; PyTorch on the threads the script sets, ours on the threads it uses by default)", "",
-            "| rounds | ours | PyTorch | ratio (median of the rounds') |", "|---:|---:|---:|---:|",
-            f"| {run['rounds']} | {run['ours_s']:.1f} s | {run['torch_s']:.1f} s | {run['ratio']:.2f} |",
-            "", "<!-- ANCHOR_END: ch19 -->", ""]
+    lines = ["<!-- ANCHOR: ch19 -->",
+             f"**Chapter 19's training run, ours and the reference script's, timed in turns** "
+             f"(whole processes: `{run['ours_command']}` and `{run['torch_command']}`; "
+             f"{run['rounds']} round(s), each running both in one order or the reverse; medians over the "
+             f"rounds; " + ("both sides on the same threads: `RAYON_NUM_THREADS` for ours, `--threads` "
+                           "for the script's `torch.set_num_threads`)" if "threads" in run else
+                           "PyTorch on the threads the script sets, ours on the threads it uses by default)")]
+    if "date" in run:
+        lines.append(f"Measured {run['date']} on {run['cpu']} ({run['cores']} cores), load average "
+                     f"{run['load_before']} before, {run['load_after']} after; commit {run['commit']}.")
+    lines += ["",
+              "| threads | ours | PyTorch | ratio (median of the rounds') |", "|---:|---:|---:|---:|"]
+    for threads, timing in ch19_by_threads(run):
+        lines.append(f"| {threads} | {timing['ours_s']:.1f} s | {timing['torch_s']:.1f} s | {timing['ratio']:.2f} |")
+    return lines + ["", "<!-- ANCHOR_END: ch19 -->", ""]
 
 
 def svg_loglog(title, lines, path, guide=None):
@@ -484,7 +501,11 @@ def main():
               columns(results, "dsa_long") or [4096])
     pair_line("gdn chunked/token-by-token", "gdn", "ch18_gdn_chunked", "ch18_gdn_recurrent",
               columns(results, "gdn") or [1024])
-    print(f"ch19 training run ours/pytorch: {fmt_ratio(run['ratio'] if run else None)}")
+    ratios = {threads: timing["ratio"] for threads, timing in ch19_by_threads(run)}
+    cells = [f"{t} thread{'s' if t > 1 else ''} {fmt_ratio(ratios.get(t))}" for t in (1, 2)]
+    if "default" in ratios:
+        cells = [f"each side's default threads {fmt_ratio(ratios['default'])}"]
+    print("ch19 training run ours/pytorch: " + ", ".join(cells))
     print_peak_memory_ratios(peak_runs)
 
 

@@ -8,6 +8,7 @@
 
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
+use ch19_induction_heads::process;
 use ch19_induction_heads::train::train;
 
 fn main() {
@@ -16,12 +17,15 @@ fn main() {
     let steps: u32 = args
         .next()
         .map_or(2000, |s| s.parse().expect("a number of steps"));
-    shared::manual_seed(seed);
-    let mut model = AttentionOnly::new();
-    // The evaluation batch and the shown sequence come before the first training batch.
-    let _ = Repeats::Variable.draw(256);
-    let _ = Repeats::Variable.draw(1);
-    train(&mut model, Repeats::Variable, steps, |_, loss, _| {
-        println!("{:08x}", loss.to_bits());
+    process::keep_freed_memory();
+    process::on_pool_thread(|| {
+        shared::manual_seed(seed);
+        let mut model = AttentionOnly::new();
+        // The evaluation batch and the shown sequence come before the first training batch.
+        let _ = Repeats::Variable.draw(256);
+        let _ = Repeats::Variable.draw(1);
+        train(&mut model, Repeats::Variable, steps, |_, loss, _| {
+            println!("{:08x}", loss.to_bits());
+        });
     });
 }

@@ -3,5 +3,7 @@
 //! trains first, `--write-checkpoint PATH` also saves the run.
 
 fn main() -> std::process::ExitCode {
-    course::cli::chapter_main_with(ch19_induction_heads::narrative::run)
+    use ch19_induction_heads::{narrative, process};
+    process::keep_freed_memory();
+    process::on_pool_thread(|| course::cli::chapter_main_with(narrative::run))
 }

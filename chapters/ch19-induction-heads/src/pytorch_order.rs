@@ -13,7 +13,6 @@
 
 use ch10_backward::attention::{AttentionGrads, AttentionTape};
 use ch10_backward::linear::LinearGrads;
-use ch10_backward::linear::linear_backward;
 use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
 use ch11_training::adamw::StepConstants;
 use ch11_training::cross_entropy::CrossEntropy;
@@ -88,18 +87,22 @@ pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     blocks.fold(first, |sum, block| &sum + &block)
 }
 
-/// [`linear_backward`] with the weight gradient of [`weight_gradient_in_pytorch_order`].
+/// [`linear_backward`](ch10_backward::linear::linear_backward) with the weight gradient of
+/// [`weight_gradient_in_pytorch_order`].
 ///
 /// # Shapes
-/// As [`linear_backward`].
+/// As [`linear_backward`](ch10_backward::linear::linear_backward).
 pub fn linear_backward_in_pytorch_order(
     layer: &Linear,
     x: &Tensor,
     grad_y: &Tensor,
 ) -> LinearGrads {
-    let grads = linear_backward(layer, x, grad_y);
+    // The input and bias gradients as `linear_backward` computes them; its weight
+    // gradient is not computed, only this one.
+    let g2 = grad_y.flatten(0, -2);
     LinearGrads {
         weight: weight_gradient_in_pytorch_order(x, grad_y),
-        ..grads
+        bias: layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
+        input: g2.matmul(&layer.weight).reshape(x.sizes()),
     }
 }

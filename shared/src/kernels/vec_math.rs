@@ -46,7 +46,7 @@ unsafe fn expf_u10_fma(d: f32) -> f32 {
 
 /// The steps of [`expf_u10`].
 #[inline(always)]
-fn expf_u10_steps(d: f32) -> f32 {
+pub(super) fn expf_u10_steps(d: f32) -> f32 {
     const R_LN2: f32 = f32::from_bits(0x3fb8_aa3b); // 1/ln 2
     // ln 2 split in two floats: `q·L2U` is exact for the q that occur, `L2L` adds the rest.
     const L2U: f32 = f32::from_bits(0x3f31_7200);
@@ -63,7 +63,10 @@ fn expf_u10_steps(d: f32) -> f32 {
     // range (and for NaN) it gives i32::MIN, which the two tests at the end make harmless.
     let qf = (d * R_LN2).round_ties_even();
     let q = if qf.abs() < 2_147_483_648.0 {
-        qf as i32
+        // Not `as i32`, which must also saturate and map NaN to 0, and so keeps a loop of
+        // these steps from being turned into vector instructions.
+        // SAFETY: `qf` is an integer inside the int32 range (NaN fails the test above).
+        unsafe { qf.to_int_unchecked::<i32>() }
     } else {
         i32::MIN
     };

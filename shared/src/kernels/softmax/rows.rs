@@ -12,9 +12,7 @@ use super::vector::{Vector, add, maximum};
 pub(crate) fn softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
     for (row, out) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
         let max = v.reduce_all(row, maximum);
-        for (o, &x) in out.iter_mut().zip(row) {
-            *o = (v.exp)(x - max);
-        }
+        (v.exp_shifted)(row, max, out);
         let sum = v.reduce_all(out, add);
         // One division, then a multiplication per element: faster than n divisions, and
         // the reason PyTorch's weights can differ in the last bit from `e / sum`.
@@ -33,9 +31,7 @@ pub(crate) fn log_softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
     for (row, out) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
         let max = v.reduce_all(row, maximum);
         // The exponentials are only needed for their sum; `out` holds them meanwhile.
-        for (o, &x) in out.iter_mut().zip(row) {
-            *o = (v.exp)(x - max);
-        }
+        (v.exp_shifted)(row, max, out);
         let log_sum = (v.log)(v.reduce_all(out, add));
         // Two subtractions in this order: `x − (max + log_sum)` would round `max + log_sum`
         // first and lose the small differences between large scores.

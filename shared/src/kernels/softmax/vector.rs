@@ -6,6 +6,7 @@
 //! Measured with the rest of `kernels::softmax` (see there).
 
 use crate::cpu::{Capability, capability};
+use crate::kernels::exp_rows::{glibc_exp_shifted, sleef_exp_shifted};
 use crate::kernels::vec_math::{expf_u10, glibc_expf, logf_u10};
 
 /// The vector unit of the PyTorch build we imitate: its width and its `exp` and `log`.
@@ -15,6 +16,8 @@ pub(crate) struct Vector {
     pub lanes: usize,
     /// The `exp` every vector lane computes.
     pub exp: fn(f32) -> f32,
+    /// `exp` over a row less a shift, `out[i] = exp(x[i] − shift)`, with the bits of `exp`.
+    pub exp_shifted: fn(&[f32], f32, &mut [f32]),
     /// The `log` every vector lane computes.
     pub log: fn(f32) -> f32,
     /// How the W lanes are combined at the end: pairwise in halves (the SIMD builds) or
@@ -29,12 +32,14 @@ impl Vector {
             Capability::Avx512 => Vector {
                 lanes: 16,
                 exp: expf_u10,
+                exp_shifted: sleef_exp_shifted,
                 log: logf_u10,
                 halving: true,
             },
             Capability::Avx2 => Vector {
                 lanes: 8,
                 exp: expf_u10,
+                exp_shifted: sleef_exp_shifted,
                 log: logf_u10,
                 halving: true,
             },
@@ -43,6 +48,7 @@ impl Vector {
             Capability::Default => Vector {
                 lanes: 8,
                 exp: glibc_expf,
+                exp_shifted: glibc_exp_shifted,
                 log: f32::ln,
                 halving: false,
             },
@@ -54,23 +60,42 @@ impl Vector {
     /// A row shorter than W is folded left to right. Otherwise lane `l` starts with
     /// `row[l]` and takes `row[l + W]`, `row[l + 2W]`, ...; a last partial vector feeds only
     /// the first lanes. Then the lanes are combined (see `combine`).
-    pub fn reduce_all(&self, row: &[f32], op: fn(f32, f32) -> f32) -> f32 {
-        let w = self.lanes;
-        if row.len() < w {
+    // `op` is generic (not a `fn` pointer), and the width a constant of each build, so that
+    // each use compiles to straight-line code with its operation inlined.
+    #[inline]
+    pub fn reduce_all(&self, row: &[f32], op: impl Fn(f32, f32) -> f32 + Copy) -> f32 {
+        match self.lanes {
+            16 => self.reduce_lanes::<16>(row, op),
+            8 => self.reduce_lanes::<8>(row, op),
+            w => unreachable!("no build has {w} lanes"),
+        }
+    }
+
+    /// [`Vector::reduce_all`] for `W` lanes.
+    #[inline(always)]
+    fn reduce_lanes<const W: usize>(
+        &self,
+        row: &[f32],
+        op: impl Fn(f32, f32) -> f32 + Copy,
+    ) -> f32 {
+        if row.len() < W {
             return row[1..].iter().fold(row[0], |acc, &x| op(acc, x));
         }
-        let mut acc = [0.0f32; 16];
-        acc[..w].copy_from_slice(&row[..w]);
-        for block in row[w..].chunks(w) {
+        let mut acc: [f32; W] = row[..W].try_into().expect("W numbers");
+        let mut blocks = row[W..].chunks_exact(W);
+        for block in &mut blocks {
             for (a, &x) in acc.iter_mut().zip(block) {
                 *a = op(*a, x);
             }
         }
-        self.combine(&mut acc[..w], op)
+        for (a, &x) in acc.iter_mut().zip(blocks.remainder()) {
+            *a = op(*a, x);
+        }
+        self.combine(&mut acc, op)
     }
 
-    /// Adds up (or takes the max of) the W lanes of an accumulator, as the build does.
-    fn combine(&self, acc: &mut [f32], op: fn(f32, f32) -> f32) -> f32 {
+    #[inline(always)]
+    fn combine<const W: usize>(&self, acc: &mut [f32; W], op: impl Fn(f32, f32) -> f32) -> f32 {
         if !self.halving {
             return acc[1..].iter().fold(acc[0], |a, &x| op(a, x));
         }
@@ -79,8 +104,7 @@ impl Vector {
         // ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)).
         let mut dist = acc.len() / 2;
         while dist > 0 {
-            let mut before = [0.0f32; 16];
-            before[..acc.len()].copy_from_slice(acc);
+            let before = *acc;
             for (l, a) in acc.iter_mut().enumerate() {
                 *a = op(before[l], before[l ^ dist]);
             }
