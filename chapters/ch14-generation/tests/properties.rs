@@ -12,6 +12,19 @@ use shared::testing::bits_difference;
 use shared::testing::close;
 use shared::{Tensor, manual_seed, rand};
 
+/// A decoder of 12 tokens with `n_kv` key/value heads shared by `groups` query heads each,
+/// 4 features per head.
+fn small_config(n_kv: usize, groups: usize, window: Option<usize>) -> DecoderConfig {
+    DecoderConfig {
+        vocab_size: 12,
+        context_length: 12,
+        d_model: n_kv * groups * 4,
+        n_heads: n_kv * groups,
+        n_kv_heads: n_kv,
+        window,
+    }
+}
+
 /// Grouped-query attention's forward pass over a sequence: the formula or its twin.
 type AttentionForward = fn(&GroupedQueryAttention, &Tensor) -> (Tensor, KvCache);
 
@@ -69,16 +82,8 @@ proptest! {
         tokens in 1usize..8,
         seed in 0u64..1000,
     ) {
-        let config = DecoderConfig {
-            vocab_size: 12,
-            context_length: 12,
-            d_model: n_kv * groups * 4,
-            n_heads: n_kv * groups,
-            n_kv_heads: n_kv,
-            window,
-        };
         manual_seed(seed);
-        let model = TinyDecoder::new(config);
+        let model = TinyDecoder::new(small_config(n_kv, groups, window));
         let ids = Tensor::from_vec((0..tokens as i64).map(|i| (i * 5) % 12).collect(), &[1, tokens]);
         let (formula, formula_cache) = model.forward(&ids);
         let (twin, twin_cache) = model.forward_row_by_row(&ids);
@@ -99,16 +104,8 @@ proptest! {
         n_new in 1usize..6,
         seed in 0u64..1000,
     ) {
-        let config = DecoderConfig {
-            vocab_size: 12,
-            context_length: 12,
-            d_model: n_kv * groups * 4,
-            n_heads: n_kv * groups,
-            n_kv_heads: n_kv,
-            window,
-        };
         manual_seed(seed);
-        let model = TinyDecoder::new(config);
+        let model = TinyDecoder::new(small_config(n_kv, groups, window));
         let prompt = Tensor::from_vec((0..prompt_len as i64).collect(), &[1, prompt_len]);
         let recomputed = generate_recomputing(&model, &prompt, n_new, TinyDecoder::forward);
         let cached = generate_cached(&model, &prompt, n_new, TinyDecoder::forward);
