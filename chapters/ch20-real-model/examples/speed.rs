@@ -20,6 +20,11 @@ fn arg(name: &str, default: usize) -> usize {
 }
 
 fn main() {
+    // As the chapter's binary runs: on a thread of the rayon pool.
+    ch19_induction_heads::process::on_pool_thread(run);
+}
+
+fn run() {
     let (prompt_tokens, new_tokens) =
         (arg("--prompt-tokens", 128), arg("--new-tokens", 128));
     let start = Instant::now();
