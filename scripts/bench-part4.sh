@@ -24,12 +24,8 @@
 #   dsa/dense time ratio: n=4096 X.XX, n=8192 Y.YY   (CH18_DSA_NS="4096 8192 16384" adds 16384)
 #   dsa block selection/dense time ratio: n=4096 X.XX, n=8192 Y.YY
 #   dsa kernel/dense, 8 heads, time ratio: n=4096 X.XX, ..., n=32768 Y.YY
-<<<<<<< HEAD
 #   gdn chunked/token-by-token time ratio: n=256 X.XX, ..., n=4096 Y.YY
-#   ch19 training run ours/pytorch: X.XX
-=======
 #   ch19 training run ours/pytorch: 1 thread X.XX, 2 threads Y.YY
->>>>>>> train
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's runs (one thread, then two, on both sides).
 #
