@@ -163,29 +163,8 @@ pub fn gated_delta_chunked_fast(
             t_inv[i * c + i] = 1.0;
         }
         // W = T diag(β e^G) K and U = T diag(β) V.
-        for (i, (row, k_row)) in b
-            .k_scaled
-            .chunks_exact_mut(d_k)
-            .zip(kc.chunks_exact(d_k))
-            .enumerate()
-            .take(c)
-        {
-            let scale = bc[i] * b.decay_in[i];
-            for (x, &y) in row.iter_mut().zip(k_row) {
-                *x = y * scale;
-            }
-        }
-        for (i, (row, v_row)) in b
-            .v_beta
-            .chunks_exact_mut(d_v)
-            .zip(vc.chunks_exact(d_v))
-            .enumerate()
-            .take(c)
-        {
-            for (x, &y) in row.iter_mut().zip(v_row) {
-                *x = y * bc[i];
-            }
-        }
+        scale_rows(&mut b.k_scaled, kc, d_k, c, |i| bc[i] * b.decay_in[i]);
+        scale_rows(&mut b.v_beta, vc, d_v, c, |i| bc[i]);
         gemm.ab((t_inv, c, c), (&b.k_scaled, d_k), &mut b.w);
         gemm.ab((t_inv, c, c), (&b.v_beta, d_v), &mut b.u);
         // What each token writes once the state of the chunks before is read.
@@ -200,17 +179,7 @@ pub fn gated_delta_chunked_fast(
         for (x, &dec) in inner.iter_mut().zip(decay) {
             *x *= dec;
         }
-        for (i, (row, q_row)) in b
-            .q_scaled
-            .chunks_exact_mut(d_k)
-            .zip(qc.chunks_exact(d_k))
-            .enumerate()
-            .take(c)
-        {
-            for (x, &y) in row.iter_mut().zip(q_row) {
-                *x = y * b.decay_in[i];
-            }
-        }
+        scale_rows(&mut b.q_scaled, qc, d_k, c, |i| b.decay_in[i]);
         let out_c = &mut out[start * d_v..][..c * d_v];
         gemm.ab((&b.q_scaled, c, d_k), (&s, d_v), out_c);
         gemm.ab((inner, c, c), (v_new, d_v), &mut b.product);
@@ -219,17 +188,7 @@ pub fn gated_delta_chunked_fast(
         }
         // The next state: S decayed to the chunk's end plus every write, decayed from its
         // token to the end.
-        for (i, (row, k_row)) in b
-            .k_scaled
-            .chunks_exact_mut(d_k)
-            .zip(kc.chunks_exact(d_k))
-            .enumerate()
-            .take(c)
-        {
-            for (x, &y) in row.iter_mut().zip(k_row) {
-                *x = y * b.decay_out[i];
-            }
-        }
+        scale_rows(&mut b.k_scaled, kc, d_k, c, |i| b.decay_out[i]);
         gemm.atb((&b.k_scaled, c, d_k), (v_new, d_v), &mut b.increment);
         let state_decay = g_last.exp() as f32;
         for (x, &inc) in s.iter_mut().zip(&b.increment) {
@@ -237,4 +196,26 @@ pub fn gated_delta_chunked_fast(
         }
     }
     Ok(Tensor::from_vec(out, &[t, d_v]))
+}
+
+/// Row `i` of `rows` times `scale(i)`, into row `i` of `out`, for the first `count` rows of
+/// `width` numbers.
+fn scale_rows(
+    out: &mut [f32],
+    rows: &[f32],
+    width: usize,
+    count: usize,
+    scale: impl Fn(usize) -> f32,
+) {
+    for (i, (row, from)) in out
+        .chunks_exact_mut(width)
+        .zip(rows.chunks_exact(width))
+        .enumerate()
+        .take(count)
+    {
+        let factor = scale(i);
+        for (x, &y) in row.iter_mut().zip(from) {
+            *x = y * factor;
+        }
+    }
 }
