@@ -48,21 +48,22 @@ CHUNK, TOP_K, INDEX_HEADS, D_INDEX = 64, 2048, 4, 32
 LONG_HEADS, QUERY_TILE = 8, 64
 
 VARIANTS = {
-    "flex_window": [("ch16_flex", "ch16: flex_kernel, causal window of 256")],
-    "flex_documents": [("ch16_flex", "ch16: flex_kernel, document mask")],
+    "flex_window": [("ch16_flex", "ch16: flex_kernel_fused, causal window of 256")],
+    "flex_documents": [("ch16_flex", "ch16: flex_kernel_fused, document mask")],
     "flex_causal": [
-        ("ch16_flex", "ch16: flex_kernel, causal mask_mod"),
+        ("ch16_flex", "ch16: flex_kernel_fused, causal mask_mod"),
+        ("ch16_flex_exact", "ch16: flex_kernel (the listing's bits), causal mask_mod"),
         ("ch09_flash", "ch09: flash_attention, causal"),
     ],
     "flex_vs_torch": [
-        ("ch16_flex", "ch16: flex_kernel (block mask, tiles skipped)"),
+        ("ch16_flex", "ch16: flex_kernel_fused (block mask, tiles skipped)"),
         ("ch16_formula", "ch16: flex_attention, the formula (n × n scores)"),
         ("torch_sdpa_mask", "PyTorch: F.scaled_dot_product_attention, boolean mask"),
         ("torch_formula", "PyTorch: matmul, masked_fill, softmax, matmul"),
     ],
     "flex_threads": [
-        ("ch16_flex_1t", "ch16: flex_kernel, 1 thread"),
-        ("ch16_flex_2t", "ch16: flex_kernel, 2 threads"),
+        ("ch16_flex_1t", "ch16: flex_kernel_fused, 1 thread"),
+        ("ch16_flex_2t", "ch16: flex_kernel_fused, 2 threads"),
         ("torch_sdpa_mask_1t", "PyTorch: SDPA with the boolean mask, 1 thread"),
         ("torch_sdpa_mask_2t", "PyTorch: SDPA with the boolean mask, 2 threads"),
     ],
@@ -453,7 +454,7 @@ def main():
     window = series(results, "flex_window", "ch16_flex")
     if args.svg_window:
         svg_loglog(f"Sliding window of {WINDOW}, [1, {HEADS}, n, {HEAD_DIM}], one thread: median time",
-                   [("ch16: flex_kernel, causal window", [(n, t / 1e6) for n, t in window], False)],
+                   [("ch16: flex_kernel_fused, causal window", [(n, t / 1e6) for n, t in window], False)],
                    args.svg_window, guide=("time ∝ n (slope 1)", 1))
     if args.svg_linear:
         lines = [(label, [(n, t / 1e6) for n, t in series(results, "linear", v)], v == "ch09_flash")

@@ -19,8 +19,9 @@
 //! - [`kernel`]: the tiled kernel, generic over the two functions, that visits only the
 //!   tiles the block mask keeps, reading the keys and values row by row through
 //!   [`kv_rows`] (so that chapter 17 can run it on a paged cache), and [`kernel_fast`],
-//!   the same kernel bit for bit, in vector instructions ([`kernel_io`]: what both take
-//!   and give);
+//!   the same kernel bit for bit, in vector instructions, and [`kernel_fused`], the same
+//!   tiles with chapter 9's arithmetic, within roundings of it ([`kernel_io`]: what they
+//!   take and give);
 //! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
 //!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
 //! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
@@ -43,6 +44,7 @@ pub mod formula;
 pub mod kernel;
 pub mod kernel_backward;
 pub mod kernel_fast;
+pub mod kernel_fused;
 pub mod kernel_io;
 pub mod kv_rows;
 pub mod narrative;

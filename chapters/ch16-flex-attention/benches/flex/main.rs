@@ -1,4 +1,5 @@
-//! The cost of FlexAttention's kernel, on batch 1, [`HEADS`] heads of 64 features, f32,
+//! The cost of FlexAttention's kernel (the fastest, `flex_kernel_fused`, unless a variant
+//! says otherwise), on batch 1, [`HEADS`] heads of 64 features, f32,
 //! one thread unless the group says otherwise, tiles of 128 (the default `BLOCK_SIZE` of
 //! PyTorch's `create_block_mask`):
 //!
@@ -9,7 +10,8 @@
 //!   (`CH16_DOC_N`, default 4096) cut into 1, 2, 4, 8, 16 equal documents (the id is the
 //!   number of documents): the work is `Σ Lᵢ²/2`;
 //! - `flex_causal`: the kernel with the plain causal mask against chapter 9's flash
-//!   kernel, causal: what the generality costs;
+//!   kernel, causal: what the generality costs; `ch16_flex_exact` is `flex_kernel`, bit for
+//!   bit the listing, for comparison;
 //! - `flex_vs_torch`: the window again, by the kernel and by the chapter's formula
 //!   (`flex_attention`, every score materialised), at lengths the `n × n` scores fit;
 //! - `flex_threads`: the kernel with the window inside a pool of one and of two threads.
@@ -32,6 +34,8 @@ use ch09_flash_attention::kernel::flash_attention;
 use ch16_flex_attention::block_mask::BlockMask;
 use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::kernel::flex_kernel;
+use ch16_flex_attention::kernel_fused::flex_kernel_fused;
+use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{MaskMod, causal, causal_window, document_mask, unchanged};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -60,8 +64,9 @@ fn qkv(n: usize) -> (Tensor, Tensor, Tensor) {
     (randn(&shape), randn(&shape), randn(&shape))
 }
 
-/// Times the kernel with `mask_mod` as variant `name` with id `id`, inside `threads`; the
-/// block mask is made once, outside the timing (PyTorch's too is made ahead of the call).
+/// Times the fastest kernel, [`flex_kernel_fused`], with `mask_mod` as variant `name`
+/// with id `id`, inside `threads`; the block mask is made once, outside the timing
+/// (PyTorch's too is made ahead of the call).
 fn bench_kernel(
     group: &mut BenchmarkGroup<'_, WallTime>,
     (name, id): (&str, usize),
@@ -74,15 +79,34 @@ fn bench_kernel(
     group.bench_function(BenchmarkId::new(name, id), |b| {
         threads.install(|| {
             b.iter(|| {
-                black_box(flex_kernel(
+                let kv = InTensors::new(k, v).expect("keys and values");
+                black_box(flex_kernel_fused(
                     q,
-                    k,
-                    v,
+                    &kv,
                     &block_mask,
                     unchanged,
                     mask_mod.clone(),
                 ))
-                .expect("flex_kernel")
+                .expect("flex_kernel_fused")
+            })
+        })
+    });
+}
+
+/// Times [`flex_kernel`], bit for bit the listing, with the causal mask as variant
+/// `ch16_flex_exact`: what the fused kernel's roundings gain.
+fn bench_exact_causal(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    (q, k, v): (&Tensor, &Tensor, &Tensor),
+    threads: &rayon::ThreadPool,
+) {
+    let n = q.size(2);
+    let block_mask = BlockMask::new(causal, 1, 1, n, n, TILE).expect("a block mask");
+    group.bench_function(BenchmarkId::new("ch16_flex_exact", n), |b| {
+        threads.install(|| {
+            b.iter(|| {
+                black_box(flex_kernel(q, k, v, &block_mask, unchanged, causal))
+                    .expect("flex_kernel")
             })
         })
     });
@@ -136,6 +160,7 @@ fn flex_causal(c: &mut Criterion) {
     for n in env_list("CH16_CAUSAL_NS", &[1024, 4096]) {
         let (q, k, v) = qkv(n);
         bench_kernel(&mut group, ("ch16_flex", n), (&q, &k, &v), causal, &one);
+        bench_exact_causal(&mut group, (&q, &k, &v), &one);
         group.bench_function(BenchmarkId::new("ch09_flash", n), |b| {
             one.install(|| b.iter(|| black_box(flash_attention(&q, &k, &v, true))))
         });
