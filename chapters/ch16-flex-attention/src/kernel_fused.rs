@@ -170,33 +170,40 @@ struct RowState<V> {
 }
 
 /// One key/value head's keys and values in the layout the kernel reads, each tile of keys
-/// padded to `width` keys (a whole number of `KV` vectors) with zeros.
+/// padded to `width` keys (a whole number of `KV` vectors) with zeros. A tile is copied
+/// when a query first visits it, so that its copy is still in the cache when the
+/// arithmetic reads it: copied all at once, a long sequence's head would have left the
+/// cache before its first tile was used.
 struct HeadCopy {
     /// `[tiles of keys, d, width]`: each tile transposed, feature `p` of its keys in a row.
     keys_t: Vec<f32>,
     /// `[tiles of keys · width, d_v_pad]`: the values, rows and features padded with zeros.
     values: Vec<f32>,
+    /// Which tiles of this head are copied.
+    copied: Vec<bool>,
     width: usize,
     d_v_pad: usize,
 }
 
 impl HeadCopy {
-    /// Copies key/value head `kv_head` of batch `b` from `kv`, tile after tile.
+    /// Copies tile `kt` of key/value head `kv_head` of batch `b` from `kv`, unless it is
+    /// copied already.
     ///
     /// # Shapes
     /// `kv` of sizes `[batch, kv_heads, keys, d, d_v]`; tiles of `tile` keys.
-    fn load(&mut self, kv: &impl KvRows, b: usize, kv_head: usize, tile: usize) {
+    fn tile(&mut self, kv: &impl KvRows, [b, kv_head]: [usize; 2], kt: usize, tile: usize) {
+        if std::mem::replace(&mut self.copied[kt], true) {
+            return;
+        }
         let [_, _, keys, d, d_v] = kv.sizes();
         let (width, d_v_pad) = (self.width, self.d_v_pad);
-        for (kt, start) in (0..keys).step_by(tile.max(1)).enumerate() {
-            let keys_t = &mut self.keys_t[kt * d * width..][..d * width];
-            for (c, j) in (start..(start + tile).min(keys)).enumerate() {
-                for (p, &x) in kv.k_row(b, kv_head, j).iter().enumerate() {
-                    keys_t[p * width + c] = x;
-                }
-                let row = (kt * width + c) * d_v_pad;
-                self.values[row..][..d_v].copy_from_slice(kv.v_row(b, kv_head, j));
+        let keys_t = &mut self.keys_t[kt * d * width..][..d * width];
+        for (c, j) in (kt * tile..((kt + 1) * tile).min(keys)).enumerate() {
+            for (p, &x) in kv.k_row(b, kv_head, j).iter().enumerate() {
+                keys_t[p * width + c] = x;
             }
+            let row = (kt * width + c) * d_v_pad;
+            self.values[row..][..d_v].copy_from_slice(kv.v_row(b, kv_head, j));
         }
     }
 }
@@ -235,6 +242,7 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
     let mut head_copy = HeadCopy {
         keys_t: vec![0.0; kv_tiles * d * width],
         values: vec![0.0; kv_tiles * width * d_v_pad],
+        copied: vec![false; kv_tiles],
         width,
         d_v_pad,
     };
@@ -252,8 +260,8 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
             let kv_head = h / groups;
             let head = (b * heads + h) * queries;
             if h % groups == 0 {
-                // The first query head of this key/value head.
-                head_copy.load(kv, b, kv_head, tile);
+                // The first query head of this key/value head: no tile of it copied yet.
+                head_copy.copied.fill(false);
             }
             for qt in 0..block_mask.q_tiles() {
                 let rows = qt * tile..((qt + 1) * tile).min(queries);
@@ -281,6 +289,7 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                         visits.full += 1;
                     }
                     let cols = kt * tile..((kt + 1) * tile).min(keys);
+                    head_copy.tile(kv, [b, kv_head], kt, tile);
                     let keys_t = &head_copy.keys_t[kt * d * width..][..d * width];
                     let values = &head_copy.values[kt * width * d_v_pad..][..width * d_v_pad];
                     for g in (0..rows.len()).step_by(R) {
