@@ -41,6 +41,9 @@ use crate::kernel_io::{KernelOutput, Visits, check_block_mask, check_queries};
 use crate::kv_rows::{KvRows, elements};
 use crate::recipes::{MaskMod, ScoreMod};
 
+/// The most rows of a tile's last group that go in a smaller group of their own.
+const TAIL: usize = 2;
+
 /// Vectors of keys whose scores one group of queries holds in registers at once: 64 keys
 /// with AVX-512, 32 with AVX2, 16 portable.
 const KV: usize = 4;
@@ -292,7 +295,8 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                     head_copy.tile(kv, [b, kv_head], kt, tile);
                     let keys_t = &head_copy.keys_t[kt * d * width..][..d * width];
                     let values = &head_copy.values[kt * width * d_v_pad..][..width * d_v_pad];
-                    for g in (0..rows.len()).step_by(R) {
+                    let mut g = 0;
+                    while g < rows.len() {
                         let group = Group {
                             b,
                             h,
@@ -301,9 +305,6 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                             cols: cols.clone(),
                             masked,
                         };
-                        let q_group = &q_tile[g * d..][..R * d];
-                        let acc = &mut acc[g * d_v_pad..][..R * d_v_pad];
-                        let state = &mut state[g..][..R];
                         let tiles = Tiles {
                             keys_t,
                             values,
@@ -312,15 +313,34 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                             width,
                             d,
                         };
-                        group_tile::<S, R>(
-                            simd,
-                            &group,
-                            tiles,
-                            q_group,
-                            (score_mod, mask_mod),
-                            state,
-                            acc,
-                        );
+                        let mods = (score_mod, mask_mod);
+                        let (q_group, acc) = (&q_tile[g * d..], &mut acc[g * d_v_pad..]);
+                        // The last rows of a tile, when they are no more than 2, go 2 at a
+                        // time: a tile of 128 queries is 21 groups of 6 and one of 2, not
+                        // 22 groups of 6 with 4 rows of padding.
+                        if group.real > TAIL || R <= TAIL {
+                            group_tile::<S, R>(
+                                simd,
+                                &group,
+                                tiles,
+                                q_group,
+                                mods,
+                                &mut state[g..],
+                                acc,
+                            );
+                            g += R;
+                        } else {
+                            group_tile::<S, TAIL>(
+                                simd,
+                                &group,
+                                tiles,
+                                q_group,
+                                mods,
+                                &mut state[g..],
+                                acc,
+                            );
+                            g += TAIL;
+                        }
                     }
                 }
                 for (r, i) in rows.enumerate() {
@@ -369,7 +389,8 @@ struct Tiles<'a> {
 /// softmax in base 2, the weighted values added into `acc`.
 ///
 /// # Shapes
-/// `q_group`: `[R, d]` (times `1/√d`), `state`: `[R]`, `acc`: `[R, d_v_pad]`.
+/// `q_group`: `[R.., d]` (times `1/√d`), `state`: `[R..]`, `acc`: `[R.., d_v_pad]`; the
+/// group's rows are the first `R` of each.
 #[inline(always)]
 fn group_tile<S: Simd, const R: usize>(
     simd: S,
@@ -396,6 +417,9 @@ fn group_tile<S: Simd, const R: usize>(
         ref cols,
         masked,
     } = group;
+    let d_v_pad = values.len() / width;
+    let (q_group, state) = (&q_group[..R * d], &mut state[..R]);
+    let acc = &mut acc[..R * d_v_pad];
     let chunk = KV * S::LANES;
     let count = cols.len();
     // The keys the group's queries may see, `lo..hi` of the tile: all of them on a full
