@@ -14,7 +14,7 @@
 //!   kept in vector lanes and added up once at the end of a row;
 //! - 6 queries at a time with AVX-512 (24 of its 32 registers hold 6 queries × 64 keys of
 //!   scores, or 6 queries × 64 features of output), each key and value row loaded once for
-//!   all six;
+//!   all six (the one or two queries a tile has left over go two at a time);
 //! - where the mask hides every key of a stretch of 64 from all the queries of a group
 //!   (the upper half of a tile on the diagonal), the stretch's scores and weighted values
 //!   are not computed.
