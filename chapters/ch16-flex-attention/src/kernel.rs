@@ -21,6 +21,10 @@
 //! [`flex_kernel_over`] is the algorithm as the chapter shows it; [`flex_kernel`] runs
 //! [`crate::kernel_fast`]'s version of it, the same additions in the same order (so the
 //! same bits) arranged for the vector unit.
+//! [`crate::kernel_fused`] goes further with chapter 9's arithmetic (fused
+//! multiply-adds, weights in base 2) and so gives other roundings: the benchmarks time it,
+//! while the chapter's code, whose printed digits and comparisons depend on the bits,
+//! calls [`flex_kernel`].
 
 use ch09_flash_attention::online::OnlineSoftmax;
 use shared::{Result, Tensor};
