@@ -14,7 +14,7 @@
 # (RAYON_NUM_THREADS=1, --threads 1), then both on two. scripts/part4_table.py
 # prints the tables, writes the book's tables and plots (book/src/bench/part4.md,
 # part4-window.svg, part4-linear.svg) and ends with the lines
-#   flex window time slope over n=1024..32768: X.XX (n·w is 1.00); time/n spread S % (...)
+#   flex window time slope over n=1024..32768: X.XX (n·w is 1.00); time per visible pair, largest ÷ smallest S.SS (...)
 #   flex documents time ÷ Σ Lᵢ², relative to 1 document(s): 1 1.00, 2 X.XX, ...
 #   flex causal / ch09 flash causal time ratio: n=1024 X.XX, n=4096 Y.YY
 #   flex window / torch sdpa with a boolean mask time ratio: n=1024 X.XX, ...
