@@ -112,8 +112,9 @@ pub fn linear_backward_in_pytorch_order(
 
 /// [`attention_backward_in_pytorch_order`](ch10_backward::pytorch_order::attention_backward_in_pytorch_order)
 /// with the three steps between the two products, softmax's backward, the scale's and the
-/// mask's, taken in one pass over the weights ([`softmax_scale_mask_backward`]): the same
-/// bits, without two whole-tensor copies in between.
+/// mask's, taken in one pass over the weights ([`softmax_scale_mask_backward`]), and the
+/// keys' gradient computed in the keys' layout: the same bits, without two whole-tensor
+/// copies in between and with rows, not columns, for the merge of the heads to read.
 ///
 /// # Shapes
 /// As `attention_backward_in_pytorch_order`.
@@ -122,11 +123,14 @@ pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -
     let grad_weights = dropout_backward(&grad_dropped, tape.noise.as_ref());
     let grad_scores =
         softmax_scale_mask_backward(&tape.weights, &grad_weights, tape.scale, &tape.hidden);
-    let keys_t = tape.keys.transpose(-2, -1);
-    let (grad_queries, grad_keys_t) = matmul_backward(&tape.queries, &keys_t, &grad_scores);
+    // `scores = queries·keysᵀ`. Chapter 10 takes the gradient of `keysᵀ`, `queriesᵀ·grad`,
+    // and transposes it; `gradᵀ·queries` adds the same products in the same order (one
+    // fused chain over the tokens per element), laid out as the keys are.
+    let grad_queries = grad_scores.matmul(&tape.keys);
+    let grad_keys = grad_scores.transpose(-2, -1).matmul(&tape.queries);
     AttentionGrads {
         queries: grad_queries,
-        keys: grad_keys_t.transpose(-2, -1),
+        keys: grad_keys,
         values: grad_values,
     }
 }
