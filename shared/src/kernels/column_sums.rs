@@ -119,7 +119,8 @@ mod tests {
                     let wide = randn(&[rows, columns + 5]) * 1000.0;
                     let gapped = wide.slice(1, ..columns);
                     let packed = gapped.contiguous();
-                    assert!(gapped.array().as_slice().is_none());
+                    // (One row is one run of memory either way: the plain walk of a vector.)
+                    assert!(rows == 1 || gapped.array().as_slice().is_none());
                     assert!(packed.array().as_slice().is_some());
                     let bits = |t: &crate::Tensor| {
                         t.sum_dim(0, false)
