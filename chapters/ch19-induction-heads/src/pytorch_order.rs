@@ -10,6 +10,10 @@
 //! on its own, from zero, and the block sums are added into the result in order. The sums
 //! agree to a few units in the last place; the bits differ, and after hundreds of training
 //! steps so would the printed digits (see the appendix on matching PyTorch).
+//!
+//! The attention core's backward is chapter 10's in PyTorch's order, its steps between
+//! the two products taken in one pass ([`attention_backward_in_one_pass`]): the same
+//! roundings in the same order, so the same bits (a test checks them against chapter 10's).
 
 use ch10_backward::attention::{AttentionGrads, AttentionTape};
 use ch10_backward::linear::LinearGrads;

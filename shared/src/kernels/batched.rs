@@ -98,11 +98,10 @@ impl<'a> Matrices<'a> {
     /// Matrix `i` of the batch, in row-major order of the batch dims.
     fn at(&self, i: usize) -> ArrayView2<'a, f32> {
         match self {
-            Matrices::Merged(three) => three.clone().index_axis_move(Axis(0), i),
+            Matrices::Merged(three) => three.index_axis_move(Axis(0), i),
             Matrices::Two(four) => {
                 let inner = four.dim().1;
-                four.clone()
-                    .index_axis_move(Axis(0), i / inner)
+                four.index_axis_move(Axis(0), i / inner)
                     .index_axis_move(Axis(0), i % inner)
             }
             Matrices::General(view) => {
