@@ -10,10 +10,16 @@
 //! on its own, from zero, and the block sums are added into the result in order. The sums
 //! agree to a few units in the last place; the bits differ, and after hundreds of training
 //! steps so would the printed digits (see the appendix on matching PyTorch).
+//!
+//! The attention core's backward is chapter 10's in PyTorch's order, its steps between
+//! the two products taken in one pass ([`attention_backward_in_one_pass`]): the same
+//! roundings in the same order, so the same bits (a test checks them against chapter 10's).
 
 use ch10_backward::attention::{AttentionGrads, AttentionTape};
 use ch10_backward::linear::LinearGrads;
-use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
+use ch10_backward::matmul::matmul_backward;
+use ch10_backward::pointwise::{dropout_backward, masked_fill_backward, scale_backward};
+use ch10_backward::pytorch_order::softmax_backward_in_pytorch_order;
 use ch11_training::adamw::StepConstants;
 use ch11_training::cross_entropy::CrossEntropy;
 use ch11_training::pytorch_order::{
@@ -21,6 +27,7 @@ use ch11_training::pytorch_order::{
     cross_entropy_in_pytorch_order,
 };
 use shared::Tensor;
+use shared::exact::{Capability, capability};
 use shared::nn::Linear;
 
 use crate::arithmetic::Arithmetic;
@@ -33,7 +40,7 @@ impl Arithmetic for PytorchOrder {
         linear_backward_in_pytorch_order(layer, x, grad_y)
     }
     fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
-        attention_backward_in_pytorch_order(tape, grad_out)
+        attention_backward_in_one_pass(tape, grad_out)
     }
     fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy {
         cross_entropy_in_pytorch_order(logits, targets)
@@ -105,4 +112,105 @@ pub fn linear_backward_in_pytorch_order(
         bias: layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
         input: g2.matmul(&layer.weight).reshape(x.sizes()),
     }
+}
+
+/// [`attention_backward_in_pytorch_order`](ch10_backward::pytorch_order::attention_backward_in_pytorch_order)
+/// with the three steps between the two products, softmax's backward, the scale's and the
+/// mask's, taken in one pass over the weights ([`softmax_scale_mask_backward`]), and the
+/// keys' gradient computed in the keys' layout: the same bits, without two whole-tensor
+/// copies in between and with rows, not columns, for the merge of the heads to read.
+///
+/// # Shapes
+/// As `attention_backward_in_pytorch_order`.
+pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
+    let (grad_dropped, grad_values) = matmul_backward(&tape.dropped, &tape.values, grad_out);
+    let grad_weights = dropout_backward(&grad_dropped, tape.noise.as_ref());
+    let grad_scores =
+        softmax_scale_mask_backward(&tape.weights, &grad_weights, tape.scale, &tape.hidden);
+    // `scores = queries·keysᵀ`. Chapter 10 takes the gradient of `keysᵀ`, `queriesᵀ·grad`,
+    // and transposes it; `gradᵀ·queries` adds the same products in the same order (one
+    // fused chain over the tokens per element), laid out as the keys are.
+    let grad_queries = grad_scores.matmul(&tape.keys);
+    let grad_keys = grad_scores.transpose(-2, -1).matmul(&tape.queries);
+    AttentionGrads {
+        queries: grad_queries,
+        keys: grad_keys,
+        values: grad_values,
+    }
+}
+
+/// `masked_fill_backward(scale_backward(softmax_backward(y, grad_y), scale), hidden)` in
+/// PyTorch's order, a row at a time: each row's dot product `Σ grad_y·y` in the lanes of
+/// PyTorch's softmax backward ([`row_dot`](ch10_backward::pytorch_order::row_dot)), then for
+/// each element `(grad_y − dot)·y`, divided by `scale`, 0 where `hidden`. Every element
+/// goes through the roundings of the three steps in their order, so the bits are theirs.
+/// Weights that are not one row-major block, or a mask that is not one `[tokens, keys]`
+/// matrix, take the three steps one after the other.
+///
+/// # Shapes
+/// `y`, `grad_y`: `[.., tokens, keys]`; `hidden`: `[tokens, keys]`. Returns `[.., tokens,
+/// keys]`.
+pub fn softmax_scale_mask_backward(
+    y: &Tensor,
+    grad_y: &Tensor,
+    scale: f32,
+    hidden: &Tensor<bool>,
+) -> Tensor {
+    let one_block =
+        y.dim() >= 2 && y.sizes() == grad_y.sizes() && hidden.sizes() == &y.sizes()[y.dim() - 2..];
+    let values = (y.as_slice(), grad_y.as_slice(), hidden.as_slice());
+    let (true, (Some(y_values), Some(g_values), Some(hidden_values))) = (one_block, values) else {
+        let grad_scaled = softmax_backward_in_pytorch_order(y, grad_y);
+        return masked_fill_backward(&scale_backward(&grad_scaled, scale), hidden);
+    };
+    let keys = y.size(-1).max(1);
+    let lanes = capability().softmax_lanes();
+    let mut grad_x = Vec::with_capacity(y_values.len());
+    let rows = y_values.chunks(keys).zip(g_values.chunks(keys));
+    for ((y_row, g_row), hidden_row) in rows.zip(hidden_values.chunks(keys).cycle()) {
+        let dot = lane_dot(g_row, y_row, lanes);
+        grad_x.extend(
+            g_row
+                .iter()
+                .zip(y_row)
+                .zip(hidden_row)
+                .map(|((&g, &y), &h)| if h { 0.0 } else { (g - dot) * y / scale }),
+        );
+    }
+    Tensor::from_vec(grad_x, y.sizes())
+}
+
+/// `Σ a[i]·b[i]` as [`row_dot`](ch10_backward::pytorch_order::row_dot) adds it in `lanes`
+/// lanes: a row shorter than the lanes left to right; else lane `l` takes the products
+/// `l, l + lanes, ...`, and the lanes are added in pairs, halving (in order on the portable
+/// build). The lanes live on the stack: no allocation per row.
+///
+/// # Shapes
+/// `a`, `b`: the same length.
+fn lane_dot(a: &[f32], b: &[f32], lanes: usize) -> f32 {
+    let mut products = a.iter().zip(b).map(|(x, y)| x * y);
+    if a.len() < lanes {
+        let first = products.next().unwrap_or(0.0);
+        return products.fold(first, |acc, p| acc + p);
+    }
+    let mut sums = [0.0f32; 16];
+    let sums = &mut sums[..lanes];
+    for (sum, p) in sums.iter_mut().zip(products.by_ref()) {
+        *sum = p;
+    }
+    for (t, p) in products.enumerate() {
+        sums[t % lanes] += p;
+    }
+    if capability() == Capability::Default {
+        return sums[1..].iter().fold(sums[0], |acc, &x| acc + x);
+    }
+    // Lane `l < half` takes lane `l + half` (`l xor half`): lane 0 ends with the total.
+    let mut half = lanes / 2;
+    while half > 0 {
+        for l in 0..half {
+            sums[l] += sums[l + half];
+        }
+        half /= 2;
+    }
+    sums[0]
 }

@@ -1,19 +1,25 @@
 //! The weight gradient summed in PyTorch's blocks agrees with the formula's plain sum to
 //! a few units in the last place, and the blocks cover the rows in order; a whole training
-//! step with the formulas agrees with one in PyTorch's order.
+//! step with the formulas agrees with one in PyTorch's order; the attention backward in one
+//! pass has the bits of chapter 10's steps one after the other.
 
+use ch05_causal::causal_mask;
+use ch10_backward::attention::attention_forward;
 use ch10_backward::linear::linear_backward;
+use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
 use ch19_induction_heads::arithmetic::Formulas;
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::pytorch_order::{
-    BLOCK_ROWS, PytorchOrder, linear_backward_in_pytorch_order, row_blocks,
+    BLOCK_ROWS, PytorchOrder, attention_backward_in_one_pass, linear_backward_in_pytorch_order,
+    row_blocks,
 };
 use ch19_induction_heads::train::{BATCH, Gradients, loss_and_gradients};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::nn::Linear;
-use shared::{manual_seed, randn};
+use shared::exact::{Capability, set_capability};
+use shared::nn::{Dropout, Linear};
+use shared::{Tensor, manual_seed, randn};
 
 proptest! {
     #![proptest_config(quiet(200))]
@@ -103,4 +109,41 @@ fn a_step_with_the_formulas_agrees_with_a_step_in_pytorch_order() {
         differ > 0,
         "the two arithmetics gave identical bits everywhere"
     );
+}
+
+/// The bits of a tensor, to compare two results exactly.
+fn bits(t: &Tensor) -> Vec<u32> {
+    t.to_vec().iter().map(|x| x.to_bits()).collect()
+}
+
+proptest! {
+    #![proptest_config(quiet(24))]
+
+    /// Rows shorter than, as long as and longer than the softmax's lanes (8 and 16), on
+    /// each build's lanes, with the chapter's `[tokens, tokens]` mask and with a mask that
+    /// broadcasts (which takes chapter 10's steps one after the other): the gradients of the
+    /// queries, keys and values have chapter 10's bits.
+    #[test]
+    fn the_one_pass_backward_has_chapter_10s_bits(
+        tokens in 1usize..40,
+        seed in 0u64..1000,
+        build in 0usize..3,
+        broadcast_mask: bool,
+    ) {
+        let capability = [Capability::Default, Capability::Avx2, Capability::Avx512][build];
+        set_capability(Some(capability));
+        manual_seed(seed);
+        let shape = [3, 2, tokens, 16];
+        let (q, k, v) = (randn(&shape), randn(&shape), randn(&shape) * 3.0);
+        let mask = causal_mask(tokens);
+        let hidden = if broadcast_mask { mask.unsqueeze(0) } else { mask };
+        let (_, tape) = attention_forward(&q, &k, &v, &hidden, &Dropout::new(0.0));
+        let grad_out = randn(&shape);
+        let chapter_10 = attention_backward_in_pytorch_order(&tape, &grad_out);
+        let one_pass = attention_backward_in_one_pass(&tape, &grad_out);
+        set_capability(None);
+        prop_assert_eq!(bits(&one_pass.queries), bits(&chapter_10.queries));
+        prop_assert_eq!(bits(&one_pass.keys), bits(&chapter_10.keys));
+        prop_assert_eq!(bits(&one_pass.values), bits(&chapter_10.values));
+    }
 }

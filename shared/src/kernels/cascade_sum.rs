@@ -58,6 +58,9 @@ pub(crate) fn sum(x: &Tensor, reduced: &[bool]) -> Vec<f32> {
         return out;
     }
     let plan = Plan::new(x, reduced);
+    if let Some(sums) = plan.column_sums(x) {
+        return sums;
+    }
     // The values in the order the plan walks them (no copy if they already are).
     let order: Vec<usize> = plan.order.iter().rev().copied().collect();
     let walked = x.array().permuted_axes(IxDyn(&order));
@@ -147,6 +150,23 @@ impl Plan {
         }
         plan.merge_dims();
         plan
+    }
+
+    /// The sums down the columns of a row-major matrix, read in place by
+    /// [`column_sums`](super::column_sums::column_sums), when the walk is one: a reduced dim
+    /// of rows over a kept dim of at least [`LANES`] columns, the values contiguous. `None`
+    /// for every other walk.
+    fn column_sums(&self, x: &Tensor) -> Option<Vec<f32>> {
+        let [rows, columns] = self.shape[..] else {
+            return None;
+        };
+        let columns_across = self.out == [0, 1] && self.input == [columns as isize, 1];
+        if !columns_across || columns < LANES {
+            return None;
+        }
+        let values = x.array();
+        let values = values.as_slice()?;
+        Some(super::column_sums::column_sums(values, rows, columns))
     }
 
     /// Merges neighbouring dims that step through memory as one (for every operand), and

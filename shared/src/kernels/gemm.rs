@@ -138,8 +138,41 @@ fn packed_product<K: MicroKernel>(
     }
     let (mr, nr) = (K::MR, K::NR);
     let (mc_max, nc_max, kc_max) = (m.min(MC), n.min(NC), k.min(KC));
-    let mut a_pack = vec![0.0f32; mc_max.next_multiple_of(mr) * kc_max];
-    let mut b_buffer = vec![0.0f32; nc_max.next_multiple_of(nr) * kc_max + 16];
+    PACKING.with_borrow_mut(|(a_buffer, b_buffer)| {
+        let a_len = mc_max.next_multiple_of(mr) * kc_max;
+        let b_len = nc_max.next_multiple_of(nr) * kc_max + 16;
+        // Only grown, never cleared: packing writes every number the micro-kernel reads.
+        for (buffer, len) in [(&mut *a_buffer, a_len), (&mut *b_buffer, b_len)] {
+            if buffer.len() < len {
+                buffer.resize(len, 0.0);
+            }
+        }
+        packed_blocks::<K>(a, b, c, &mut a_buffer[..a_len], &mut b_buffer[..b_len]);
+    });
+}
+
+thread_local! {
+    /// The packing buffers of this thread's products, kept from one product to the next:
+    /// a training step runs thousands of small products, and a fresh zeroed buffer for each
+    /// cost about a quarter as much as packing into it.
+    #[cfg(target_arch = "x86_64")]
+    static PACKING: std::cell::RefCell<(Vec<f32>, Vec<f32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// The loops of [`packed_product`] over the blocks of `k`, `a` and `b`, packing into
+/// `a_pack` and `b_buffer` (at least the sizes `packed_product` gives them).
+#[cfg(target_arch = "x86_64")]
+fn packed_blocks<K: MicroKernel>(
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    mut c: ArrayViewMut2<f32>,
+    a_pack: &mut [f32],
+    b_buffer: &mut [f32],
+) {
+    let ((m, k), n) = (a.dim(), b.dim().1);
+    let (mr, nr) = (K::MR, K::NR);
+    let (nc_max, kc_max) = (n.min(NC), k.min(KC));
     // The strips of `b` start on 64-byte boundaries, so no vector load straddles two
     // cache lines (each strip is a whole number of vectors long).
     let start = b_buffer.as_ptr().align_offset(64).min(16);
@@ -153,7 +186,7 @@ fn packed_product<K: MicroKernel>(
         let kc = KC.min(k - pc);
         for ic in (0..m).step_by(MC) {
             let mc = MC.min(m - ic);
-            pack(a.slice(s![ic..ic + mc, pc..pc + kc]), mr, &mut a_pack);
+            pack(a.slice(s![ic..ic + mc, pc..pc + kc]), mr, a_pack);
             for jc in (0..n).step_by(NC) {
                 let nc = NC.min(n - jc);
                 pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);

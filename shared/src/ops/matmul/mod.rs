@@ -12,9 +12,7 @@
 //! chosen as PyTorch chooses it, so the last bits (and the printed digits) agree with
 //! PyTorch's: see the crate-private `kernels::matmul`.
 
-use ndarray::{
-    Array, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,
-};
+use ndarray::{Array, Ix2, IxDyn};
 
 use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
@@ -335,18 +333,16 @@ fn batched_product(
     let out_shape = shapes.out_shape();
     let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
     let mut out = Array::from_shape_vec(IxDyn(&out_shape), zeros).expect("the product's zeros");
-    for index in ndarray::indices(IxDyn(batch)) {
-        let index = index.slice();
-        let a2 = matrix_at(a_view.view(), index);
-        let b2 = matrix_at(b_view.view(), index);
+    // Each matrix keeps its order of additions, on whichever thread multiplies it.
+    crate::kernels::batched::batched_into(a_view, b_view, out.view_mut(), |a2, b2, c2| {
         // Batched products of small matrices run PyTorch's own `bmm` loop.
         let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
             kernels::Order::Plain
         } else {
             kernels::mkl_order(a2.view(), b2.view(), b_is_vector)
         };
-        kernels::matmul_into(order, a2, b2, matrix_at_mut(out.view_mut(), index));
-    }
+        kernels::matmul_into(order, a2, b2, c2);
+    });
     Ok(out)
 }
 
@@ -383,22 +379,6 @@ fn dot_1d(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
         (Some(a), Some(b)) => kernels::sdot_sum(a, b),
         _ => kernels::strided_sdot_sum(a.iter().copied().zip(b.iter().copied())),
     }
-}
-
-/// The matrix at a batch index of a `[..batch, rows, cols]` view.
-fn matrix_at<'a>(mut view: ArrayViewD<'a, f32>, index: &[usize]) -> ArrayView2<'a, f32> {
-    for &i in index {
-        view = view.index_axis_move(Axis(0), i);
-    }
-    view.into_dimensionality::<Ix2>().expect("two dims left")
-}
-
-/// The mutable matrix at a batch index of a `[..batch, rows, cols]` view.
-fn matrix_at_mut<'a>(mut view: ArrayViewMutD<'a, f32>, index: &[usize]) -> ArrayViewMut2<'a, f32> {
-    for &i in index {
-        view = view.index_axis_move(Axis(0), i);
-    }
-    view.into_dimensionality::<Ix2>().expect("two dims left")
 }
 
 #[cfg(test)]
