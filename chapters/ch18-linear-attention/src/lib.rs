@@ -53,6 +53,7 @@ pub mod gated_layer;
 pub mod gates;
 pub mod gemm_rows;
 pub mod hybrid;
+pub mod key_pairs;
 pub mod memory;
 pub mod narrative;
 pub mod parallel;

@@ -14,8 +14,9 @@
 //!    are chosen;
 //! 2. the keys are chosen by their scores' bits ([`RadixTopK`]): the same set;
 //! 3. the attention reads each kept key's and value's row where it lies in the cache,
-//!    asking for it a few keys ahead: the scores with the vector lanes over the heads (no
-//!    sum across lanes), 16 keys at a time, then a softmax per head, then the weighted
+//!    asking for it a few keys ahead: the scores with the vector lanes over the heads, two
+//!    lanes a head (its even and odd features, [`crate::key_pairs`]), so that eight heads
+//!    fill sixteen lanes, 16 keys at a time, then a softmax per head, then the weighted
 //!    values of four heads at a time, their outputs held in registers while the kept value
 //!    rows stream past.
 //!
@@ -33,6 +34,7 @@ use ndarray::{ArrayView2, ArrayViewMut2};
 use shared::exact::{Isa, gemm_with};
 use shared::{Result, Tensor};
 
+use crate::key_pairs::KeyPairs;
 use crate::sparse_kernel::{Indexer, check_shapes};
 use crate::top_k_radix::RadixTopK;
 
@@ -149,7 +151,7 @@ fn all_queries_avx2(simd: Avx2, inputs: &Inputs, out: &mut [f32]) {
 /// The listing's loop: a tile of queries' index scores, then each query's kept keys and
 /// its attention over them. Every buffer is allocated once and reused.
 #[inline(always)]
-fn all_queries<S: Simd>(simd: S, inputs: &Inputs, out: &mut [f32]) {
+fn all_queries<S: KeyPairs>(simd: S, inputs: &Inputs, out: &mut [f32]) {
     let [t, heads, d, d_v, index_heads, d_index] = inputs.sizes;
     let (mut products, mut scores) = (Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
@@ -295,27 +297,40 @@ struct Query<'a> {
 /// A query's buffers, allocated once and reused for every query.
 #[derive(Default)]
 struct Scratch {
-    /// The query's heads transposed, `[d, padded heads]`: feature `p` of every head in one
-    /// row, the heads padded with zeros to whole vectors.
-    q_t: Vec<f32>,
-    /// The scores, then the weights, key after key: `[kept keys, padded heads]`.
+    /// A group of the query's heads by pairs of features, `[⌈d/2⌉, lanes]`: lane `2h + e`
+    /// of row `p` is feature `2p + e` of the group's head `h`, 0 past the last head or
+    /// feature.
+    q_pairs: Vec<f32>,
+    /// The group's scores, then its weights, two keys to a vector (see
+    /// [`crate::key_pairs`]): `[⌈kept/2⌉, lanes]`.
     weights: Vec<f32>,
 }
 
 /// Keys whose scores grow at once: as many independent sums, so that the processor
-/// overlaps their multiply-adds rather than wait for each before the next.
+/// overlaps their multiply-adds rather than wait for each before the next. Even, so that
+/// a block's keys pair up.
 const KEYS_AT_ONCE: usize = 16;
+
+/// Where the weight of kept key `j` for head `h` of a group lies in [`Scratch::weights`]:
+/// keys `2m` and `2m + 1` share vector `m`, each group of four lanes holding two heads of
+/// the first key, then the same two heads of the second.
+#[inline(always)]
+fn weight_at(lanes: usize, j: usize, h: usize) -> usize {
+    j / 2 * lanes + h / 2 * 4 + j % 2 * 2 + h % 2
+}
 
 /// Softmax attention of the query's heads over the keys `kept`, read in place from `k`
 /// `[T, d]` and `v` `[T, d_v]`; `out` `[heads, d_v]` is written.
 ///
-/// The vector lanes run over the heads for the scores: with the heads of feature `p` in
-/// one vector, `s_j += k_j[p] · q_t[p]` gives a key's score for every head in one
-/// multiply-add, and no sum across lanes is ever needed (a dot product along the features
-/// would end in one per head and key, several instructions each). The softmax's maximum
-/// and sum then run lane by lane too, and the weighted values run along the features.
+/// The vector lanes run over the heads for the scores, two lanes a head (its even and its
+/// odd features, see [`crate::key_pairs`]), so that eight heads fill AVX-512's sixteen
+/// lanes: `s_j += [k_j[2p], k_j[2p+1], …] · q_pairs[p]` takes two features of a key for
+/// every head in one multiply-add, and only one addition of lanes per head and key is
+/// needed at the end (a dot product along the features would end in a sum across all the
+/// lanes, several instructions per head and key). The softmax's maximum and sum then run
+/// lane by lane too, and the weighted values run along the features.
 #[inline(always)]
-fn attend<S: Simd>(
+fn attend<S: KeyPairs>(
     simd: S,
     query: &Query,
     k: &[f32],
@@ -325,84 +340,123 @@ fn attend<S: Simd>(
     out: &mut [f32],
 ) {
     let (n, heads, d, d_v) = (kept.len(), query.heads, query.d, query.d_v);
-    let padded = heads.div_ceil(S::LANES) * S::LANES;
-    scratch.q_t.clear();
-    scratch.q_t.resize(d * padded, 0.0);
-    for (h, q_h) in query.q.chunks_exact(d).enumerate() {
-        for (p, &x) in q_h.iter().enumerate() {
-            scratch.q_t[p * padded + h] = x;
-        }
-    }
+    let lanes = S::LANES;
+    let group_heads = lanes / 2;
     let weights = &mut scratch.weights;
-    weights.resize(weights.len().max(n * padded), 0.0);
-    for group in (0..padded).step_by(S::LANES) {
-        let q_t = &scratch.q_t[group..];
+    weights.resize(weights.len().max(n.div_ceil(2) * lanes), 0.0);
+    for group in (0..heads).step_by(group_heads) {
+        let in_group = (heads - group).min(group_heads);
+        let q_pairs = &mut scratch.q_pairs;
+        q_pairs.clear();
+        q_pairs.resize(d.div_ceil(2) * lanes, 0.0);
+        for (h, q_h) in query.q[group * d..][..in_group * d]
+            .chunks_exact(d)
+            .enumerate()
+        {
+            for (f, &x) in q_h.iter().enumerate() {
+                q_pairs[f / 2 * lanes + 2 * h + f % 2] = x;
+            }
+        }
+        let scores = KeyScores { q_pairs, k, d };
         let mut blocks = kept.chunks_exact(KEYS_AT_ONCE);
         let mut j = 0;
         for block in &mut blocks {
             for &ahead in kept.iter().skip(j + AHEAD).take(KEYS_AT_ONCE) {
                 prefetch(&k[ahead as usize * d..][..d]);
             }
-            let rows: [&[f32]; KEYS_AT_ONCE] =
-                std::array::from_fn(|b| &k[block[b] as usize * d..][..d]);
-            let mut acc = [simd.splat(0.0); KEYS_AT_ONCE];
-            for p in 0..d {
-                let q_p = simd.load(&q_t[p * padded..]);
-                for (acc, row) in acc.iter_mut().zip(&rows) {
-                    *acc = simd.mul_add(simd.splat(row[p]), q_p, *acc);
-                }
-            }
-            for (b, acc) in acc.iter().enumerate() {
-                simd.store(*acc, &mut weights[(j + b) * padded + group..]);
+            let acc = scores.block::<S, KEYS_AT_ONCE>(simd, block);
+            for (m, pair) in acc.chunks_exact(2).enumerate() {
+                let two_keys = simd.add_pairs(pair[0], pair[1]);
+                simd.store(two_keys, &mut weights[(j / 2 + m) * lanes..]);
             }
             j += KEYS_AT_ONCE;
         }
-        for &key in blocks.remainder() {
-            let row = &k[key as usize * d..][..d];
-            let mut acc = simd.splat(0.0);
-            for (p, &x) in row.iter().enumerate() {
-                acc = simd.mul_add(simd.splat(x), simd.load(&q_t[p * padded..]), acc);
-            }
-            simd.store(acc, &mut weights[j * padded + group..]);
-            j += 1;
+        for pair in blocks.remainder().chunks(2) {
+            let [first] = scores.block::<S, 1>(simd, &pair[..1]);
+            // A lone last key is paired with a key that scores -∞: its weight is 0.
+            let second = match pair {
+                [_, key] => scores.block::<S, 1>(simd, &[*key])[0],
+                _ => simd.splat(f32::NEG_INFINITY),
+            };
+            simd.store(simd.add_pairs(first, second), &mut weights[j / 2 * lanes..]);
+            j += 2;
         }
-        // The softmax of every head of the group, lane by lane.
+        // The softmax of every head of the group, lane by lane; each head's two keys'
+        // lanes are then combined, so that both hold the head's maximum (and its sum).
+        let pairs = n.div_ceil(2);
         let mut max = simd.splat(f32::NEG_INFINITY);
-        for j in 0..n {
-            max = simd.max(max, simd.load(&weights[j * padded + group..]));
+        for m in 0..pairs {
+            max = simd.max(max, simd.load(&weights[m * lanes..]));
         }
+        let max = simd.max(max, simd.swap_keys(max));
         let mut sum = simd.splat(0.0);
-        for j in 0..n {
-            let at = &mut weights[j * padded + group..];
+        for m in 0..pairs {
+            let at = &mut weights[m * lanes..];
             let e = simd.exp2_flushed(simd.sub(simd.load(at), max));
             simd.store(e, at);
             sum = simd.add(sum, e);
         }
         let mut sums = [0.0; 16];
-        simd.store(sum, &mut sums);
+        simd.store(simd.add(sum, simd.swap_keys(sum)), &mut sums);
         // The weighted values, [`HEADS_AT_ONCE`] heads at a time, so that each value row
         // is read once for all of them.
-        let group_heads = (heads - group).min(S::LANES);
-        let mut h = group;
-        while h < group + group_heads {
-            let at_once = (group + group_heads - h).min(HEADS_AT_ONCE);
-            let out_heads = &mut out[h * d_v..][..at_once * d_v];
+        let mut h = 0;
+        while h < in_group {
+            let at_once = (in_group - h).min(HEADS_AT_ONCE);
+            let out_heads = &mut out[(group + h) * d_v..][..at_once * d_v];
             let rows = Rows { kept, v, d_v };
             if at_once == HEADS_AT_ONCE {
-                weighted_rows::<S, HEADS_AT_ONCE>(simd, &weights[h..], padded, &rows, out_heads);
+                weighted_rows::<S, HEADS_AT_ONCE>(simd, weights, h, &rows, out_heads);
             } else {
                 for (a, out_h) in out_heads.chunks_exact_mut(d_v).enumerate() {
-                    weighted_rows::<S, 1>(simd, &weights[h + a..], padded, &rows, out_h);
+                    weighted_rows::<S, 1>(simd, weights, h + a, &rows, out_h);
                 }
             }
             for (a, out_h) in out_heads.chunks_exact_mut(d_v).enumerate() {
-                let sum = sums[h - group + a];
+                let sum = sums[weight_at(lanes, 0, h + a)];
                 for o in out_h.iter_mut() {
                     *o /= sum;
                 }
             }
             h += at_once;
         }
+    }
+}
+
+/// A group of heads by pairs of features, and the keys they score.
+struct KeyScores<'a> {
+    /// `[⌈d/2⌉, lanes]`, see [`Scratch::q_pairs`].
+    q_pairs: &'a [f32],
+    /// `[T, d]`.
+    k: &'a [f32],
+    d: usize,
+}
+
+impl KeyScores<'_> {
+    /// The scores of the `B` keys `keys` for every head of the group, each head's even
+    /// and odd features in two lanes (`B` independent sums).
+    ///
+    /// # Shapes
+    /// `keys`: `B` indices; returns `B` vectors.
+    #[inline(always)]
+    fn block<S: KeyPairs, const B: usize>(&self, simd: S, keys: &[u32]) -> [S::V; B] {
+        let (d, lanes) = (self.d, S::LANES);
+        let rows: [&[f32]; B] = std::array::from_fn(|b| &self.k[keys[b] as usize * d..][..d]);
+        let mut acc = [simd.splat(0.0); B];
+        for p in 0..d / 2 {
+            let q_p = simd.load(&self.q_pairs[p * lanes..]);
+            for (acc, row) in acc.iter_mut().zip(&rows) {
+                *acc = simd.mul_add(simd.splat_pair(&row[2 * p..]), q_p, *acc);
+            }
+        }
+        if d % 2 == 1 {
+            // The last feature alone: its odd lanes of `q_pairs` are 0.
+            let q_p = simd.load(&self.q_pairs[d / 2 * lanes..]);
+            for (acc, row) in acc.iter_mut().zip(&rows) {
+                *acc = simd.mul_add(simd.splat(row[d - 1]), q_p, *acc);
+            }
+        }
+        acc
     }
 }
 
@@ -439,22 +493,24 @@ struct Rows<'a> {
     d_v: usize,
 }
 
-/// For each of `H` heads `a`, `out_a = Σ_j weights[j · stride + a] · v[kept[j]]`: four
-/// vectors of every head's output stay in registers while each kept value row streams past
-/// once; the features after the last whole block, one vector and then one float at a time.
+/// For each of `H` heads `a` from `first`, `out_a = Σ_j w(j, a) · v[kept[j]]`, the weights
+/// where [`weight_at`] puts them: four vectors of every head's output stay in registers
+/// while each kept value row streams past once; the features after the last whole block,
+/// one vector and then one float at a time.
 ///
 /// # Shapes
-/// `weights`: `[kept, stride]` from the first head's column, `out`: `[H, d_v]`.
+/// `weights`: `[⌈kept/2⌉, lanes]`, `out`: `[H, d_v]`.
 #[inline(always)]
 fn weighted_rows<S: Simd, const H: usize>(
     simd: S,
     weights: &[f32],
-    stride: usize,
+    first: usize,
     rows: &Rows,
     out: &mut [f32],
 ) {
     const BLOCK: usize = 4;
     let (kept, v, d_v) = (rows.kept, rows.v, rows.d_v);
+    let w = |j: usize, a: usize| weights[weight_at(S::LANES, j, first + a)];
     let block = BLOCK * S::LANES;
     let whole_blocks = d_v / block * block;
     for f in (0..whole_blocks).step_by(block) {
@@ -471,7 +527,7 @@ fn weighted_rows<S: Simd, const H: usize>(
                 simd.load(&v_row[3 * S::LANES..]),
             ];
             for (a, acc) in acc.iter_mut().enumerate() {
-                let w = simd.splat(weights[j * stride + a]);
+                let w = simd.splat(w(j, a));
                 for (acc, &value) in acc.iter_mut().zip(&values) {
                     *acc = simd.mul_add(w, value, *acc);
                 }
@@ -489,14 +545,14 @@ fn weighted_rows<S: Simd, const H: usize>(
             let mut acc = simd.splat(0.0);
             for (j, &key) in kept.iter().enumerate() {
                 let value = simd.load(&v[key as usize * d_v + f..]);
-                acc = simd.mul_add(simd.splat(weights[j * stride + a]), value, acc);
+                acc = simd.mul_add(simd.splat(w(j, a)), value, acc);
             }
             simd.store(acc, &mut out[a * d_v + f..]);
         }
         for f in whole..d_v {
             let mut sum = 0.0;
             for (j, &key) in kept.iter().enumerate() {
-                sum += weights[j * stride + a] * v[key as usize * d_v + f];
+                sum += w(j, a) * v[key as usize * d_v + f];
             }
             out[a * d_v + f] = sum;
         }
