@@ -65,4 +65,5 @@ pub mod short_conv;
 pub mod sparse;
 pub mod sparse_kernel;
 pub mod sparse_kernel_fast;
+pub mod top_k_compact;
 pub mod top_k_radix;

@@ -70,8 +70,10 @@ proptest! {
         let values = [-1.5, -0.0, 0.0, 0.25, 3.0, f32::INFINITY, f32::NEG_INFINITY];
         let scores: Vec<f32> = scores.iter().map(|&s| values[s]).collect();
         let expected: Vec<u32> = keep_top_k(&scores, top_k).iter().map(|&j| j as u32).collect();
-        let mut radix = RadixTopK::default();
-        prop_assert_eq!(radix.select(&scores, top_k), &expected[..]);
+        for isa in isas() {
+            let mut radix = RadixTopK::with_isa(isa);
+            prop_assert_eq!(radix.select(&scores, top_k), &expected[..], "{:?}", isa);
+        }
     }
 
     /// Scores of any bits (normal, subnormal, signed, infinite; NaN aside): the same keys.
@@ -81,8 +83,39 @@ proptest! {
         top_k in 1usize..520,
     ) {
         let expected: Vec<u32> = keep_top_k(&scores, top_k).iter().map(|&j| j as u32).collect();
-        let mut radix = RadixTopK::default();
-        prop_assert_eq!(radix.select(&scores, top_k), &expected[..]);
+        for isa in isas() {
+            let mut radix = RadixTopK::with_isa(isa);
+            prop_assert_eq!(radix.select(&scores, top_k), &expected[..], "{:?}", isa);
+        }
+    }
+
+    /// Long rows, as the kernel's, where the threshold is looked for among the keys at or
+    /// above a bound from a sample: normal scores, or a few values with ties everywhere, or
+    /// a row whose sampled scores (every eighth) are its best, so that the sample's bound
+    /// is too high and the search falls back to every key. Always `keep_top_k`'s keys.
+    #[test]
+    fn the_selection_from_a_sample_is_keep_top_k(
+        seed in 0u64..10_000, n in 1000usize..6000, top_k in 1usize..1500, kind in 0usize..3,
+    ) {
+        manual_seed(seed);
+        let normal = randn(&[n]).to_vec();
+        let scores: Vec<f32> = match kind {
+            0 => normal,
+            1 => normal.iter().map(|x| (x * 2.0).round()).collect(),
+            _ => normal
+                .iter()
+                .enumerate()
+                .map(|(j, x)| if j % 8 == 0 { 10.0 + x.abs() } else { -x.abs() })
+                .collect(),
+        };
+        let expected: Vec<u32> = keep_top_k(&scores, top_k).iter().map(|&j| j as u32).collect();
+        for isa in isas() {
+            let mut radix = RadixTopK::with_isa(isa);
+            // Twice, so that buffers grown by the first call serve the second.
+            for _ in 0..2 {
+                prop_assert_eq!(radix.select(&scores, top_k), &expected[..], "{:?}", isa);
+            }
+        }
     }
 
     /// The index scores of any tile, through the GEMM into reused buffers, are the
