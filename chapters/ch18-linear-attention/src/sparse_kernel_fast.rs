@@ -156,11 +156,9 @@ fn all_queries<S: KeyPairs>(simd: S, inputs: &Inputs, out: &mut [f32]) {
     let (mut products, mut scores) = (Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
     let mut top_k = RadixTopK::default();
-    // The indexer's products of a tile take `tile · heads · T` floats, 16 MiB for 64
-    // queries at `T = 16384`, read back from memory rather than from the cache; too few
-    // queries at a time and the GEMM packs the keys again for each. 32 queries took the
-    // least time at `T = 16384` (8: 10 % more, 64: 9 % more). The scores do not depend on
-    // the tiling.
+    // The indexer's products of a tile go through the cache [`KEY_CHUNK`] keys at a time;
+    // too few queries at a time and the GEMM packs the keys again for each. The scores do
+    // not depend on the tiling.
     let tile = inputs.tile.min(INDEX_TILE);
     for start in (0..t).step_by(tile) {
         let queries = start..(start + tile).min(t);
@@ -171,9 +169,7 @@ fn all_queries<S: KeyPairs>(simd: S, inputs: &Inputs, out: &mut [f32]) {
             heads: index_heads,
             d: d_index,
         };
-        index_products_into(&index, queries.clone(), &mut products);
-        scores.resize(scores.len().max(queries.len() * queries.end), 0.0);
-        weighted_relus(&index, queries.clone(), &products, &mut scores);
+        index_scores_of_tile(&index, queries.clone(), &mut products, &mut scores);
         for (row, i) in scores.chunks(queries.end).zip(queries) {
             // Query i sees keys 0..=i.
             let kept = top_k.select(&row[..=i], inputs.top_k);
@@ -190,7 +186,7 @@ fn all_queries<S: KeyPairs>(simd: S, inputs: &Inputs, out: &mut [f32]) {
 }
 
 /// The most queries the indexer scores at a time.
-const INDEX_TILE: usize = 32;
+const INDEX_TILE: usize = 64;
 
 /// The indexer's inputs as flat rows: queries `[T, heads, d]`, keys `[T, d]`, weights
 /// `[T, heads]`.
@@ -214,67 +210,88 @@ pub struct IndexInputs<'a> {
 /// before it is added, as the listing does.
 ///
 /// # Shapes
-/// `products` becomes `[queries.len() · heads, queries.end]`, `scores`
-/// `[queries.len(), queries.end]` (0 where a query cannot see the key).
+/// `products` becomes at least `[queries.len() · heads, min(queries.end, KEY_CHUNK)]`,
+/// `scores` `[queries.len(), queries.end]` (0 where a query cannot see the key).
 pub fn index_scores_into(
     index: &IndexInputs,
     queries: Range<usize>,
     products: &mut Vec<f32>,
     scores: &mut Vec<f32>,
 ) {
-    index_products_into(index, queries.clone(), products);
-    scores.resize(scores.len().max(queries.len() * queries.end), 0.0);
-    weighted_relus(index, queries, products, scores);
+    index_scores_of_tile(index, queries, products, scores);
 }
 
-/// The first half of [`index_scores_into`]: the products of every index head of the
-/// queries with every key they may see, `[queries.len() · heads, queries.end]`.
-fn index_products_into(index: &IndexInputs, queries: Range<usize>, products: &mut Vec<f32>) {
+/// Keys whose products the GEMM writes at a time: `64 · 4 · 512` floats (512 KiB) for the
+/// kernel's tiles, which the weighted `ReLU`s then read back from the level-2 cache rather
+/// than from memory. (The whole row of products, `64 · 4 · T` floats, is 16 MiB at
+/// `T = 16384`.)
+const KEY_CHUNK: usize = 512;
+
+/// [`index_scores_into`], inlined into each instruction set's kernel so that the weighted
+/// `ReLU`s run in its vectors: the products of [`KEY_CHUNK`] keys at a time, then their
+/// weighted `ReLU`s, while the products are in the cache. Each product is a fused chain
+/// over the features whatever the keys around it, so the chunks do not change a bit.
+#[inline(always)]
+fn index_scores_of_tile(
+    index: &IndexInputs,
+    queries: Range<usize>,
+    products: &mut Vec<f32>,
+    scores: &mut Vec<f32>,
+) {
     let (rows, seen, heads, d) = (queries.len(), queries.end, index.heads, index.d);
-    // Grown once to the largest tile; every entry is written below before it is read.
-    products.resize(products.len().max(rows * heads * seen), 0.0);
+    scores.resize(scores.len().max(rows * seen), 0.0);
     let q_rows = &index.q[queries.start * heads * d..][..rows * heads * d];
-    let k_rows = &index.k[..seen * d];
-    let products_of_tile = &mut products[..rows * heads * seen];
     if rows * heads == 1 || seen <= 3 {
         // PyTorch's matrix product adds a single row's products, or those of at most three
         // columns, in other orders than the fused chain (see `shared`'s matmul); these
         // small products go through the same tensor product as the listing's.
         let a = Tensor::from_vec(q_rows.to_vec(), &[rows * heads, d]);
-        let b = Tensor::from_vec(k_rows.to_vec(), &[seen, d]);
-        products_of_tile.copy_from_slice(&a.matmul(&b.t()).to_vec());
-    } else {
-        let a = ArrayView2::from_shape((rows * heads, d), q_rows).expect("the index queries");
-        let b = ArrayView2::from_shape((seen, d), k_rows).expect("the index keys");
-        let c = ArrayViewMut2::from_shape((rows * heads, seen), products_of_tile)
-            .expect("the products buffer");
+        let b = Tensor::from_vec(index.k[..seen * d].to_vec(), &[seen, d]);
+        let product = a.matmul(&b.t()).to_vec();
+        weighted_relus(index, queries, 0..seen, &product, scores);
+        return;
+    }
+    let a = ArrayView2::from_shape((rows * heads, d), q_rows).expect("the index queries");
+    for first in (0..seen).step_by(KEY_CHUNK) {
+        let keys = first..(first + KEY_CHUNK).min(seen);
+        let width = keys.len();
+        // Grown once to the largest chunk; every entry is written before it is read.
+        products.resize(products.len().max(rows * heads * width), 0.0);
+        let k_rows = &index.k[first * d..][..width * d];
+        let b = ArrayView2::from_shape((width, d), k_rows).expect("the index keys");
+        let c =
+            ArrayViewMut2::from_shape((rows * heads, width), &mut products[..rows * heads * width])
+                .expect("the products buffer");
         gemm_with(Isa::detect(), a, b.t(), c);
+        weighted_relus(index, queries.clone(), keys, products, scores);
     }
 }
 
-/// The second half of [`index_scores_into`], inlined into each instruction set's kernel so
-/// that it runs in its vectors: `scores[r, s] = 0 + w[t, 0]·ReLU(products[r, 0, s]) + …`
-/// for the keys `s ≤ t` query `t` sees, 0 after.
+/// The second half of [`index_scores_of_tile`], for the keys `keys` of `products`
+/// `[queries.len() · heads, keys.len()]`: `scores[r, s] = 0 + w[t, 0]·ReLU(products[r, 0,
+/// s]) + …` for the keys `s ≤ t` query `t` sees, 0 after.
 #[inline(always)]
 fn weighted_relus(
     index: &IndexInputs,
     queries: Range<usize>,
+    keys: Range<usize>,
     products: &[f32],
     scores: &mut [f32],
 ) {
-    let (seen, heads) = (queries.end, index.heads);
+    let (seen, heads, width) = (queries.end, index.heads, keys.len());
     for (r, t) in queries.enumerate() {
-        let row = &mut scores[r * seen..][..seen];
+        let row = &mut scores[r * seen..][keys.clone()];
         let w = &index.w[t * heads..][..heads];
-        let (visible, future) = row.split_at_mut(t + 1);
+        let visible_here = (t + 1).saturating_sub(keys.start).min(width);
+        let (visible, future) = row.split_at_mut(visible_here);
         future.fill(0.0);
-        let head_rows = &products[r * heads * seen..][..heads * seen];
+        let head_rows = &products[r * heads * width..][..heads * width];
         // A chunk of keys at a time, every head added into it before the next chunk: one
         // pass over the row, each score still `0 + w_0·ReLU(·) + w_1·ReLU(·) + …` in order.
         const CHUNK: usize = 64;
         for (c, scores) in visible.chunks_mut(CHUNK).enumerate() {
             let mut sums = [0.0f32; CHUNK];
-            for (&weight, head) in w.iter().zip(head_rows.chunks_exact(seen)) {
+            for (&weight, head) in w.iter().zip(head_rows.chunks_exact(width)) {
                 let head = &head[c * CHUNK..][..scores.len()];
                 for (sum, &product) in sums.iter_mut().zip(head) {
                     *sum += weight * product.max(0.0);

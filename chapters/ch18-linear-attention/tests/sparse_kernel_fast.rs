@@ -184,6 +184,38 @@ fn the_fast_kernel_agrees_at_the_benchmarks_sizes() {
     assert!(bound < 1e-2, "the bound {bound} says little");
 }
 
+/// Rows longer than the keys the GEMM takes at a time, so that the scores are put
+/// together from several chunks of keys, a query's last visible key falling in the first,
+/// a middle or the last chunk: still the listing's bit for bit.
+#[test]
+fn the_index_scores_of_long_rows_are_the_listings_bit_for_bit() {
+    manual_seed(5);
+    let (t, heads, d) = (1300, 4, 32);
+    let (q_index, k_index, w) = (randn(&[t, heads, d]), randn(&[t, d]), randn(&[t, heads]));
+    let (qf, kf, wf) = (q_index.to_vec(), k_index.to_vec(), w.to_vec());
+    let index = IndexInputs {
+        q: &qf,
+        k: &kf,
+        w: &wf,
+        heads,
+        d,
+    };
+    let (mut products, mut scores) = (Vec::new(), Vec::new());
+    for queries in [0..64, 480..560, 1000..1064, 1236..1300, 1299..1300] {
+        let expected = index_scores_of_tile(&q_index, &k_index, &w, queries.clone()).to_vec();
+        index_scores_into(&index, queries.clone(), &mut products, &mut scores);
+        let got = &scores[..queries.len() * queries.end];
+        let same = got
+            .iter()
+            .zip(&expected)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(
+            same,
+            "the index scores of {queries:?} differ from the listing's"
+        );
+    }
+}
+
 #[test]
 fn bad_shapes_are_errors_that_name_the_fast_kernel() {
     let (q, k, v) = (randn(&[5, 2, 8]), randn(&[5, 8]), randn(&[4, 8]));
