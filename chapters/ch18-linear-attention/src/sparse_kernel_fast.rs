@@ -210,7 +210,7 @@ pub struct IndexInputs<'a> {
 /// before it is added, as the listing does.
 ///
 /// # Shapes
-/// `products` is scratch, grown to hold the products of up to [`KEY_CHUNK`] keys at a
+/// `products` is scratch, grown to hold the products of up to 512 keys at a
 /// time; `scores` becomes `[queries.len(), queries.end]` (0 where a query cannot see the
 /// key).
 pub fn index_scores_into(
