@@ -25,6 +25,7 @@ use ch18_linear_attention::sparse::{
     index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
+use ch18_linear_attention::sparse_kernel_fast::dsa_kernel_fast;
 use clap::{Parser, ValueEnum};
 use course::peak_memory::{json_line, measure, peak_bytes};
 use shared::{Tensor, manual_seed, randn};
@@ -57,6 +58,8 @@ enum Form {
     DsaTiles,
     /// `dsa_kernel`, 8 query heads, queries in tiles of 64 (`dsa_long`).
     DsaKernel,
+    /// `dsa_kernel_fast`, the same keys kept (`dsa_long`'s first row).
+    DsaKernelFast,
     /// Chapter 9's flash kernel, causal, the same 8 heads (`dsa_long`).
     #[value(name = "flash-8-heads")]
     Flash8Heads,
@@ -134,14 +137,18 @@ fn long(form: Form, t: usize) -> Result<(Measured, u64), Error> {
     let q_index = randn(&[t, INDEX_HEADS, D_INDEX]);
     let k_index = randn(&[t, D_INDEX]);
     let w_index = randn(&[t, INDEX_HEADS]);
-    if let Form::DsaKernel = form {
+    if let Form::DsaKernel | Form::DsaKernelFast = form {
         let indexer = Indexer {
             q: &q_index,
             k: &k_index,
             w: &w_index,
         };
         let inputs = [&q, &k, &v, &q_index, &k_index, &w_index].map(bytes);
-        let (out, measured) = measure(|| dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE))?;
+        let kernel = match form {
+            Form::DsaKernel => dsa_kernel,
+            _ => dsa_kernel_fast,
+        };
+        let (out, measured) = measure(|| kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE))?;
         return Ok(((out?, measured), inputs.iter().sum()));
     }
     // Dense attention's inputs, as the benchmark makes them before the timing: every head's
@@ -169,7 +176,7 @@ fn run(args: &Args) -> Result<String, Error> {
             one_head(args.form, args.n)
         }
         Form::Dsa | Form::DsaTiles => dsa(args.form, args.n),
-        Form::DsaKernel | Form::Flash8Heads => long(args.form, args.n),
+        Form::DsaKernel | Form::DsaKernelFast | Form::Flash8Heads => long(args.form, args.n),
     })?;
     let name = args.form.to_possible_value().expect("a named form");
     let form = format!("ch18/{}", name.get_name());

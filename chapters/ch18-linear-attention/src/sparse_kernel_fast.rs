@@ -14,8 +14,9 @@
 //!    are chosen;
 //! 2. the keys are chosen by their scores' bits ([`RadixTopK`]): the same set;
 //! 3. the attention reads each kept key's and value's row where it lies in the cache,
-//!    asking for it a few keys ahead: the scores with the vector lanes over the heads (no
-//!    sum across lanes), 16 keys at a time, then a softmax per head, then the weighted
+//!    asking for it a few keys ahead: the scores with the vector lanes over the heads, two
+//!    lanes a head (its even and odd features, [`crate::key_pairs`]), so that eight heads
+//!    fill sixteen lanes, 8 keys at a time, then a softmax per head, then the weighted
 //!    values of four heads at a time, their outputs held in registers while the kept value
 //!    rows stream past.
 //!
@@ -33,6 +34,7 @@ use ndarray::{ArrayView2, ArrayViewMut2};
 use shared::exact::{Isa, gemm_with};
 use shared::{Result, Tensor};
 
+use crate::key_pairs::KeyPairs;
 use crate::sparse_kernel::{Indexer, check_shapes};
 use crate::top_k_radix::RadixTopK;
 
@@ -149,16 +151,14 @@ fn all_queries_avx2(simd: Avx2, inputs: &Inputs, out: &mut [f32]) {
 /// The listing's loop: a tile of queries' index scores, then each query's kept keys and
 /// its attention over them. Every buffer is allocated once and reused.
 #[inline(always)]
-fn all_queries<S: Simd>(simd: S, inputs: &Inputs, out: &mut [f32]) {
+fn all_queries<S: KeyPairs>(simd: S, inputs: &Inputs, out: &mut [f32]) {
     let [t, heads, d, d_v, index_heads, d_index] = inputs.sizes;
     let (mut products, mut scores) = (Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
     let mut top_k = RadixTopK::default();
-    // The indexer's products of a tile take `tile · heads · T` floats, 16 MiB for 64
-    // queries at `T = 16384`, read back from memory rather than from the cache; too few
-    // queries at a time and the GEMM packs the keys again for each. 32 queries took the
-    // least time at `T = 16384` (8: 10 % more, 64: 9 % more). The scores do not depend on
-    // the tiling.
+    // The indexer's products of a tile go through the cache [`KEY_CHUNK`] keys at a time;
+    // too few queries at a time and the GEMM packs the keys again for each: 64 took less
+    // time than 32, 28 or 56 at `T = 16384`. The scores do not depend on the tiling.
     let tile = inputs.tile.min(INDEX_TILE);
     for start in (0..t).step_by(tile) {
         let queries = start..(start + tile).min(t);
@@ -169,9 +169,7 @@ fn all_queries<S: Simd>(simd: S, inputs: &Inputs, out: &mut [f32]) {
             heads: index_heads,
             d: d_index,
         };
-        index_products_into(&index, queries.clone(), &mut products);
-        scores.resize(scores.len().max(queries.len() * queries.end), 0.0);
-        weighted_relus(&index, queries.clone(), &products, &mut scores);
+        index_scores_of_tile(&index, queries.clone(), &mut products, &mut scores);
         for (row, i) in scores.chunks(queries.end).zip(queries) {
             // Query i sees keys 0..=i.
             let kept = top_k.select(&row[..=i], inputs.top_k);
@@ -188,7 +186,7 @@ fn all_queries<S: Simd>(simd: S, inputs: &Inputs, out: &mut [f32]) {
 }
 
 /// The most queries the indexer scores at a time.
-const INDEX_TILE: usize = 32;
+const INDEX_TILE: usize = 64;
 
 /// The indexer's inputs as flat rows: queries `[T, heads, d]`, keys `[T, d]`, weights
 /// `[T, heads]`.
@@ -212,67 +210,89 @@ pub struct IndexInputs<'a> {
 /// before it is added, as the listing does.
 ///
 /// # Shapes
-/// `products` becomes `[queries.len() · heads, queries.end]`, `scores`
-/// `[queries.len(), queries.end]` (0 where a query cannot see the key).
+/// `products` is scratch, grown to hold the products of up to 512 keys at a
+/// time; `scores` becomes `[queries.len(), queries.end]` (0 where a query cannot see the
+/// key).
 pub fn index_scores_into(
     index: &IndexInputs,
     queries: Range<usize>,
     products: &mut Vec<f32>,
     scores: &mut Vec<f32>,
 ) {
-    index_products_into(index, queries.clone(), products);
-    scores.resize(scores.len().max(queries.len() * queries.end), 0.0);
-    weighted_relus(index, queries, products, scores);
+    index_scores_of_tile(index, queries, products, scores);
 }
 
-/// The first half of [`index_scores_into`]: the products of every index head of the
-/// queries with every key they may see, `[queries.len() · heads, queries.end]`.
-fn index_products_into(index: &IndexInputs, queries: Range<usize>, products: &mut Vec<f32>) {
+/// Keys whose products the GEMM writes at a time: `64 · 4 · 512` floats (512 KiB) for the
+/// kernel's tiles, which the weighted `ReLU`s then read back from the level-2 cache rather
+/// than from memory. (The whole row of products, `64 · 4 · T` floats, is 16 MiB at
+/// `T = 16384`.)
+const KEY_CHUNK: usize = 512;
+
+/// [`index_scores_into`], inlined into each instruction set's kernel so that the weighted
+/// `ReLU`s run in its vectors: the products of [`KEY_CHUNK`] keys at a time, then their
+/// weighted `ReLU`s, while the products are in the cache. Each product is a fused chain
+/// over the features whatever the keys around it, so the chunks do not change a bit.
+#[inline(always)]
+fn index_scores_of_tile(
+    index: &IndexInputs,
+    queries: Range<usize>,
+    products: &mut Vec<f32>,
+    scores: &mut Vec<f32>,
+) {
     let (rows, seen, heads, d) = (queries.len(), queries.end, index.heads, index.d);
-    // Grown once to the largest tile; every entry is written below before it is read.
-    products.resize(products.len().max(rows * heads * seen), 0.0);
+    scores.resize(scores.len().max(rows * seen), 0.0);
     let q_rows = &index.q[queries.start * heads * d..][..rows * heads * d];
-    let k_rows = &index.k[..seen * d];
-    let products_of_tile = &mut products[..rows * heads * seen];
     if rows * heads == 1 || seen <= 3 {
         // PyTorch's matrix product adds a single row's products, or those of at most three
         // columns, in other orders than the fused chain (see `shared`'s matmul); these
         // small products go through the same tensor product as the listing's.
         let a = Tensor::from_vec(q_rows.to_vec(), &[rows * heads, d]);
-        let b = Tensor::from_vec(k_rows.to_vec(), &[seen, d]);
-        products_of_tile.copy_from_slice(&a.matmul(&b.t()).to_vec());
-    } else {
-        let a = ArrayView2::from_shape((rows * heads, d), q_rows).expect("the index queries");
-        let b = ArrayView2::from_shape((seen, d), k_rows).expect("the index keys");
-        let c = ArrayViewMut2::from_shape((rows * heads, seen), products_of_tile)
-            .expect("the products buffer");
+        let b = Tensor::from_vec(index.k[..seen * d].to_vec(), &[seen, d]);
+        let product = a.matmul(&b.t()).to_vec();
+        weighted_relus(index, queries, 0..seen, &product, scores);
+        return;
+    }
+    let a = ArrayView2::from_shape((rows * heads, d), q_rows).expect("the index queries");
+    for first in (0..seen).step_by(KEY_CHUNK) {
+        let keys = first..(first + KEY_CHUNK).min(seen);
+        let width = keys.len();
+        // Grown once to the largest chunk; every entry is written before it is read.
+        products.resize(products.len().max(rows * heads * width), 0.0);
+        let k_rows = &index.k[first * d..][..width * d];
+        let b = ArrayView2::from_shape((width, d), k_rows).expect("the index keys");
+        let c =
+            ArrayViewMut2::from_shape((rows * heads, width), &mut products[..rows * heads * width])
+                .expect("the products buffer");
         gemm_with(Isa::detect(), a, b.t(), c);
+        weighted_relus(index, queries.clone(), keys, products, scores);
     }
 }
 
-/// The second half of [`index_scores_into`], inlined into each instruction set's kernel so
-/// that it runs in its vectors: `scores[r, s] = 0 + w[t, 0]·ReLU(products[r, 0, s]) + …`
-/// for the keys `s ≤ t` query `t` sees, 0 after.
+/// The second half of [`index_scores_of_tile`], for the keys `keys` of `products`
+/// `[queries.len() · heads, keys.len()]`: `scores[r, s] = 0 + w[t, 0]·ReLU(products[r, 0,
+/// s]) + …` for the keys `s ≤ t` query `t` sees, 0 after.
 #[inline(always)]
 fn weighted_relus(
     index: &IndexInputs,
     queries: Range<usize>,
+    keys: Range<usize>,
     products: &[f32],
     scores: &mut [f32],
 ) {
-    let (seen, heads) = (queries.end, index.heads);
+    let (seen, heads, width) = (queries.end, index.heads, keys.len());
     for (r, t) in queries.enumerate() {
-        let row = &mut scores[r * seen..][..seen];
+        let row = &mut scores[r * seen..][keys.clone()];
         let w = &index.w[t * heads..][..heads];
-        let (visible, future) = row.split_at_mut(t + 1);
+        let visible_here = (t + 1).saturating_sub(keys.start).min(width);
+        let (visible, future) = row.split_at_mut(visible_here);
         future.fill(0.0);
-        let head_rows = &products[r * heads * seen..][..heads * seen];
+        let head_rows = &products[r * heads * width..][..heads * width];
         // A chunk of keys at a time, every head added into it before the next chunk: one
         // pass over the row, each score still `0 + w_0·ReLU(·) + w_1·ReLU(·) + …` in order.
         const CHUNK: usize = 64;
         for (c, scores) in visible.chunks_mut(CHUNK).enumerate() {
             let mut sums = [0.0f32; CHUNK];
-            for (&weight, head) in w.iter().zip(head_rows.chunks_exact(seen)) {
+            for (&weight, head) in w.iter().zip(head_rows.chunks_exact(width)) {
                 let head = &head[c * CHUNK..][..scores.len()];
                 for (sum, &product) in sums.iter_mut().zip(head) {
                     *sum += weight * product.max(0.0);
@@ -295,27 +315,42 @@ struct Query<'a> {
 /// A query's buffers, allocated once and reused for every query.
 #[derive(Default)]
 struct Scratch {
-    /// The query's heads transposed, `[d, padded heads]`: feature `p` of every head in one
-    /// row, the heads padded with zeros to whole vectors.
-    q_t: Vec<f32>,
-    /// The scores, then the weights, key after key: `[kept keys, padded heads]`.
+    /// A group of the query's heads by pairs of features, `[⌈d/2⌉, lanes]`: lane `2h + e`
+    /// of row `p` is feature `2p + e` of the group's head `h`, 0 past the last head or
+    /// feature.
+    q_pairs: Vec<f32>,
+    /// The group's scores, then its weights, two keys to a vector (see
+    /// [`crate::key_pairs`]): `[⌈kept/2⌉, lanes]`.
     weights: Vec<f32>,
 }
 
 /// Keys whose scores grow at once: as many independent sums, so that the processor
-/// overlaps their multiply-adds rather than wait for each before the next.
-const KEYS_AT_ONCE: usize = 16;
+/// overlaps their multiply-adds rather than wait for each before the next. Even, so that
+/// a block's keys pair up. 8 rather than 16: with two features a multiply-add, 8 sums
+/// keep the multiply-add units as busy, and 8 rows' addresses stay in the registers where
+/// 16 were partly reloaded from the stack (5 % less time at `T = 16384`).
+const KEYS_AT_ONCE: usize = 8;
+
+/// Where the weight of kept key `j` for head `h` of a group lies in [`Scratch::weights`]:
+/// keys `2m` and `2m + 1` share vector `m`, each group of four lanes holding two heads of
+/// the first key, then the same two heads of the second.
+#[inline(always)]
+fn weight_at(lanes: usize, j: usize, h: usize) -> usize {
+    j / 2 * lanes + h / 2 * 4 + j % 2 * 2 + h % 2
+}
 
 /// Softmax attention of the query's heads over the keys `kept`, read in place from `k`
 /// `[T, d]` and `v` `[T, d_v]`; `out` `[heads, d_v]` is written.
 ///
-/// The vector lanes run over the heads for the scores: with the heads of feature `p` in
-/// one vector, `s_j += k_j[p] · q_t[p]` gives a key's score for every head in one
-/// multiply-add, and no sum across lanes is ever needed (a dot product along the features
-/// would end in one per head and key, several instructions each). The softmax's maximum
-/// and sum then run lane by lane too, and the weighted values run along the features.
+/// The vector lanes run over the heads for the scores, two lanes a head (its even and its
+/// odd features, see [`crate::key_pairs`]), so that eight heads fill AVX-512's sixteen
+/// lanes: `s_j += [k_j[2p], k_j[2p+1], …] · q_pairs[p]` takes two features of a key for
+/// every head in one multiply-add, and only one addition of lanes per head and key is
+/// needed at the end (a dot product along the features would end in a sum across all the
+/// lanes, several instructions per head and key). The softmax's maximum and sum then run
+/// lane by lane too, and the weighted values run along the features.
 #[inline(always)]
-fn attend<S: Simd>(
+fn attend<S: KeyPairs>(
     simd: S,
     query: &Query,
     k: &[f32],
@@ -325,84 +360,123 @@ fn attend<S: Simd>(
     out: &mut [f32],
 ) {
     let (n, heads, d, d_v) = (kept.len(), query.heads, query.d, query.d_v);
-    let padded = heads.div_ceil(S::LANES) * S::LANES;
-    scratch.q_t.clear();
-    scratch.q_t.resize(d * padded, 0.0);
-    for (h, q_h) in query.q.chunks_exact(d).enumerate() {
-        for (p, &x) in q_h.iter().enumerate() {
-            scratch.q_t[p * padded + h] = x;
-        }
-    }
+    let lanes = S::LANES;
+    let group_heads = lanes / 2;
     let weights = &mut scratch.weights;
-    weights.resize(weights.len().max(n * padded), 0.0);
-    for group in (0..padded).step_by(S::LANES) {
-        let q_t = &scratch.q_t[group..];
+    weights.resize(weights.len().max(n.div_ceil(2) * lanes), 0.0);
+    for group in (0..heads).step_by(group_heads) {
+        let in_group = (heads - group).min(group_heads);
+        let q_pairs = &mut scratch.q_pairs;
+        q_pairs.clear();
+        q_pairs.resize(d.div_ceil(2) * lanes, 0.0);
+        for (h, q_h) in query.q[group * d..][..in_group * d]
+            .chunks_exact(d)
+            .enumerate()
+        {
+            for (f, &x) in q_h.iter().enumerate() {
+                q_pairs[f / 2 * lanes + 2 * h + f % 2] = x;
+            }
+        }
+        let scores = KeyScores { q_pairs, k, d };
         let mut blocks = kept.chunks_exact(KEYS_AT_ONCE);
         let mut j = 0;
         for block in &mut blocks {
             for &ahead in kept.iter().skip(j + AHEAD).take(KEYS_AT_ONCE) {
                 prefetch(&k[ahead as usize * d..][..d]);
             }
-            let rows: [&[f32]; KEYS_AT_ONCE] =
-                std::array::from_fn(|b| &k[block[b] as usize * d..][..d]);
-            let mut acc = [simd.splat(0.0); KEYS_AT_ONCE];
-            for p in 0..d {
-                let q_p = simd.load(&q_t[p * padded..]);
-                for (acc, row) in acc.iter_mut().zip(&rows) {
-                    *acc = simd.mul_add(simd.splat(row[p]), q_p, *acc);
-                }
-            }
-            for (b, acc) in acc.iter().enumerate() {
-                simd.store(*acc, &mut weights[(j + b) * padded + group..]);
+            let acc = scores.block::<S, KEYS_AT_ONCE>(simd, block);
+            for (m, pair) in acc.chunks_exact(2).enumerate() {
+                let two_keys = simd.add_pairs(pair[0], pair[1]);
+                simd.store(two_keys, &mut weights[(j / 2 + m) * lanes..]);
             }
             j += KEYS_AT_ONCE;
         }
-        for &key in blocks.remainder() {
-            let row = &k[key as usize * d..][..d];
-            let mut acc = simd.splat(0.0);
-            for (p, &x) in row.iter().enumerate() {
-                acc = simd.mul_add(simd.splat(x), simd.load(&q_t[p * padded..]), acc);
-            }
-            simd.store(acc, &mut weights[j * padded + group..]);
-            j += 1;
+        for pair in blocks.remainder().chunks(2) {
+            let [first] = scores.block::<S, 1>(simd, &pair[..1]);
+            // A lone last key is paired with a key that scores -∞: its weight is 0.
+            let second = match pair {
+                [_, key] => scores.block::<S, 1>(simd, &[*key])[0],
+                _ => simd.splat(f32::NEG_INFINITY),
+            };
+            simd.store(simd.add_pairs(first, second), &mut weights[j / 2 * lanes..]);
+            j += 2;
         }
-        // The softmax of every head of the group, lane by lane.
+        // The softmax of every head of the group, lane by lane; each head's two keys'
+        // lanes are then combined, so that both hold the head's maximum (and its sum).
+        let pairs = n.div_ceil(2);
         let mut max = simd.splat(f32::NEG_INFINITY);
-        for j in 0..n {
-            max = simd.max(max, simd.load(&weights[j * padded + group..]));
+        for m in 0..pairs {
+            max = simd.max(max, simd.load(&weights[m * lanes..]));
         }
+        let max = simd.max(max, simd.swap_keys(max));
         let mut sum = simd.splat(0.0);
-        for j in 0..n {
-            let at = &mut weights[j * padded + group..];
+        for m in 0..pairs {
+            let at = &mut weights[m * lanes..];
             let e = simd.exp2_flushed(simd.sub(simd.load(at), max));
             simd.store(e, at);
             sum = simd.add(sum, e);
         }
         let mut sums = [0.0; 16];
-        simd.store(sum, &mut sums);
+        simd.store(simd.add(sum, simd.swap_keys(sum)), &mut sums);
         // The weighted values, [`HEADS_AT_ONCE`] heads at a time, so that each value row
         // is read once for all of them.
-        let group_heads = (heads - group).min(S::LANES);
-        let mut h = group;
-        while h < group + group_heads {
-            let at_once = (group + group_heads - h).min(HEADS_AT_ONCE);
-            let out_heads = &mut out[h * d_v..][..at_once * d_v];
+        let mut h = 0;
+        while h < in_group {
+            let at_once = (in_group - h).min(HEADS_AT_ONCE);
+            let out_heads = &mut out[(group + h) * d_v..][..at_once * d_v];
             let rows = Rows { kept, v, d_v };
             if at_once == HEADS_AT_ONCE {
-                weighted_rows::<S, HEADS_AT_ONCE>(simd, &weights[h..], padded, &rows, out_heads);
+                weighted_rows::<S, HEADS_AT_ONCE>(simd, weights, h, &rows, out_heads);
             } else {
                 for (a, out_h) in out_heads.chunks_exact_mut(d_v).enumerate() {
-                    weighted_rows::<S, 1>(simd, &weights[h + a..], padded, &rows, out_h);
+                    weighted_rows::<S, 1>(simd, weights, h + a, &rows, out_h);
                 }
             }
             for (a, out_h) in out_heads.chunks_exact_mut(d_v).enumerate() {
-                let sum = sums[h - group + a];
+                let sum = sums[weight_at(lanes, 0, h + a)];
                 for o in out_h.iter_mut() {
                     *o /= sum;
                 }
             }
             h += at_once;
         }
+    }
+}
+
+/// A group of heads by pairs of features, and the keys they score.
+struct KeyScores<'a> {
+    /// `[⌈d/2⌉, lanes]`, see [`Scratch::q_pairs`].
+    q_pairs: &'a [f32],
+    /// `[T, d]`.
+    k: &'a [f32],
+    d: usize,
+}
+
+impl KeyScores<'_> {
+    /// The scores of the `B` keys `keys` for every head of the group, each head's even
+    /// and odd features in two lanes (`B` independent sums).
+    ///
+    /// # Shapes
+    /// `keys`: `B` indices; returns `B` vectors.
+    #[inline(always)]
+    fn block<S: KeyPairs, const B: usize>(&self, simd: S, keys: &[u32]) -> [S::V; B] {
+        let (d, lanes) = (self.d, S::LANES);
+        let rows: [&[f32]; B] = std::array::from_fn(|b| &self.k[keys[b] as usize * d..][..d]);
+        let mut acc = [simd.splat(0.0); B];
+        for p in 0..d / 2 {
+            let q_p = simd.load(&self.q_pairs[p * lanes..]);
+            for (acc, row) in acc.iter_mut().zip(&rows) {
+                *acc = simd.mul_add(simd.splat_pair(&row[2 * p..]), q_p, *acc);
+            }
+        }
+        if d % 2 == 1 {
+            // The last feature alone: its odd lanes of `q_pairs` are 0.
+            let q_p = simd.load(&self.q_pairs[d / 2 * lanes..]);
+            for (acc, row) in acc.iter_mut().zip(&rows) {
+                *acc = simd.mul_add(simd.splat(row[d - 1]), q_p, *acc);
+            }
+        }
+        acc
     }
 }
 
@@ -439,22 +513,24 @@ struct Rows<'a> {
     d_v: usize,
 }
 
-/// For each of `H` heads `a`, `out_a = Σ_j weights[j · stride + a] · v[kept[j]]`: four
-/// vectors of every head's output stay in registers while each kept value row streams past
-/// once; the features after the last whole block, one vector and then one float at a time.
+/// For each of `H` heads `a` from `first`, `out_a = Σ_j w(j, a) · v[kept[j]]`, the weights
+/// where [`weight_at`] puts them: four vectors of every head's output stay in registers
+/// while each kept value row streams past once; the features after the last whole block,
+/// one vector and then one float at a time.
 ///
 /// # Shapes
-/// `weights`: `[kept, stride]` from the first head's column, `out`: `[H, d_v]`.
+/// `weights`: `[⌈kept/2⌉, lanes]`, `out`: `[H, d_v]`.
 #[inline(always)]
 fn weighted_rows<S: Simd, const H: usize>(
     simd: S,
     weights: &[f32],
-    stride: usize,
+    first: usize,
     rows: &Rows,
     out: &mut [f32],
 ) {
     const BLOCK: usize = 4;
     let (kept, v, d_v) = (rows.kept, rows.v, rows.d_v);
+    let w = |j: usize, a: usize| weights[weight_at(S::LANES, j, first + a)];
     let block = BLOCK * S::LANES;
     let whole_blocks = d_v / block * block;
     for f in (0..whole_blocks).step_by(block) {
@@ -471,7 +547,7 @@ fn weighted_rows<S: Simd, const H: usize>(
                 simd.load(&v_row[3 * S::LANES..]),
             ];
             for (a, acc) in acc.iter_mut().enumerate() {
-                let w = simd.splat(weights[j * stride + a]);
+                let w = simd.splat(w(j, a));
                 for (acc, &value) in acc.iter_mut().zip(&values) {
                     *acc = simd.mul_add(w, value, *acc);
                 }
@@ -489,14 +565,14 @@ fn weighted_rows<S: Simd, const H: usize>(
             let mut acc = simd.splat(0.0);
             for (j, &key) in kept.iter().enumerate() {
                 let value = simd.load(&v[key as usize * d_v + f..]);
-                acc = simd.mul_add(simd.splat(weights[j * stride + a]), value, acc);
+                acc = simd.mul_add(simd.splat(w(j, a)), value, acc);
             }
             simd.store(acc, &mut out[a * d_v + f..]);
         }
         for f in whole..d_v {
             let mut sum = 0.0;
             for (j, &key) in kept.iter().enumerate() {
-                sum += weights[j * stride + a] * v[key as usize * d_v + f];
+                sum += w(j, a) * v[key as usize * d_v + f];
             }
             out[a * d_v + f] = sum;
         }

@@ -70,8 +70,10 @@ proptest! {
         let values = [-1.5, -0.0, 0.0, 0.25, 3.0, f32::INFINITY, f32::NEG_INFINITY];
         let scores: Vec<f32> = scores.iter().map(|&s| values[s]).collect();
         let expected: Vec<u32> = keep_top_k(&scores, top_k).iter().map(|&j| j as u32).collect();
-        let mut radix = RadixTopK::default();
-        prop_assert_eq!(radix.select(&scores, top_k), &expected[..]);
+        for isa in isas() {
+            let mut radix = RadixTopK::with_isa(isa);
+            prop_assert_eq!(radix.select(&scores, top_k), &expected[..], "{:?}", isa);
+        }
     }
 
     /// Scores of any bits (normal, subnormal, signed, infinite; NaN aside): the same keys.
@@ -81,8 +83,39 @@ proptest! {
         top_k in 1usize..520,
     ) {
         let expected: Vec<u32> = keep_top_k(&scores, top_k).iter().map(|&j| j as u32).collect();
-        let mut radix = RadixTopK::default();
-        prop_assert_eq!(radix.select(&scores, top_k), &expected[..]);
+        for isa in isas() {
+            let mut radix = RadixTopK::with_isa(isa);
+            prop_assert_eq!(radix.select(&scores, top_k), &expected[..], "{:?}", isa);
+        }
+    }
+
+    /// Long rows, as the kernel's, where the threshold is looked for among the keys at or
+    /// above a bound from a sample: normal scores, or a few values with ties everywhere, or
+    /// a row whose sampled scores (every eighth) are its best, so that the sample's bound
+    /// is too high and the search falls back to every key. Always `keep_top_k`'s keys.
+    #[test]
+    fn the_selection_from_a_sample_is_keep_top_k(
+        seed in 0u64..10_000, n in 1000usize..6000, top_k in 1usize..1500, kind in 0usize..3,
+    ) {
+        manual_seed(seed);
+        let normal = randn(&[n]).to_vec();
+        let scores: Vec<f32> = match kind {
+            0 => normal,
+            1 => normal.iter().map(|x| (x * 2.0).round()).collect(),
+            _ => normal
+                .iter()
+                .enumerate()
+                .map(|(j, x)| if j % 8 == 0 { 10.0 + x.abs() } else { -x.abs() })
+                .collect(),
+        };
+        let expected: Vec<u32> = keep_top_k(&scores, top_k).iter().map(|&j| j as u32).collect();
+        for isa in isas() {
+            let mut radix = RadixTopK::with_isa(isa);
+            // Twice, so that buffers grown by the first call serve the second.
+            for _ in 0..2 {
+                prop_assert_eq!(radix.select(&scores, top_k), &expected[..], "{:?}", isa);
+            }
+        }
     }
 
     /// The index scores of any tile, through the GEMM into reused buffers, are the
@@ -149,6 +182,38 @@ fn the_fast_kernel_agrees_at_the_benchmarks_sizes() {
     let bound = tolerance(&q, &k, &v, top_k);
     assert!(gap <= bound, "{gap} from the listing, more than {bound}");
     assert!(bound < 1e-2, "the bound {bound} says little");
+}
+
+/// Rows longer than the keys the GEMM takes at a time, so that the scores are put
+/// together from several chunks of keys, a query's last visible key falling in the first,
+/// a middle or the last chunk: still the listing's bit for bit.
+#[test]
+fn the_index_scores_of_long_rows_are_the_listings_bit_for_bit() {
+    manual_seed(5);
+    let (t, heads, d) = (1300, 4, 32);
+    let (q_index, k_index, w) = (randn(&[t, heads, d]), randn(&[t, d]), randn(&[t, heads]));
+    let (qf, kf, wf) = (q_index.to_vec(), k_index.to_vec(), w.to_vec());
+    let index = IndexInputs {
+        q: &qf,
+        k: &kf,
+        w: &wf,
+        heads,
+        d,
+    };
+    let (mut products, mut scores) = (Vec::new(), Vec::new());
+    for queries in [0..64, 480..560, 1000..1064, 1236..1300, 1299..1300] {
+        let expected = index_scores_of_tile(&q_index, &k_index, &w, queries.clone()).to_vec();
+        index_scores_into(&index, queries.clone(), &mut products, &mut scores);
+        let got = &scores[..queries.len() * queries.end];
+        let same = got
+            .iter()
+            .zip(&expected)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(
+            same,
+            "the index scores of {queries:?} differ from the listing's"
+        );
+    }
 }
 
 #[test]
