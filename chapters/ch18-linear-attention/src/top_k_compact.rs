@@ -11,7 +11,19 @@
 
 use shared::exact::Isa;
 
-use crate::top_k_radix::order_key;
+/// An unsigned integer that orders as `f32::total_cmp` orders the floats: larger is better.
+///
+/// # Shapes
+/// One float in, one integer out.
+#[inline(always)]
+pub fn order_key(score: f32) -> u32 {
+    let bits = score.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
 
 /// Writes into `keys` and `indices`, from their start, the order keys (see [`order_key`])
 /// of the scores whose key is at least `bound`, and their indices, in order; returns how
@@ -114,7 +126,7 @@ pub fn keys_between(isa: Isa, keys: &[u32], low: u32, high: u32, out: &mut [u32]
 mod x86 {
     use std::arch::x86_64::*;
 
-    use crate::top_k_radix::order_key;
+    use super::order_key;
 
     /// [`super::keys_at_least`], sixteen scores at a time.
     ///

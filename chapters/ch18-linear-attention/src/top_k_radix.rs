@@ -20,7 +20,7 @@
 
 use shared::exact::Isa;
 
-use crate::top_k_compact::{keys_at_least, keys_between, payload_at_least};
+use crate::top_k_compact::{keys_at_least, keys_between, order_key, payload_at_least};
 
 /// Reusable buffers for [`RadixTopK::select`]: no allocation per query once they have grown.
 pub struct RadixTopK {
@@ -42,20 +42,6 @@ pub struct RadixTopK {
 impl Default for RadixTopK {
     fn default() -> RadixTopK {
         RadixTopK::with_isa(Isa::detect())
-    }
-}
-
-/// An unsigned integer that orders as `f32::total_cmp` orders the floats: larger is better.
-///
-/// # Shapes
-/// One float in, one integer out.
-#[inline(always)]
-pub fn order_key(score: f32) -> u32 {
-    let bits = score.to_bits();
-    if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | 1 << 31
     }
 }
 
