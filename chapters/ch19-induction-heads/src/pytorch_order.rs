@@ -26,6 +26,7 @@ use ch11_training::pytorch_order::{
     adamw_update_in_pytorch_order, cross_entropy_backward_in_pytorch_order,
     cross_entropy_in_pytorch_order,
 };
+use rayon::prelude::*;
 use shared::Tensor;
 use shared::exact::{Capability, capability};
 use shared::nn::Linear;
@@ -139,6 +140,9 @@ pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -
     }
 }
 
+/// The fewest elements a thread is given by [`softmax_scale_mask_backward`] (ATen's grain).
+const ROWS_GRAIN: usize = 32768;
+
 /// `masked_fill_backward(scale_backward(softmax_backward(y, grad_y), scale), hidden)` in
 /// PyTorch's order, a row at a time: each row's dot product `Σ grad_y·y` in the lanes of
 /// PyTorch's softmax backward ([`row_dot`](ch10_backward::pytorch_order::row_dot)), then for
@@ -165,18 +169,21 @@ pub fn softmax_scale_mask_backward(
     };
     let keys = y.size(-1).max(1);
     let lanes = capability().softmax_lanes();
-    let mut grad_x = Vec::with_capacity(y_values.len());
-    let rows = y_values.chunks(keys).zip(g_values.chunks(keys));
-    for ((y_row, g_row), hidden_row) in rows.zip(hidden_values.chunks(keys).cycle()) {
-        let dot = lane_dot(g_row, y_row, lanes);
-        grad_x.extend(
-            g_row
-                .iter()
-                .zip(y_row)
-                .zip(hidden_row)
-                .map(|((&g, &y), &h)| if h { 0.0 } else { (g - dot) * y / scale }),
-        );
-    }
+    let hidden_rows: Vec<&[bool]> = hidden_values.chunks(keys).collect();
+    let mut grad_x = vec![0.0f32; y_values.len()];
+    // The rows are independent: blocks of them go to the pool's threads (at least
+    // `ROWS_GRAIN` elements each, as ATen's grain), each row computed as on one thread.
+    let rows = grad_x.par_chunks_mut(keys).zip(y_values.par_chunks(keys));
+    let rows = rows.zip(g_values.par_chunks(keys)).enumerate();
+    rows.with_min_len(ROWS_GRAIN.div_ceil(keys))
+        .for_each(|(row, ((out, y_row), g_row))| {
+            let hidden_row = hidden_rows[row % hidden_rows.len()];
+            let dot = lane_dot(g_row, y_row, lanes);
+            let values = g_row.iter().zip(y_row).zip(hidden_row);
+            for (o, ((&g, &y), &h)) in out.iter_mut().zip(values) {
+                *o = if h { 0.0 } else { (g - dot) * y / scale };
+            }
+        });
     Tensor::from_vec(grad_x, y.sizes())
 }
 

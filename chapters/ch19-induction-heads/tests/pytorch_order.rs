@@ -147,3 +147,37 @@ proptest! {
         prop_assert_eq!(bits(&one_pass.values), bits(&chapter_10.values));
     }
 }
+
+/// The training batch's size of weights (`[64, 2, 32, 32]`, four grains of rows): inside a
+/// pool of one thread and of three, the rows split between threads differently, and the
+/// gradients keep chapter 10's bits.
+#[test]
+fn the_one_pass_backward_has_chapter_10s_bits_on_any_number_of_threads() {
+    manual_seed(11);
+    let shape = [64, 2, 32, 16];
+    let (q, k, v) = (randn(&shape), randn(&shape), randn(&shape));
+    let (_, tape) = attention_forward(&q, &k, &v, &causal_mask(32), &Dropout::new(0.0));
+    let grad_out = randn(&shape);
+    let chapter_10 = attention_backward_in_pytorch_order(&tape, &grad_out);
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        let one_pass = pool
+            .expect("a pool")
+            .install(|| attention_backward_in_one_pass(&tape, &grad_out));
+        assert_eq!(
+            bits(&one_pass.queries),
+            bits(&chapter_10.queries),
+            "{threads} threads"
+        );
+        assert_eq!(
+            bits(&one_pass.keys),
+            bits(&chapter_10.keys),
+            "{threads} threads"
+        );
+        assert_eq!(
+            bits(&one_pass.values),
+            bits(&chapter_10.values),
+            "{threads} threads"
+        );
+    }
+}

@@ -25,7 +25,7 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
     op: &'static str,
     a: &Tensor<A>,
     b: &Tensor<B>,
-    f: impl Fn(A, B) -> O,
+    f: impl Fn(A, B) -> O + Sync,
 ) -> Result<Tensor<O>> {
     let shape = f_broadcast_shapes(op, a.sizes(), b.sizes())?;
     // Before broadcasting: ndarray refuses (panics on) a shape whose size overflows.
@@ -40,10 +40,8 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
         .broadcast(IxDyn(&shape))
         .expect("shape checked above");
     crate::storage::f_new(op, &shape, |out| {
-        Zip::from(out)
-            .and(&a)
-            .and(&b)
-            .for_each(|o, &x, &y| *o = f(x, y));
+        let zip = Zip::from(out).and(&a).and(&b);
+        crate::kernels::parallel::for_each3(zip, &|o: &mut O, &x: &A, &y: &B| *o = f(x, y));
     })
 }
 

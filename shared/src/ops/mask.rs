@@ -90,7 +90,8 @@ impl<E: Element> Tensor<E> {
             .broadcast(IxDyn(&shape))
             .expect("shape checked above");
         self.make_writable();
-        Zip::from(&mut self.stored).and(&mask).for_each(|x, &m| {
+        let zip = Zip::from(&mut self.stored).and(&mask);
+        crate::kernels::parallel::for_each2(zip, &|x: &mut E, &m: &bool| {
             if m {
                 *x = value;
             }

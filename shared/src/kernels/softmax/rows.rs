@@ -10,6 +10,12 @@ use super::vector::{Vector, add, maximum};
 /// # Shapes
 /// `x` and `out`: `[rows · n]`, row after row; `n ≥ 1`.
 pub(crate) fn softmax(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
+    // Rows are independent: blocks of them on the pool's threads, the same bits.
+    super::super::parallel::by_rows(x, out, n, |x, out| softmax_rows(x, out, n, v));
+}
+
+/// [`softmax`] of the rows of `x`, one after the other.
+fn softmax_rows(x: &[f32], out: &mut [f32], n: usize, v: Vector) {
     for (row, out) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
         let max = v.reduce_all(row, maximum);
         (v.exp_shifted)(row, max, out);

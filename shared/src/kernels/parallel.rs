@@ -1,0 +1,141 @@
+//! Elementwise work spread over the rayon pool, as ATen's `parallel_for` spreads it: a
+//! tensor of at least two grains is cut into halves, and the halves again, until each
+//! piece holds less than two grains, and the pieces run on whichever threads are free.
+//! Every element is computed by the same function whichever piece it falls in, so the
+//! result is the same, bit for bit, on any number of threads; on one thread nothing is
+//! cut.
+
+use ndarray::{Dimension, NdProducer, Zip};
+use rayon::prelude::*;
+
+/// ATen's grain (`at::internal::GRAIN_SIZE`): a piece with fewer elements than this is
+/// never split between threads.
+pub(crate) const GRAIN: usize = 32768;
+
+/// Whether `elements` are worth cutting into pieces for the pool's threads.
+fn worth_splitting(elements: usize) -> bool {
+    elements >= 2 * GRAIN && rayon::current_num_threads() > 1
+}
+
+/// `zip.for_each(f)`, the pieces of a large `zip` on the pool's threads.
+///
+/// # Shapes
+/// Whatever `zip` holds (its producers have one shape).
+pub(crate) fn for_each2<P1, P2, D, F>(zip: Zip<(P1, P2), D>, f: &F)
+where
+    D: Dimension,
+    P1: NdProducer<Dim = D> + Send,
+    P2: NdProducer<Dim = D> + Send,
+    F: Fn(P1::Item, P2::Item) + Sync,
+{
+    if worth_splitting(zip.size()) {
+        let (first, second) = zip.split();
+        rayon::join(|| for_each2(first, f), || for_each2(second, f));
+    } else {
+        zip.for_each(f);
+    }
+}
+
+/// `zip.for_each(f)` for three producers, the pieces of a large `zip` on the pool's threads.
+///
+/// # Shapes
+/// Whatever `zip` holds (its producers have one shape).
+pub(crate) fn for_each3<P1, P2, P3, D, F>(zip: Zip<(P1, P2, P3), D>, f: &F)
+where
+    D: Dimension,
+    P1: NdProducer<Dim = D> + Send,
+    P2: NdProducer<Dim = D> + Send,
+    P3: NdProducer<Dim = D> + Send,
+    F: Fn(P1::Item, P2::Item, P3::Item) + Sync,
+{
+    if worth_splitting(zip.size()) {
+        let (first, second) = zip.split();
+        rayon::join(|| for_each3(first, f), || for_each3(second, f));
+    } else {
+        zip.for_each(f);
+    }
+}
+
+/// `rows(x, out)` on blocks of whole rows of length `n`, the blocks of a large `x` on the
+/// pool's threads (a block is at least a grain, and at least one row).
+///
+/// # Shapes
+/// `x`, `out`: `[rows · n]`, row after row; `n ≥ 1`.
+pub(crate) fn by_rows(
+    x: &[f32],
+    out: &mut [f32],
+    n: usize,
+    rows: impl Fn(&[f32], &mut [f32]) + Sync,
+) {
+    if !worth_splitting(x.len()) {
+        return rows(x, out);
+    }
+    let block = GRAIN.div_ceil(n) * n;
+    x.par_chunks(block)
+        .zip(out.par_chunks_mut(block))
+        .for_each(|(x, out)| rows(x, out));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array2, ArrayD, IxDyn};
+
+    /// Runs `f` inside a pool of `threads` threads.
+    fn on(threads: usize, f: impl FnOnce() + Send) {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        pool.expect("a pool").install(f);
+    }
+
+    #[test]
+    fn every_element_once_on_any_number_of_threads() {
+        // Odd sizes, so that the halves are uneven; a transposed view, so that the pieces
+        // are not runs of memory.
+        let a = ArrayD::from_shape_fn(IxDyn(&[3, 301, 257]), |i| {
+            (i[0] * 7 + i[1] * 3 + i[2]) as f32
+        });
+        let b = Array2::from_shape_fn((257, 301), |(i, j)| (i * 5 + j) as f32);
+        for threads in [1, 2, 4] {
+            on(threads, || {
+                let mut out = ArrayD::<f32>::zeros(IxDyn(&[3, 301, 257]));
+                let b = b
+                    .t()
+                    .broadcast(IxDyn(&[3, 301, 257]))
+                    .expect("broadcasts")
+                    .to_owned();
+                let zip = Zip::from(out.view_mut()).and(a.view()).and(b.view());
+                for_each3(zip, &|o: &mut f32, &x: &f32, &y: &f32| *o = x * 2.0 + y);
+                let expected = Zip::from(&a).and(&b).map_collect(|&x, &y| x * 2.0 + y);
+                assert_eq!(out, expected, "{threads} threads");
+                let mut copy = ArrayD::<f32>::zeros(IxDyn(&[3, 301, 257]));
+                for_each2(
+                    Zip::from(copy.view_mut()).and(a.view()),
+                    &|o: &mut f32, &x: &f32| *o += x,
+                );
+                assert_eq!(copy, a, "{threads} threads");
+            });
+        }
+    }
+
+    #[test]
+    fn rows_are_never_cut() {
+        let n = 33;
+        let x: Vec<f32> = (0..n * 4001).map(|i| (i % 97) as f32).collect();
+        let sums = |x: &[f32], out: &mut [f32]| {
+            assert_eq!(x.len() % n, 0, "a block of whole rows");
+            for (row, out) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+                let total: f32 = row.iter().sum();
+                out.fill(total);
+            }
+        };
+        let mut expected = vec![0.0; x.len()];
+        sums(&x, &mut expected);
+        for threads in [1, 2, 3] {
+            on(threads, || {
+                let mut out = vec![0.0; x.len()];
+                by_rows(&x, &mut out, n, sums);
+                assert_eq!(out, expected, "{threads} threads");
+            });
+        }
+    }
+}
