@@ -259,10 +259,9 @@ impl<E: Element> Tensor<E> {
         if self.is_contiguous() {
             self.clone()
         } else if self.has_contiguous_rows() {
-            // Copied element by element as `assign` would, a large one on the pool's threads.
+            // `assign` copies such a view a row at a time.
             let mut copy = ndarray::ArrayD::<E>::default(self.stored.raw_dim());
-            let zip = ndarray::Zip::from(&mut copy).and(&self.stored);
-            crate::kernels::parallel::for_each2(zip, &|o: &mut E, &x: &E| *o = x);
+            copy.assign(&self.stored);
             Tensor::from_array(copy.into_shared())
         } else {
             Tensor::from_vec(self.to_vec(), self.sizes())

@@ -17,16 +17,18 @@ fn worth_splitting(elements: usize) -> bool {
     elements >= 2 * GRAIN && rayon::current_num_threads() > 1
 }
 
-/// `zip.for_each(f)`, the pieces of a large `zip` on the pool's threads.
+/// `zip.for_each(f)`, the pieces of a large `zip` on the pool's threads. `f` is taken by
+/// value (a closure of references and numbers is `Copy`), so that each piece's loop
+/// inlines it, as `zip.for_each(f)` alone would.
 ///
 /// # Shapes
 /// Whatever `zip` holds (its producers have one shape).
-pub(crate) fn for_each2<P1, P2, D, F>(zip: Zip<(P1, P2), D>, f: &F)
+pub(crate) fn for_each2<P1, P2, D, F>(zip: Zip<(P1, P2), D>, f: F)
 where
     D: Dimension,
     P1: NdProducer<Dim = D> + Send,
     P2: NdProducer<Dim = D> + Send,
-    F: Fn(P1::Item, P2::Item) + Sync,
+    F: Fn(P1::Item, P2::Item) + Sync + Copy,
 {
     if worth_splitting(zip.size()) {
         let (first, second) = zip.split();
@@ -40,13 +42,13 @@ where
 ///
 /// # Shapes
 /// Whatever `zip` holds (its producers have one shape).
-pub(crate) fn for_each3<P1, P2, P3, D, F>(zip: Zip<(P1, P2, P3), D>, f: &F)
+pub(crate) fn for_each3<P1, P2, P3, D, F>(zip: Zip<(P1, P2, P3), D>, f: F)
 where
     D: Dimension,
     P1: NdProducer<Dim = D> + Send,
     P2: NdProducer<Dim = D> + Send,
     P3: NdProducer<Dim = D> + Send,
-    F: Fn(P1::Item, P2::Item, P3::Item) + Sync,
+    F: Fn(P1::Item, P2::Item, P3::Item) + Sync + Copy,
 {
     if worth_splitting(zip.size()) {
         let (first, second) = zip.split();
@@ -104,7 +106,7 @@ mod tests {
                     .expect("broadcasts")
                     .to_owned();
                 let zip = Zip::from(out.view_mut()).and(a.view()).and(b.view());
-                for_each3(zip, &|o: &mut f32, &x: &f32, &y: &f32| *o = x * 2.0 + y);
+                for_each3(zip, |o: &mut f32, &x: &f32, &y: &f32| *o = x * 2.0 + y);
                 let expected = Zip::from(&a).and(&b).map_collect(|&x, &y| x * 2.0 + y);
                 assert_eq!(out, expected, "{threads} threads");
                 let mut copy = ArrayD::<f32>::zeros(IxDyn(&[3, 301, 257]));

@@ -41,7 +41,7 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
         .expect("shape checked above");
     crate::storage::f_new(op, &shape, |out| {
         let zip = Zip::from(out).and(&a).and(&b);
-        crate::kernels::parallel::for_each3(zip, &|o: &mut O, &x: &A, &y: &B| *o = f(x, y));
+        crate::kernels::parallel::for_each3(zip, |o: &mut O, &x: &A, &y: &B| *o = f(x, y));
     })
 }
 

@@ -91,7 +91,7 @@ impl<E: Element> Tensor<E> {
             .expect("shape checked above");
         self.make_writable();
         let zip = Zip::from(&mut self.stored).and(&mask);
-        crate::kernels::parallel::for_each2(zip, &|x: &mut E, &m: &bool| {
+        crate::kernels::parallel::for_each2(zip, |x: &mut E, &m: &bool| {
             if m {
                 *x = value;
             }
