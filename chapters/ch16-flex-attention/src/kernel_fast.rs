@@ -35,22 +35,9 @@ use shared::Tensor;
 use shared::exact::Isa;
 
 use crate::block_mask::{BlockMask, TileKind};
-use crate::kernel_io::{KernelOutput, Visits, check_block_mask, check_queries};
+use crate::kernel_io::{Inputs, KernelOutput, Visits};
 use crate::kv_rows::{KvRows, elements};
 use crate::recipes::{MaskMod, ScoreMod};
-
-/// What every tile needs: the queries (row-major), the keys and values, the block mask,
-/// the sizes, and the query heads per key/value head.
-struct Inputs<'a, K> {
-    q: &'a [f32],
-    kv: &'a K,
-    block_mask: &'a BlockMask,
-    /// `[batch, heads, queries, d]`.
-    dims: [usize; 4],
-    keys: usize,
-    d_v: usize,
-    groups: usize,
-}
 
 /// [`flex_kernel_over`](crate::kernel::flex_kernel_over), bit for bit, in vector
 /// instructions: the widest this processor has.
@@ -82,21 +69,10 @@ pub fn flex_kernel_fast_with(
     score_mod: impl ScoreMod,
     mask_mod: impl MaskMod,
 ) -> Result<KernelOutput> {
-    let op = "flex_kernel_fast";
-    let groups = check_queries(op, q, kv.sizes())?;
-    let [batch, heads, queries, d] = q.dims();
-    let [_, _, keys, _, d_v] = kv.sizes();
-    check_block_mask(op, block_mask, [batch, heads, queries, keys])?;
-    let q = elements(q);
-    let inputs = Inputs {
-        q: &q,
-        kv,
-        block_mask,
-        dims: [batch, heads, queries, d],
-        keys,
-        d_v,
-        groups,
-    };
+    let q_values = elements(q);
+    let inputs = Inputs::checked("flex_kernel_fast", q, &q_values, kv, block_mask)?;
+    let [batch, heads, queries, _] = inputs.dims;
+    let d_v = inputs.d_v;
     let mut out = vec![0.0f32; batch * heads * queries * d_v];
     let mut lse = vec![f32::NEG_INFINITY; batch * heads * queries];
     let (o, l) = (&mut out[..], &mut lse[..]);

@@ -1,9 +1,11 @@
-//! What the kernels of [`crate::kernel`] and [`crate::kernel_fast`] take and give: the
-//! checks on their inputs' shapes, their output and the tiles they visited.
+//! What the kernels of [`crate::kernel`], [`crate::kernel_fast`] and [`crate::kernel_fused`]
+//! take and give: the checks on their inputs' shapes, their output and the tiles they
+//! visited.
 
 use shared::{Error, Result, Tensor};
 
 use crate::block_mask::BlockMask;
+use crate::kv_rows::KvRows;
 
 /// How many tiles the kernel computed, over every batch and head.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,4 +84,47 @@ pub fn check_block_mask(
             block_mask.queries, block_mask.keys, block_mask.batch, block_mask.heads
         ),
     })
+}
+
+/// What every tile of the vector kernels needs: the queries (row-major), the keys and
+/// values, the block mask, the sizes, and the query heads per key/value head.
+pub(crate) struct Inputs<'a, K> {
+    pub(crate) q: &'a [f32],
+    pub(crate) kv: &'a K,
+    pub(crate) block_mask: &'a BlockMask,
+    /// `[batch, heads, queries, d]`.
+    pub(crate) dims: [usize; 4],
+    pub(crate) keys: usize,
+    pub(crate) d_v: usize,
+    pub(crate) groups: usize,
+}
+
+impl<'a, K: KvRows> Inputs<'a, K> {
+    /// The inputs of operation `op`, once [`check_queries`] and [`check_block_mask`] have
+    /// found their shapes consistent; `q_values` are `q`'s elements, row-major.
+    ///
+    /// # Shapes
+    /// `q`: `[batch, heads, queries, d]`; `kv` of sizes `[batch, kv_heads, keys, d, d_v]`;
+    /// `block_mask` for `queries × keys`.
+    pub(crate) fn checked(
+        op: &'static str,
+        q: &Tensor,
+        q_values: &'a [f32],
+        kv: &'a K,
+        block_mask: &'a BlockMask,
+    ) -> Result<Self> {
+        let groups = check_queries(op, q, kv.sizes())?;
+        let [batch, heads, queries, d] = q.dims();
+        let [_, _, keys, _, d_v] = kv.sizes();
+        check_block_mask(op, block_mask, [batch, heads, queries, keys])?;
+        Ok(Inputs {
+            q: q_values,
+            kv,
+            block_mask,
+            dims: [batch, heads, queries, d],
+            keys,
+            d_v,
+            groups,
+        })
+    }
 }
