@@ -261,7 +261,7 @@ impl<E: Element> Tensor<E> {
         } else if self.has_contiguous_rows() {
             // `assign` copies such a view a row at a time.
             let mut copy = ndarray::ArrayD::<E>::default(self.stored.raw_dim());
-            copy.assign(&self.stored);
+            crate::kernels::parallel::assign(copy.view_mut(), self.stored.view());
             Tensor::from_array(copy.into_shared())
         } else {
             Tensor::from_vec(self.to_vec(), self.sizes())

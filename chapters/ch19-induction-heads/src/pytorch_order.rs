@@ -13,7 +13,9 @@
 //!
 //! The attention core's backward is chapter 10's in PyTorch's order, its steps between
 //! the two products taken in one pass ([`attention_backward_in_one_pass`]): the same
-//! roundings in the same order, so the same bits (a test checks them against chapter 10's).
+//! roundings in the same order, so the same bits (a test checks them against chapter 10's),
+//! and the batch's sequences shared between the pool's threads
+//! ([`attention_backward_by_sequences`]).
 
 use ch10_backward::attention::{AttentionGrads, AttentionTape};
 use ch10_backward::linear::LinearGrads;
@@ -27,9 +29,9 @@ use ch11_training::pytorch_order::{
     cross_entropy_in_pytorch_order,
 };
 use rayon::prelude::*;
-use shared::Tensor;
 use shared::exact::{Capability, capability};
 use shared::nn::Linear;
+use shared::{Tensor, cat};
 
 use crate::arithmetic::Arithmetic;
 
@@ -41,7 +43,7 @@ impl Arithmetic for PytorchOrder {
         linear_backward_in_pytorch_order(layer, x, grad_y)
     }
     fn attention_backward(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
-        attention_backward_in_one_pass(tape, grad_out)
+        attention_backward_by_sequences(tape, grad_out)
     }
     fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy {
         cross_entropy_in_pytorch_order(logits, targets)
@@ -88,9 +90,13 @@ pub fn row_blocks(rows: usize) -> Vec<std::ops::Range<usize>> {
 pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let x2 = x.flatten(0, -2);
     let g2 = grad_y.flatten(0, -2);
-    let mut blocks = row_blocks(x2.size(0))
-        .into_iter()
-        .map(|rows| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)));
+    // The blocks' products are independent: they run on the pool's threads, and their
+    // sums are added in order afterwards.
+    let blocks: Vec<Tensor> = row_blocks(x2.size(0))
+        .into_par_iter()
+        .map(|rows| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)))
+        .collect();
+    let mut blocks = blocks.into_iter();
     let first = blocks.next().expect("at least one block");
     blocks.fold(first, |sum, block| &sum + &block)
 }
@@ -106,12 +112,22 @@ pub fn linear_backward_in_pytorch_order(
     grad_y: &Tensor,
 ) -> LinearGrads {
     // The input and bias gradients as `linear_backward` computes them; its weight
-    // gradient is not computed, only this one.
+    // gradient is not computed, only this one. The three are independent: they run on
+    // the pool's threads.
     let g2 = grad_y.flatten(0, -2);
+    let (weight, (bias, input)) = rayon::join(
+        || weight_gradient_in_pytorch_order(x, grad_y),
+        || {
+            rayon::join(
+                || layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
+                || g2.matmul(&layer.weight).reshape(x.sizes()),
+            )
+        },
+    );
     LinearGrads {
-        weight: weight_gradient_in_pytorch_order(x, grad_y),
-        bias: layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
-        input: g2.matmul(&layer.weight).reshape(x.sizes()),
+        weight,
+        bias,
+        input,
     }
 }
 
@@ -137,6 +153,53 @@ pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -
         queries: grad_queries,
         keys: grad_keys,
         values: grad_values,
+    }
+}
+
+/// [`attention_backward_in_one_pass`] with the batch cut into as many parts as the pool has
+/// threads, each part's backward on a thread of its own: one hand-over per call instead of
+/// one per step inside. Every sequence's gradients are computed as the whole batch's would
+/// be (nothing in the attention core's backward adds across sequences), so the bits are the
+/// same on any number of threads.
+///
+/// # Shapes
+/// As `attention_backward_in_pytorch_order`, with the batch as the first dim.
+pub fn attention_backward_by_sequences(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
+    let batch = if grad_out.dim() >= 3 {
+        grad_out.size(0)
+    } else {
+        1
+    };
+    let parts = rayon::current_num_threads().min(batch);
+    if parts < 2 {
+        return attention_backward_in_one_pass(tape, grad_out);
+    }
+    let sequences = |part: usize| part * batch / parts..(part + 1) * batch / parts;
+    let grads: Vec<AttentionGrads> = (0..parts)
+        .into_par_iter()
+        .map(|part| {
+            let rows = sequences(part);
+            let of = |t: &Tensor| t.slice(0, rows.clone());
+            let part_tape = AttentionTape {
+                queries: of(&tape.queries),
+                keys: of(&tape.keys),
+                values: of(&tape.values),
+                hidden: tape.hidden.clone(),
+                scale: tape.scale,
+                weights: of(&tape.weights),
+                noise: tape.noise.as_ref().map(of),
+                dropped: of(&tape.dropped),
+            };
+            attention_backward_in_one_pass(&part_tape, &of(grad_out))
+        })
+        .collect();
+    let joined = |field: fn(&AttentionGrads) -> &Tensor| {
+        cat(&grads.iter().map(field).collect::<Vec<_>>(), 0)
+    };
+    AttentionGrads {
+        queries: joined(|g| &g.queries),
+        keys: joined(|g| &g.keys),
+        values: joined(|g| &g.values),
     }
 }
 

@@ -11,8 +11,8 @@ use ch19_induction_heads::arithmetic::Formulas;
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::pytorch_order::{
-    BLOCK_ROWS, PytorchOrder, attention_backward_in_one_pass, linear_backward_in_pytorch_order,
-    row_blocks,
+    BLOCK_ROWS, PytorchOrder, attention_backward_by_sequences, attention_backward_in_one_pass,
+    linear_backward_in_pytorch_order, row_blocks,
 };
 use ch19_induction_heads::train::{BATCH, Gradients, loss_and_gradients};
 use course::quiet_proptest::quiet;
@@ -148,35 +148,64 @@ proptest! {
     }
 }
 
-/// The training batch's size of weights (`[64, 2, 32, 32]`, four grains of rows): inside a
-/// pool of one thread and of three, the rows split between threads differently, and the
-/// gradients keep chapter 10's bits.
+/// The training batch's size of weights (`[64, 2, 32, 32]`, four grains of rows), and an
+/// odd batch of 5: inside a pool of one thread and of three, the rows and the sequences
+/// split between threads differently, and the gradients keep chapter 10's bits, in one pass
+/// and with the batch's sequences shared between the threads.
 #[test]
 fn the_one_pass_backward_has_chapter_10s_bits_on_any_number_of_threads() {
     manual_seed(11);
-    let shape = [64, 2, 32, 16];
-    let (q, k, v) = (randn(&shape), randn(&shape), randn(&shape));
-    let (_, tape) = attention_forward(&q, &k, &v, &causal_mask(32), &Dropout::new(0.0));
-    let grad_out = randn(&shape);
-    let chapter_10 = attention_backward_in_pytorch_order(&tape, &grad_out);
-    for threads in [1, 3] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-        let one_pass = pool
-            .expect("a pool")
-            .install(|| attention_backward_in_one_pass(&tape, &grad_out));
-        for (name, ours, theirs) in [
-            ("queries", &one_pass.queries, &chapter_10.queries),
-            ("keys", &one_pass.keys, &chapter_10.keys),
-            ("values", &one_pass.values, &chapter_10.values),
-        ] {
-            let pairs = ours.to_vec().into_iter().zip(theirs.to_vec()).enumerate();
-            let mut differing = pairs.filter(|(_, (a, b))| a.to_bits() != b.to_bits());
-            if let Some((i, (a, b))) = differing.next() {
-                let ulps = (i64::from(a.to_bits()) - i64::from(b.to_bits())).abs();
-                panic!(
-                    "{threads} threads: {name}' gradient [{i}] {a:e}, chapter 10's {b:e} ({ulps} ulps)"
-                );
+    for batch in [64, 5] {
+        let shape = [batch, 2, 32, 16];
+        let (q, k, v) = (randn(&shape), randn(&shape), randn(&shape));
+        let (_, tape) = attention_forward(&q, &k, &v, &causal_mask(32), &Dropout::new(0.0));
+        let grad_out = randn(&shape);
+        let chapter_10 = attention_backward_in_pytorch_order(&tape, &grad_out);
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            let pool = pool.expect("a pool");
+            let one_pass = pool.install(|| attention_backward_in_one_pass(&tape, &grad_out));
+            let by_sequences = pool.install(|| attention_backward_by_sequences(&tape, &grad_out));
+            for (way, grads) in [("one pass", one_pass), ("by sequences", by_sequences)] {
+                for (name, ours, theirs) in [
+                    ("queries", &grads.queries, &chapter_10.queries),
+                    ("keys", &grads.keys, &chapter_10.keys),
+                    ("values", &grads.values, &chapter_10.values),
+                ] {
+                    assert_eq!(ours.sizes(), theirs.sizes(), "{way}: {name}' gradient");
+                    let where_ = format!("batch {batch}, {threads} threads, {way}: {name}'");
+                    assert_same_bits(ours, theirs, &where_);
+                }
             }
         }
+    }
+}
+
+/// A linear layer's gradients over the training batch's 2048 rows (six blocks of the weight
+/// gradient) have the same bits inside a pool of one thread and of three.
+#[test]
+fn the_linear_backward_has_the_same_bits_on_any_number_of_threads() {
+    manual_seed(12);
+    let layer = Linear::new(32, 96, true);
+    let (x, grad_y) = (randn(&[64, 32, 32]), randn(&[64, 32, 96]));
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        let pool = pool.expect("a pool");
+        pool.install(|| linear_backward_in_pytorch_order(&layer, &x, &grad_y))
+    };
+    let (one, three) = (on(1), on(3));
+    assert_same_bits(&three.weight, &one.weight, "the weight's gradient");
+    let (bias_one, bias_three) = (one.bias.expect("a bias"), three.bias.expect("a bias"));
+    assert_same_bits(&bias_three, &bias_one, "the bias' gradient");
+    assert_same_bits(&three.input, &one.input, "the input's gradient");
+}
+
+/// Panics with the first element where `ours` and `theirs` differ, by value and in ulps.
+fn assert_same_bits(ours: &Tensor, theirs: &Tensor, what: &str) {
+    let pairs = ours.to_vec().into_iter().zip(theirs.to_vec()).enumerate();
+    let mut differing = pairs.filter(|(_, (a, b))| a.to_bits() != b.to_bits());
+    if let Some((i, (a, b))) = differing.next() {
+        let ulps = (i64::from(a.to_bits()) - i64::from(b.to_bits())).abs();
+        panic!("{what} gradient [{i}] {a:e}, expected {b:e} ({ulps} ulps)");
     }
 }

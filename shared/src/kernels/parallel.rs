@@ -78,6 +78,28 @@ pub(crate) fn by_rows(
         .for_each(|(x, out)| rows(x, out));
 }
 
+/// `out.assign(&x)`, a large copy cut along its first dim into pieces for the pool's
+/// threads; each piece is copied by `assign`, a row at a time.
+///
+/// # Shapes
+/// `out`, `x`: the same shape.
+pub(crate) fn assign<E: Clone + Send + Sync>(
+    mut out: ndarray::ArrayViewMutD<'_, E>,
+    x: ndarray::ArrayViewD<'_, E>,
+) {
+    let outer = out.shape().first().copied().unwrap_or(1);
+    if !worth_splitting(out.len()) || outer < 2 {
+        return out.assign(&x);
+    }
+    let half = ndarray::Axis(0);
+    let (out_first, out_second) = out.split_at(half, outer / 2);
+    let (x_first, x_second) = x.split_at(half, outer / 2);
+    rayon::join(
+        || assign(out_first, x_first),
+        || assign(out_second, x_second),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +160,25 @@ mod tests {
                 by_rows(&x, &mut out, n, sums);
                 assert_eq!(out, expected, "{threads} threads");
             });
+        }
+    }
+
+    #[test]
+    fn a_copy_has_every_value_in_its_place_on_any_number_of_threads() {
+        // An odd first dim (uneven halves), a first dim of 1 (nothing to cut along), and a
+        // view with its last two dims swapped, as merging heads reads one.
+        for shape in [[7, 5, 3001], [40, 1, 3001]] {
+            let a = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[0] * 7 + i[1] * 3 + i[2]) as f32);
+            let mut swapped = a.view();
+            swapped.swap_axes(0, 1);
+            let expected = swapped.to_owned();
+            for threads in [1, 2, 4] {
+                on(threads, || {
+                    let mut copy = ArrayD::<f32>::zeros(swapped.raw_dim());
+                    assign(copy.view_mut(), swapped.view());
+                    assert_eq!(copy, expected, "{shape:?}, {threads} threads");
+                });
+            }
         }
     }
 }
