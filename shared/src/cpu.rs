@@ -171,6 +171,46 @@ pub fn set_num_threads(threads: usize) {
     NUM_THREADS.with(|n| n.set(Some(threads.max(1))));
 }
 
+/// What this thread computes as, to take along to another thread: the capability of
+/// [`set_capability`] and the thread count of [`set_num_threads`] decide orders of additions,
+/// and both belong to the thread that set them. Work handed to another thread of the pool
+/// computes as the thread that handed it over inside [`ThreadSettings::run`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadSettings {
+    capability: Option<Capability>,
+    num_threads: Option<usize>,
+}
+
+impl ThreadSettings {
+    /// This thread's settings.
+    pub fn current() -> ThreadSettings {
+        ThreadSettings {
+            capability: CAPABILITY.with(Cell::get),
+            num_threads: NUM_THREADS.with(Cell::get),
+        }
+    }
+
+    /// Runs `work` under these settings on this thread, then puts the thread's own back
+    /// (also if `work` panics).
+    pub fn run<R>(self, work: impl FnOnce() -> R) -> R {
+        /// Puts a thread's settings back when dropped.
+        struct Restore(ThreadSettings);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                self.0.apply();
+            }
+        }
+        let _restore = Restore(ThreadSettings::current());
+        self.apply();
+        work()
+    }
+
+    fn apply(self) {
+        CAPABILITY.with(|c| c.set(self.capability));
+        NUM_THREADS.with(|n| n.set(self.num_threads));
+    }
+}
+
 fn default_num_threads() -> usize {
     let from_env = |name: &str| {
         std::env::var(name)
@@ -228,5 +268,33 @@ mod tests {
         assert_eq!(Capability::from_env_value("avx2"), Some(Capability::Avx2));
         assert_eq!(Capability::from_env_value("sse"), None);
         assert_eq!(Capability::Avx512.to_string(), "AVX512");
+    }
+
+    #[test]
+    fn settings_go_along_to_another_thread_and_come_back() {
+        set_capability(Some(Capability::Default));
+        set_num_threads(3);
+        let settings = ThreadSettings::current();
+        set_capability(None);
+        set_num_threads(1);
+        let there = std::thread::spawn(move || {
+            set_capability(Some(Capability::Avx2));
+            let inside = settings.run(|| (capability(), get_num_threads()));
+            (
+                inside,
+                capability(),
+                get_num_threads() == default_num_threads(),
+            )
+        });
+        let (inside, after, default_threads) = there.join().unwrap();
+        assert_eq!(inside, (Capability::Default, 3));
+        assert_eq!(
+            after,
+            Capability::Avx2,
+            "the thread's own capability is back"
+        );
+        assert!(default_threads, "the thread's own thread count is back");
+        assert_eq!(get_num_threads(), 1);
+        set_capability(None);
     }
 }

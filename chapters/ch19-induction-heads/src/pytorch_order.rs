@@ -29,7 +29,7 @@ use ch11_training::pytorch_order::{
     cross_entropy_in_pytorch_order,
 };
 use rayon::prelude::*;
-use shared::exact::{Capability, capability};
+use shared::exact::{Capability, ThreadSettings, capability};
 use shared::nn::Linear;
 use shared::{Tensor, cat};
 
@@ -90,11 +90,12 @@ pub fn row_blocks(rows: usize) -> Vec<std::ops::Range<usize>> {
 pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let x2 = x.flatten(0, -2);
     let g2 = grad_y.flatten(0, -2);
-    // The blocks' products are independent: they run on the pool's threads, and their
-    // sums are added in order afterwards.
+    // The blocks' products are independent: they run on the pool's threads (computing as
+    // this one), and their sums are added in order afterwards.
+    let settings = ThreadSettings::current();
     let blocks: Vec<Tensor> = row_blocks(x2.size(0))
         .into_par_iter()
-        .map(|rows| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)))
+        .map(|rows| settings.run(|| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows))))
         .collect();
     let mut blocks = blocks.into_iter();
     let first = blocks.next().expect("at least one block");
@@ -113,14 +114,15 @@ pub fn linear_backward_in_pytorch_order(
 ) -> LinearGrads {
     // The input and bias gradients as `linear_backward` computes them; its weight
     // gradient is not computed, only this one. The three are independent: they run on
-    // the pool's threads.
+    // the pool's threads, computing as this one.
     let g2 = grad_y.flatten(0, -2);
+    let settings = ThreadSettings::current();
     let (weight, (bias, input)) = rayon::join(
-        || weight_gradient_in_pytorch_order(x, grad_y),
+        || settings.run(|| weight_gradient_in_pytorch_order(x, grad_y)),
         || {
             rayon::join(
-                || layer.bias.as_ref().map(|_| g2.sum_dim(0, false)),
-                || g2.matmul(&layer.weight).reshape(x.sizes()),
+                || settings.run(|| layer.bias.as_ref().map(|_| g2.sum_dim(0, false))),
+                || settings.run(|| g2.matmul(&layer.weight).reshape(x.sizes())),
             )
         },
     );
@@ -159,8 +161,8 @@ pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -
 /// [`attention_backward_in_one_pass`] with the batch cut into as many parts as the pool has
 /// threads, each part's backward on a thread of its own: one hand-over per call instead of
 /// one per step inside. Every sequence's gradients are computed as the whole batch's would
-/// be (nothing in the attention core's backward adds across sequences), so the bits are the
-/// same on any number of threads.
+/// be (nothing in the attention core's backward adds across sequences, and each thread
+/// computes as the calling one), so the bits are the same on any number of threads.
 ///
 /// # Shapes
 /// As `attention_backward_in_pytorch_order`, with the batch as the first dim.
@@ -175,6 +177,7 @@ pub fn attention_backward_by_sequences(tape: &AttentionTape, grad_out: &Tensor) 
         return attention_backward_in_one_pass(tape, grad_out);
     }
     let sequences = |part: usize| part * batch / parts..(part + 1) * batch / parts;
+    let settings = ThreadSettings::current();
     let grads: Vec<AttentionGrads> = (0..parts)
         .into_par_iter()
         .map(|part| {
@@ -190,7 +193,7 @@ pub fn attention_backward_by_sequences(tape: &AttentionTape, grad_out: &Tensor) 
                 noise: tape.noise.as_ref().map(of),
                 dropped: of(&tape.dropped),
             };
-            attention_backward_in_one_pass(&part_tape, &of(grad_out))
+            settings.run(|| attention_backward_in_one_pass(&part_tape, &of(grad_out)))
         })
         .collect();
     let joined = |field: fn(&AttentionGrads) -> &Tensor| {
@@ -231,7 +234,11 @@ pub fn softmax_scale_mask_backward(
         return masked_fill_backward(&scale_backward(&grad_scaled, scale), hidden);
     };
     let keys = y.size(-1).max(1);
-    let lanes = capability().softmax_lanes();
+    // The capability is this thread's: read here, not on the threads the rows go to.
+    let (lanes, halving) = (
+        capability().softmax_lanes(),
+        capability() != Capability::Default,
+    );
     let hidden_rows: Vec<&[bool]> = hidden_values.chunks(keys).collect();
     let mut grad_x = vec![0.0f32; y_values.len()];
     // The rows are independent: blocks of them go to the pool's threads (at least
@@ -241,7 +248,7 @@ pub fn softmax_scale_mask_backward(
     rows.with_min_len(ROWS_GRAIN.div_ceil(keys))
         .for_each(|(row, ((out, y_row), g_row))| {
             let hidden_row = hidden_rows[row % hidden_rows.len()];
-            let dot = lane_dot(g_row, y_row, lanes);
+            let dot = lane_dot(g_row, y_row, lanes, halving);
             let values = g_row.iter().zip(y_row).zip(hidden_row);
             for (o, ((&g, &y), &h)) in out.iter_mut().zip(values) {
                 *o = if h { 0.0 } else { (g - dot) * y / scale };
@@ -252,12 +259,12 @@ pub fn softmax_scale_mask_backward(
 
 /// `Σ a[i]·b[i]` as [`row_dot`](ch10_backward::pytorch_order::row_dot) adds it in `lanes`
 /// lanes: a row shorter than the lanes left to right; else lane `l` takes the products
-/// `l, l + lanes, ...`, and the lanes are added in pairs, halving (in order on the portable
-/// build). The lanes live on the stack: no allocation per row.
+/// `l, l + lanes, ...`, and the lanes are added in pairs, `halving` (in order on the
+/// portable build, `halving` false). The lanes live on the stack: no allocation per row.
 ///
 /// # Shapes
 /// `a`, `b`: the same length.
-fn lane_dot(a: &[f32], b: &[f32], lanes: usize) -> f32 {
+fn lane_dot(a: &[f32], b: &[f32], lanes: usize, halving: bool) -> f32 {
     let mut products = a.iter().zip(b).map(|(x, y)| x * y);
     if a.len() < lanes {
         let first = products.next().unwrap_or(0.0);
@@ -271,7 +278,7 @@ fn lane_dot(a: &[f32], b: &[f32], lanes: usize) -> f32 {
     for (t, p) in products.enumerate() {
         sums[t % lanes] += p;
     }
-    if capability() == Capability::Default {
+    if !halving {
         return sums[1..].iter().fold(sums[0], |acc, &x| acc + x);
     }
     // Lane `l < half` takes lane `l + half` (`l xor half`): lane 0 ends with the total.

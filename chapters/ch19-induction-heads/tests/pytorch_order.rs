@@ -4,7 +4,7 @@
 //! pass has the bits of chapter 10's steps one after the other.
 
 use ch05_causal::causal_mask;
-use ch10_backward::attention::attention_forward;
+use ch10_backward::attention::{AttentionGrads, attention_forward};
 use ch10_backward::linear::linear_backward;
 use ch10_backward::pytorch_order::attention_backward_in_pytorch_order;
 use ch19_induction_heads::arithmetic::Formulas;
@@ -19,7 +19,7 @@ use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::exact::{Capability, set_capability};
 use shared::nn::{Dropout, Linear};
-use shared::{Tensor, manual_seed, randn};
+use shared::{Tensor, manual_seed, randn, set_num_threads};
 
 proptest! {
     #![proptest_config(quiet(200))]
@@ -151,30 +151,49 @@ proptest! {
 /// The training batch's size of weights (`[64, 2, 32, 32]`, four grains of rows), and an
 /// odd batch of 5: inside a pool of one thread and of three, the rows and the sequences
 /// split between threads differently, and the gradients keep chapter 10's bits, in one pass
-/// and with the batch's sequences shared between the threads.
+/// and with the batch's sequences shared between the threads, whichever build the calling
+/// thread computes as (the threads the rows go to compute as it does).
 #[test]
 fn the_one_pass_backward_has_chapter_10s_bits_on_any_number_of_threads() {
     manual_seed(11);
+    let pool = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        pool.expect("a pool")
+    };
+    let (one, three) = (pool(1), pool(3));
     for batch in [64, 5] {
         let shape = [batch, 2, 32, 16];
         let (q, k, v) = (randn(&shape), randn(&shape), randn(&shape));
         let (_, tape) = attention_forward(&q, &k, &v, &causal_mask(32), &Dropout::new(0.0));
         let grad_out = randn(&shape);
-        let chapter_10 = attention_backward_in_pytorch_order(&tape, &grad_out);
-        for threads in [1, 3] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            let pool = pool.expect("a pool");
-            let one_pass = pool.install(|| attention_backward_in_one_pass(&tape, &grad_out));
-            let by_sequences = pool.install(|| attention_backward_by_sequences(&tape, &grad_out));
-            for (way, grads) in [("one pass", one_pass), ("by sequences", by_sequences)] {
-                for (name, ours, theirs) in [
-                    ("queries", &grads.queries, &chapter_10.queries),
-                    ("keys", &grads.keys, &chapter_10.keys),
-                    ("values", &grads.values, &chapter_10.values),
-                ] {
-                    assert_eq!(ours.sizes(), theirs.sizes(), "{way}: {name}' gradient");
-                    let where_ = format!("batch {batch}, {threads} threads, {way}: {name}'");
-                    assert_same_bits(ours, theirs, &where_);
+        for capability in [Capability::Default, Capability::Avx2, Capability::Avx512] {
+            let as_build = |pool: &rayon::ThreadPool, f: &(dyn Fn() -> AttentionGrads + Sync)| {
+                pool.install(|| {
+                    set_capability(Some(capability));
+                    let grads = f();
+                    set_capability(None);
+                    grads
+                })
+            };
+            let chapter_10 = as_build(&one, &|| {
+                attention_backward_in_pytorch_order(&tape, &grad_out)
+            });
+            for (threads, pool) in [(1, &one), (3, &three)] {
+                let one_pass = as_build(pool, &|| attention_backward_in_one_pass(&tape, &grad_out));
+                let by_sequences =
+                    as_build(pool, &|| attention_backward_by_sequences(&tape, &grad_out));
+                for (way, grads) in [("one pass", one_pass), ("by sequences", by_sequences)] {
+                    for (name, ours, theirs) in [
+                        ("queries", &grads.queries, &chapter_10.queries),
+                        ("keys", &grads.keys, &chapter_10.keys),
+                        ("values", &grads.values, &chapter_10.values),
+                    ] {
+                        assert_eq!(ours.sizes(), theirs.sizes(), "{way}: {name}' gradient");
+                        let where_ = format!(
+                            "batch {batch}, {capability}, {threads} threads, {way}: {name}'"
+                        );
+                        assert_same_bits(ours, theirs, &where_);
+                    }
                 }
             }
         }
@@ -182,22 +201,31 @@ fn the_one_pass_backward_has_chapter_10s_bits_on_any_number_of_threads() {
 }
 
 /// A linear layer's gradients over the training batch's 2048 rows (six blocks of the weight
-/// gradient) have the same bits inside a pool of one thread and of three.
+/// gradient) have the same bits inside a pool of one thread and of three, whichever build
+/// and PyTorch thread count the calling thread computes as.
 #[test]
 fn the_linear_backward_has_the_same_bits_on_any_number_of_threads() {
     manual_seed(12);
     let layer = Linear::new(32, 96, true);
     let (x, grad_y) = (randn(&[64, 32, 32]), randn(&[64, 32, 96]));
-    let on = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-        let pool = pool.expect("a pool");
-        pool.install(|| linear_backward_in_pytorch_order(&layer, &x, &grad_y))
-    };
-    let (one, three) = (on(1), on(3));
-    assert_same_bits(&three.weight, &one.weight, "the weight's gradient");
-    let (bias_one, bias_three) = (one.bias.expect("a bias"), three.bias.expect("a bias"));
-    assert_same_bits(&bias_three, &bias_one, "the bias' gradient");
-    assert_same_bits(&three.input, &one.input, "the input's gradient");
+    for (capability, torch_threads) in [(Capability::Default, 1), (Capability::Avx512, 4)] {
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            pool.expect("a pool").install(|| {
+                set_capability(Some(capability));
+                set_num_threads(torch_threads);
+                let grads = linear_backward_in_pytorch_order(&layer, &x, &grad_y);
+                set_capability(None);
+                grads
+            })
+        };
+        let (one, three) = (on(1), on(3));
+        let what = |name: &str| format!("{capability}, {torch_threads} PyTorch threads: {name}");
+        assert_same_bits(&three.weight, &one.weight, &what("the weight's"));
+        let (bias_one, bias_three) = (one.bias.expect("a bias"), three.bias.expect("a bias"));
+        assert_same_bits(&bias_three, &bias_one, &what("the bias'"));
+        assert_same_bits(&three.input, &one.input, &what("the input's"));
+    }
 }
 
 /// Panics with the first element where `ours` and `theirs` differ, by value and in ulps.
