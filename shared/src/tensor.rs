@@ -259,7 +259,8 @@ impl<E: Element> Tensor<E> {
         if self.is_contiguous() {
             self.clone()
         } else if self.has_contiguous_rows() {
-            // `assign` copies such a view a row at a time.
+            // `assign` copies such a view a row at a time (a large one in pieces on the
+            // pool's threads).
             let mut copy = ndarray::ArrayD::<E>::default(self.stored.raw_dim());
             crate::kernels::parallel::assign(copy.view_mut(), self.stored.view());
             Tensor::from_array(copy.into_shared())

@@ -165,8 +165,9 @@ mod tests {
 
     #[test]
     fn a_copy_has_every_value_in_its_place_on_any_number_of_threads() {
-        // An odd first dim (uneven halves), a first dim of 1 (nothing to cut along), and a
-        // view with its last two dims swapped, as merging heads reads one.
+        // Views with their first two dims swapped (merging the heads copies a view with two
+        // dims swapped): an odd first dim of 5 (uneven halves), and a first dim of 1
+        // (nothing to cut along).
         for shape in [[7, 5, 3001], [40, 1, 3001]] {
             let a = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[0] * 7 + i[1] * 3 + i[2]) as f32);
             let mut swapped = a.view();
