@@ -67,7 +67,9 @@ fn colour_wanted() -> bool {
 
 /// The `main` of a chapter binary: prints the narrative, run with the seed given by
 /// `--seed` (or the articles' seeds), or serves `doctor`.
-pub fn chapter_main(narrative: impl FnOnce(Seed) -> shared::Result<Narrative>) -> ExitCode {
+pub fn chapter_main(
+    narrative: impl FnOnce(Seed) -> shared::Result<Narrative>,
+) -> ExitCode {
     chapter_main_with(|seed, _: NoOptions| narrative(seed))
 }
 

@@ -38,10 +38,13 @@ fn libtorch_report(facts: &LibtorchFacts) -> String {
                 "no version file under LIBTORCH={dir}: is it a libtorch directory?"
             )),
         },
-        None => lines.push("LIBTORCH: not set (the build found libtorch another way)".into()),
+        None => lines
+            .push("LIBTORCH: not set (the build found libtorch another way)".into()),
     }
     // libtorch from PyPI and the official downloads since 2.x use the C++11 string ABI.
-    lines.push("C++ ABI: cxx11 (_GLIBCXX_USE_CXX11_ABI=1, as libtorch 2.x ships)".into());
+    lines.push(
+        "C++ ABI: cxx11 (_GLIBCXX_USE_CXX11_ABI=1, as libtorch 2.x ships)".into(),
+    );
     lines.push(format!("CPU threads used by libtorch: {}", facts.threads));
     match facts.cuda_devices {
         Some(count) => {

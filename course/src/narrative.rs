@@ -78,7 +78,11 @@ impl Step {
     }
 
     /// Prints `label: torch.Size([..])`, like Python's `print("label:", t.shape)`.
-    pub fn print_shape<E: Element>(&mut self, label: &str, t: &Tensor<E>) -> &mut Self {
+    pub fn print_shape<E: Element>(
+        &mut self,
+        label: &str,
+        t: &Tensor<E>,
+    ) -> &mut Self {
         self.print(format!("{label}: {}", t.shape()))
     }
 
@@ -137,7 +141,11 @@ impl Step {
     ///
     /// # Shapes
     /// `weights`: `[..., queries, keys]`.
-    pub fn heatmap_indexed(&mut self, title: &str, weights: &Tensor) -> shared::Result<&mut Self> {
+    pub fn heatmap_indexed(
+        &mut self,
+        title: &str,
+        weights: &Tensor,
+    ) -> shared::Result<&mut Self> {
         let indices = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
         let dims = weights.sizes();
         let (rows, cols) = match dims.len() {
@@ -248,7 +256,9 @@ pub fn python_bool(value: bool) -> &'static str {
 
 /// How Python prints a dict with string keys: `{'Life': 0, 'is': 1}`, in the order given.
 /// A key with a `'` in it is quoted with `"`, as Python's `repr` does.
-pub fn python_dict<K: AsRef<str>, V: Display>(entries: impl IntoIterator<Item = (K, V)>) -> String {
+pub fn python_dict<K: AsRef<str>, V: Display>(
+    entries: impl IntoIterator<Item = (K, V)>,
+) -> String {
     let entries: Vec<String> = entries
         .into_iter()
         .map(|(key, value)| {
@@ -302,7 +312,8 @@ pub fn lines_after<'a>(step: &'a str, header: &str, count: usize) -> Option<&'a 
         offset += line.len();
         taken += 1;
     }
-    (taken == count && start < step.len()).then(|| step[start..offset].trim_end_matches('\n'))
+    (taken == count && start < step.len())
+        .then(|| step[start..offset].trim_end_matches('\n'))
 }
 
 /// The list of extra seeds: one line per chapter, `chNN-slug: S1 S2`; `#` starts a comment.
@@ -311,7 +322,10 @@ pub const SEEDS_FILE: &str = "reference/expected/seeds/SEEDS";
 
 /// The seeds `seeds_file` (the text of [`SEEDS_FILE`]) lists for `chapter`; `None` if the
 /// chapter has no line. A seed that is not a `u64` is an error naming the line.
-pub fn listed_seeds(seeds_file: &str, chapter: &str) -> Result<Option<Vec<u64>>, String> {
+pub fn listed_seeds(
+    seeds_file: &str,
+    chapter: &str,
+) -> Result<Option<Vec<u64>>, String> {
     for line in seeds_file.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
         let Some((name, seeds)) = line.split_once(':') else {
@@ -381,18 +395,25 @@ macro_rules! chapter_output_tests {
     ($narrative:path, $pytorch:expr) => {
         #[test]
         fn output_equals_pytorch() {
-            let story = $narrative($crate::narrative::Seed::ARTICLES).expect("the chapter runs");
-            $crate::platform::assert_printed(&story.to_string(), $pytorch, env!("CARGO_PKG_NAME"));
+            let story = $narrative($crate::narrative::Seed::ARTICLES)
+                .expect("the chapter runs");
+            $crate::platform::assert_printed(
+                &story.to_string(),
+                $pytorch,
+                env!("CARGO_PKG_NAME"),
+            );
         }
 
         #[test]
         fn output_equals_pytorch_for_other_seeds() {
             // The chapter crates live two folders below the workspace root.
-            let root = ::std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let root =
+                ::std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
             let chapter = env!("CARGO_PKG_NAME");
-            for (seed, pytorch) in $crate::narrative::seed_references(&root, chapter) {
-                let story =
-                    $narrative($crate::narrative::Seed::given(seed)).expect("the chapter runs");
+            for (seed, pytorch) in $crate::narrative::seed_references(&root, chapter)
+            {
+                let story = $narrative($crate::narrative::Seed::given(seed))
+                    .expect("the chapter runs");
                 let what = format!("{chapter} --seed {seed}");
                 $crate::platform::assert_printed(&story.to_string(), &pytorch, &what);
             }
@@ -407,7 +428,8 @@ macro_rules! chapter_output_tests {
                 eprintln!("skipped: {platform}");
                 return;
             }
-            let story = $narrative($crate::narrative::Seed::ARTICLES).expect("the chapter runs");
+            let story = $narrative($crate::narrative::Seed::ARTICLES)
+                .expect("the chapter runs");
             for step in &story.steps {
                 ::insta::assert_snapshot!(step.slug(), step.text(), &step.title);
             }
@@ -471,10 +493,12 @@ mod tests {
             message.starts_with("heatmap: expected a 2-D tensor"),
             "{message}"
         );
-        let heads = shared::stack(&[&weights, &weights.t(), &weights], 0).reshape(&[3, 1, 2, 2]);
+        let heads = shared::stack(&[&weights, &weights.t(), &weights], 0)
+            .reshape(&[3, 1, 2, 2]);
         let step = story.step("Heads");
         step.heatmap_indexed("w", &heads).unwrap();
-        let titles: Vec<&str> = step.heatmaps.iter().map(|m| m.title.as_str()).collect();
+        let titles: Vec<&str> =
+            step.heatmaps.iter().map(|m| m.title.as_str()).collect();
         assert_eq!(titles, ["w [0, 0]", "w [1, 0]", "w [2, 0]"]);
         assert_eq!(step.heatmaps[1].values, [1.0, 0.5, 0.0, 0.5]);
         assert_eq!(step.heatmaps[0].rows, ["0", "1"]);

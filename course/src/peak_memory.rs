@@ -36,7 +36,8 @@ fn status_bytes(field: &str) -> io::Result<u64> {
             format!("peak_memory: cannot read {STATUS} ({e}); the measurement needs Linux's /proc"),
         )
     })?;
-    let missing = || io::Error::other(format!("peak_memory: {STATUS} has no line {field}"));
+    let missing =
+        || io::Error::other(format!("peak_memory: {STATUS} has no line {field}"));
     let value = status
         .lines()
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))

@@ -88,7 +88,9 @@ pub fn compare(ours: &str, pytorch: &str) -> Result<Agreement, String> {
                         y.text,
                         match y.tensor_scale {
                             Some(scale) => {
-                                format!(", more than 1e-6 of the tensor's largest |value| {scale}")
+                                format!(
+                                    ", more than 1e-6 of the tensor's largest |value| {scale}"
+                                )
                             }
                             None => String::new(),
                         }
@@ -154,7 +156,13 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
     // Open `tensor(` groups: the index of their first token and their parenthesis depth.
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut depth = 0usize;
-    fn push_text<'a>(out: &mut Vec<Token<'a>>, text: &'a str, from: usize, to: usize, line: usize) {
+    fn push_text<'a>(
+        out: &mut Vec<Token<'a>>,
+        text: &'a str,
+        from: usize,
+        to: usize,
+        line: usize,
+    ) {
         if from < to {
             out.push(Token {
                 text: &text[from..to],
@@ -166,7 +174,9 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
     }
     while i < bytes.len() {
         let starts_word = i == 0 || !word(bytes[i - 1]);
-        if starts_word && let Some((end, kind)) = number_at(text, i, !groups.is_empty()) {
+        if starts_word
+            && let Some((end, kind)) = number_at(text, i, !groups.is_empty())
+        {
             push_text(&mut out, text, text_start, i, text_line);
             out.push(Token {
                 text: &text[i..end],
@@ -217,7 +227,8 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
         match merged.last_mut() {
             Some(last) if last.kind == Kind::Text && token.kind == Kind::Text => {
                 let start = last.text.as_ptr() as usize - text.as_ptr() as usize;
-                let end = token.text.as_ptr() as usize - text.as_ptr() as usize + token.text.len();
+                let end = token.text.as_ptr() as usize - text.as_ptr() as usize
+                    + token.text.len();
                 last.text = &text[start..end];
             }
             _ => merged.push(token),

@@ -36,7 +36,8 @@ pub fn quiet(cases: u32) -> Config {
                 .unwrap_or("");
             // proptest's report on the test's own thread starts so; the panics of the runs it
             // tries while shrinking do not.
-            let report = message.starts_with("Test failed") || message.starts_with("Test aborted");
+            let report = message.starts_with("Test failed")
+                || message.starts_with("Test aborted");
             if !QUIET.with(Cell::get) || report {
                 print(info);
             }

@@ -89,7 +89,8 @@ pub fn all_exercises(root: &Path) -> Result<Vec<Exercise>, String> {
 pub fn stub_file(summary: &str) -> Option<&str> {
     summary.split('`').skip(1).step_by(2).find(|code| {
         // Rust, or WGSL for a GPU kernel's function (chapter 21).
-        code.starts_with("exercises/") && (code.ends_with(".rs") || code.ends_with(".wgsl"))
+        code.starts_with("exercises/")
+            && (code.ends_with(".rs") || code.ends_with(".wgsl"))
     })
 }
 
@@ -111,7 +112,8 @@ pub fn find<'a>(
         .map(|e| e.name.as_str())
         .collect();
     if in_chapter.is_empty() {
-        let mut chapters: Vec<&str> = exercises.iter().map(|e| e.chapter.as_str()).collect();
+        let mut chapters: Vec<&str> =
+            exercises.iter().map(|e| e.chapter.as_str()).collect();
         chapters.dedup();
         Err(format!(
             "no chapter named {chapter:?}; the chapters are: {}",
@@ -146,7 +148,8 @@ mod tests {
 
     #[test]
     fn every_exercise_of_the_course_is_found_with_its_file() {
-        let root = find_root(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("workspace root");
+        let root =
+            find_root(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("workspace root");
         let exercises = all_exercises(&root).expect("exercises");
         assert!(exercises.len() >= 36, "{} exercises", exercises.len());
         for exercise in &exercises {
@@ -159,13 +162,15 @@ mod tests {
         }
         // Book order: chapter 1 first, chapters never interleave.
         assert!(exercises[0].chapter.starts_with("ch01-"));
-        let mut chapters: Vec<&str> = exercises.iter().map(|e| e.chapter.as_str()).collect();
+        let mut chapters: Vec<&str> =
+            exercises.iter().map(|e| e.chapter.as_str()).collect();
         chapters.dedup();
         let mut sorted = chapters.clone();
         sorted.sort();
         sorted.dedup();
         assert_eq!(chapters, sorted);
-        let mask = find(&exercises, "ch05-causal", "causal_mask").expect("causal_mask");
+        let mask =
+            find(&exercises, "ch05-causal", "causal_mask").expect("causal_mask");
         assert_eq!(
             mask.stub,
             Path::new("chapters/ch05-causal/exercises/mask.rs")

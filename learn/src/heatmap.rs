@@ -96,9 +96,11 @@ mod tests {
             drawn.contains("0 ░░0.20 ▓▓0.80   0 ▓▓0.80 ░░0.20\n"),
             "{drawn}"
         );
-        let scores = "got  tensor([[2.5000, -1.0000]])\nwant tensor([[0.8000, 0.2000]])";
+        let scores =
+            "got  tensor([[2.5000, -1.0000]])\nwant tensor([[0.8000, 0.2000]])";
         assert_eq!(heatmaps(scores), None, "scores are not weights");
-        let vectors = "  left: \"tensor([0.5000, 0.5000])\"\n right: \"tensor([1., 0.])\"";
+        let vectors =
+            "  left: \"tensor([0.5000, 0.5000])\"\n right: \"tensor([1., 0.])\"";
         assert_eq!(heatmaps(vectors), None, "1-D tensors are not drawn");
         let shapes = "got  tensor([[0.5000, 0.5000]])\nwant tensor([[1.0000]])";
         assert_eq!(heatmaps(shapes), None, "different shapes");

@@ -70,17 +70,26 @@ fn main() -> ExitCode {
 }
 
 fn run(command: Command) -> Result<ExitCode, String> {
-    let here = std::env::current_dir().map_err(|e| format!("no current folder: {e}"))?;
-    let root = course_map::find_root(&here)
-        .ok_or("run `learn` inside the course's folder (the one with chapters/ in it)")?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("no current folder: {e}"))?;
+    let root = course_map::find_root(&here).ok_or(
+        "run `learn` inside the course's folder (the one with chapters/ in it)",
+    )?;
     let exercises = course_map::all_exercises(&root)?;
     match command {
         Command::List => list(&root, &exercises),
         Command::Watch { chapter, name } => {
             let start = match (chapter, name) {
-                (Some(chapter), Some(name)) => Some(position(&exercises, &chapter, &name)?),
+                (Some(chapter), Some(name)) => {
+                    Some(position(&exercises, &chapter, &name)?)
+                }
                 (None, None) => None,
-                _ => return Err("watch takes a chapter and an exercise name, or neither".into()),
+                _ => {
+                    return Err(
+                        "watch takes a chapter and an exercise name, or neither"
+                            .into(),
+                    );
+                }
             };
             watch::watch(&root, &exercises, start)?;
             Ok(ExitCode::SUCCESS)
@@ -107,14 +116,20 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Reset { chapter, name } => {
             let exercise = course_map::find(&exercises, &chapter, &name)?;
-            println!("To start {exercise} again (this loses your changes to its file), run:");
+            println!(
+                "To start {exercise} again (this loses your changes to its file), run:"
+            );
             println!("  {}", reset_command(exercise));
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn position(exercises: &[Exercise], chapter: &str, name: &str) -> Result<usize, String> {
+fn position(
+    exercises: &[Exercise],
+    chapter: &str,
+    name: &str,
+) -> Result<usize, String> {
     let found = course_map::find(exercises, chapter, name)?;
     Ok(exercises
         .iter()

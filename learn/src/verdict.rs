@@ -67,7 +67,9 @@ impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Verdict::Passed => write!(f, "passed"),
-            Verdict::NotStarted => write!(f, "not started (the code still reaches todo!())"),
+            Verdict::NotStarted => {
+                write!(f, "not started (the code still reaches todo!())")
+            }
             Verdict::Failed { test, panic } => {
                 writeln!(f, "failed: {test}, at {}", panic.location)?;
                 for line in panic.message.lines() {
@@ -87,7 +89,9 @@ impl fmt::Display for Verdict {
                 }
                 Ok(())
             }
-            Verdict::NoTests => write!(f, "no test ran (is the exercise's name right?)"),
+            Verdict::NoTests => {
+                write!(f, "no test ran (is the exercise's name right?)")
+            }
         }
     }
 }
@@ -177,7 +181,9 @@ fn first_compile_error(stderr: &str) -> String {
     lines[start..]
         .iter()
         .skip(1)
-        .position(|l| l.is_empty() || l.starts_with("error") || l.starts_with("warning"))
+        .position(|l| {
+            l.is_empty() || l.starts_with("error") || l.starts_with("warning")
+        })
         .map_or(&lines[start..], |len| &lines[start..=start + len])
         .iter()
         .take(12)
@@ -243,7 +249,9 @@ mod tests {
     #[test]
     fn a_wrong_value_shows_the_first_failing_check_with_expected_and_actual() {
         let run = parse_run(WRONG_SCORES, "");
-        let Verdict::Failed { test, panic } = verdict(&run, "exercise_attention_scores") else {
+        let Verdict::Failed { test, panic } =
+            verdict(&run, "exercise_attention_scores")
+        else {
             panic!("attention_scores fails");
         };
         // The check against PyTorch's digits sorts first, before the property test.
@@ -274,9 +282,9 @@ mod tests {
             panic.message
         );
         assert!(
-            panic
-                .message
-                .contains("minimal failing input: (inputs, query) = (\n    tensor([[-0.2642]]),"),
+            panic.message.contains(
+                "minimal failing input: (inputs, query) = (\n    tensor([[-0.2642]]),"
+            ),
             "{}",
             panic.message
         );

@@ -51,24 +51,29 @@ enum Next {
 }
 
 /// Runs the loop from exercise `start`, or from the first exercise not done.
-pub fn watch(root: &Path, exercises: &[Exercise], start: Option<usize>) -> Result<(), String> {
+pub fn watch(
+    root: &Path,
+    exercises: &[Exercise],
+    start: Option<usize>,
+) -> Result<(), String> {
     let (sender, receiver) = channel();
     let mut events = Events {
         receiver,
         kept: None,
     };
     read_lines(sender.clone());
-    let mut watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
-        let Ok(event) = result else { return };
-        // Reading a file, or only touching its metadata, is not a save.
-        if matches!(event.kind, EventKind::Modify(_) | EventKind::Create(_)) {
-            for path in event.paths {
-                // The loop may be gone (quitting): nothing left to tell.
-                let _ = sender.send(Event::Saved(path));
+    let mut watcher =
+        notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+            let Ok(event) = result else { return };
+            // Reading a file, or only touching its metadata, is not a save.
+            if matches!(event.kind, EventKind::Modify(_) | EventKind::Create(_)) {
+                for path in event.paths {
+                    // The loop may be gone (quitting): nothing left to tell.
+                    let _ = sender.send(Event::Saved(path));
+                }
             }
-        }
-    })
-    .map_err(|e| format!("cannot watch files: {e}"))?;
+        })
+        .map_err(|e| format!("cannot watch files: {e}"))?;
 
     let mut current = match start {
         Some(index) => index,
@@ -133,7 +138,10 @@ pub fn watch(root: &Path, exercises: &[Exercise], start: Option<usize>) -> Resul
 }
 
 /// Runs chapter after chapter until one has an exercise not done; its index.
-fn first_undone(root: &Path, exercises: &[Exercise]) -> Result<Option<usize>, String> {
+fn first_undone(
+    root: &Path,
+    exercises: &[Exercise],
+) -> Result<Option<usize>, String> {
     println!("Looking for the first exercise not done yet…");
     let verdicts = runner::check_all(root, exercises, true, |chapter, verdicts| {
         let done = verdicts.iter().filter(|(_, v)| v.passed()).count();
@@ -146,7 +154,12 @@ fn first_undone(root: &Path, exercises: &[Exercise]) -> Result<Option<usize>, St
 }
 
 /// Waits for a save of the exercise's file or a command, showing hints as they are asked.
-fn wait(events: &mut Events, exercise: &Exercise, root: &Path, tier: &mut usize) -> Next {
+fn wait(
+    events: &mut Events,
+    exercise: &Exercise,
+    root: &Path,
+    tier: &mut usize,
+) -> Next {
     let stub = crate::stub_path(root, exercise);
     loop {
         let Some(event) = events.next() else {
@@ -172,11 +185,17 @@ fn wait(events: &mut Events, exercise: &Exercise, root: &Path, tier: &mut usize)
                                 Err(error) => println!("{error}"),
                             }
                         }
-                        None => println!("That was the last hint ({} of them).", *tier),
+                        None => {
+                            println!("That was the last hint ({} of them).", *tier)
+                        }
                     }
-                    println!("Type a command and Enter: h hint, n next exercise, q quit.");
+                    println!(
+                        "Type a command and Enter: h hint, n next exercise, q quit."
+                    );
                 }
-                other => println!("Unknown command {other:?}: h hint, n next exercise, q quit."),
+                other => println!(
+                    "Unknown command {other:?}: h hint, n next exercise, q quit."
+                ),
             },
         }
     }

@@ -25,7 +25,8 @@ fn copy_workspace(from: &Path, to: &Path) {
         let entry = entry.expect("entry");
         let name = entry.file_name();
         let kind = entry.file_type().expect("file type");
-        let skip = ["target", ".git", "build", "models"].contains(&name.to_str().unwrap_or(""))
+        let skip = ["target", ".git", "build", "models"]
+            .contains(&name.to_str().unwrap_or(""))
             || name.to_string_lossy().starts_with(".venv");
         if skip || kind.is_symlink() {
             continue;
@@ -78,7 +79,8 @@ fn listing(dir: &Path) -> Vec<String> {
 #[ignore = "builds a chapter in a scratch copy of the workspace; run by .ci/run with --ignored"]
 fn a_scripted_session_solves_an_exercise_and_moves_on() {
     let real = workspace_root();
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("learn-e2e-workspace");
+    let scratch =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("learn-e2e-workspace");
     // A build folder of its own, kept from run to run so the dependencies are built once.
     // Not the real tree's: cargo tells two copies of the workspace apart by the files'
     // times only, so a shared folder could hand one copy the other's test binary.
@@ -105,7 +107,8 @@ fn a_scripted_session_solves_an_exercise_and_moves_on() {
         "{text}"
     );
 
-    std::fs::copy(chapter.join("src").join("scores.rs"), &stub).expect("copy the solution");
+    std::fs::copy(chapter.join("src").join("scores.rs"), &stub)
+        .expect("copy the solution");
     let (output, text) = learn(&scratch, &target, &args, "");
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(
@@ -129,9 +132,9 @@ fn a_scripted_session_solves_an_exercise_and_moves_on() {
     ];
     let mut rest = text.as_str();
     for expected in order {
-        let at = rest
-            .find(expected)
-            .unwrap_or_else(|| panic!("{expected:?} missing, or out of order, in:\n{text}"));
+        let at = rest.find(expected).unwrap_or_else(|| {
+            panic!("{expected:?} missing, or out of order, in:\n{text}")
+        });
         rest = &rest[at + expected.len()..];
     }
 

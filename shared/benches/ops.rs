@@ -6,7 +6,9 @@
 //! `cargo bench -p shared --bench ops`; `scripts/bench-matmul-vs-torch.sh` runs the
 //! 1024² case and the module's products next to PyTorch's and prints the throughput ratios.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use shared::{manual_seed, randn};
 use std::hint::black_box;
 
@@ -40,9 +42,10 @@ fn matmul_module(c: &mut Criterion) {
         let x = randn(&[n, 768]);
         let w = randn(&[out, 768]);
         group.throughput(Throughput::Elements((2 * n * 768 * out) as u64));
-        group.bench_function(BenchmarkId::new(format!("{n}x768_{out}"), n), |bench| {
-            bench.iter(|| black_box(x.matmul(&w.t())))
-        });
+        group
+            .bench_function(BenchmarkId::new(format!("{n}x768_{out}"), n), |bench| {
+                bench.iter(|| black_box(x.matmul(&w.t())))
+            });
     }
     group.finish();
 }

@@ -12,7 +12,9 @@ use shared::exact::{Isa, gemm_with};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "KERNEL M K N [transposed] [REPS]";
-    let number = |i: usize| -> usize { args.get(i).and_then(|s| s.parse().ok()).expect(usage) };
+    let number = |i: usize| -> usize {
+        args.get(i).and_then(|s| s.parse().ok()).expect(usage)
+    };
     let (m, k, n) = (number(1), number(2), number(3));
     let transposed = args.get(4).is_some_and(|s| s == "transposed");
     let reps = args

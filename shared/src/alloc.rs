@@ -19,7 +19,10 @@ use crate::error::{Error, Result, f_checked_numel, shape_list};
 ///
 /// # Shapes
 /// `shape`: the shape of the tensor about to be made.
-pub(crate) fn f_alloc<E: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<E>> {
+pub(crate) fn f_alloc<E: Element>(
+    op: &'static str,
+    shape: &[usize],
+) -> Result<Vec<E>> {
     let numel = f_checked_numel(op, shape, std::mem::size_of::<E>())?;
     let mut values = Vec::new();
     values

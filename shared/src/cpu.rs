@@ -222,7 +222,8 @@ fn default_num_threads() -> usize {
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
     let asked = from_env("MKL_NUM_THREADS").or_else(|| from_env("OMP_NUM_THREADS"));
-    let dynamic = !std::env::var("MKL_DYNAMIC").is_ok_and(|v| v.eq_ignore_ascii_case("false"));
+    let dynamic =
+        !std::env::var("MKL_DYNAMIC").is_ok_and(|v| v.eq_ignore_ascii_case("false"));
     match asked {
         Some(n) if dynamic => n.min(cores),
         Some(n) => n,

@@ -43,8 +43,8 @@ impl<E: Element, const N: usize, const M: usize, const K: usize> NestedArray<E>
     }
 }
 
-impl<E: Element, const N: usize, const M: usize, const K: usize, const L: usize> NestedArray<E>
-    for [[[[E; N]; M]; K]; L]
+impl<E: Element, const N: usize, const M: usize, const K: usize, const L: usize>
+    NestedArray<E> for [[[[E; N]; M]; K]; L]
 {
     fn into_parts(self) -> (Vec<usize>, Vec<E>) {
         let values = self.iter().flatten().flatten().flatten().copied().collect();
@@ -105,7 +105,11 @@ impl<E: Element> Tensor<E> {
 }
 
 /// A tensor of `shape` with every element `value`; `op` names the caller in errors.
-fn f_filled<E: Element>(op: &'static str, shape: &[usize], value: E) -> Result<Tensor<E>> {
+fn f_filled<E: Element>(
+    op: &'static str,
+    shape: &[usize],
+    value: E,
+) -> Result<Tensor<E>> {
     let mut values = crate::alloc::f_alloc(op, shape)?;
     values.resize(shape.iter().product(), value);
     Ok(crate::storage::from_checked_vec(values, shape))
@@ -229,7 +233,10 @@ impl Tensor {
 
     /// Runs `fill` over the elements in the order they lie in memory. `fill` also learns
     /// whether the tensor is contiguous in PyTorch's sense (row-major with no gaps).
-    pub(crate) fn fill_in_memory_order(&mut self, fill: impl FnOnce(&mut [f32], bool)) {
+    pub(crate) fn fill_in_memory_order(
+        &mut self,
+        fill: impl FnOnce(&mut [f32], bool),
+    ) {
         self.make_writable();
         let contiguous = self.is_contiguous();
         match self.stored.as_slice_memory_order_mut() {
@@ -239,8 +246,8 @@ impl Tensor {
                 let mut values = vec![0.0; self.numel()];
                 fill(&mut values, false);
                 let shape = self.sizes().to_vec();
-                self.stored =
-                    ArcArray::from_shape_vec(IxDyn(&shape), values).expect("same element count");
+                self.stored = ArcArray::from_shape_vec(IxDyn(&shape), values)
+                    .expect("same element count");
             }
         }
     }
@@ -356,7 +363,9 @@ impl Arange for usize {
     fn push_values(start: Self, step: Self, n: usize, out: &mut Vec<i64>) {
         // The values stay below `end`, a usize: beyond i64::MAX they saturate, as a
         // `Position` does (no tensor is that long).
-        out.extend((0..n).map(|i| i64::try_from(start + step * i).unwrap_or(i64::MAX)));
+        out.extend(
+            (0..n).map(|i| i64::try_from(start + step * i).unwrap_or(i64::MAX)),
+        );
     }
 }
 

@@ -4,7 +4,9 @@ use crate::fmt::Values;
 
 /// The element types a tensor can hold: `f32` (the default, like `torch.float32`),
 /// `i64` (token ids, like `torch.int64`) and `bool` (masks, like `torch.bool`).
-pub trait Element: Copy + PartialEq + std::fmt::Debug + Default + Send + Sync + 'static {
+pub trait Element:
+    Copy + PartialEq + std::fmt::Debug + Default + Send + Sync + 'static
+{
     /// PyTorch's name of the dtype, e.g. `torch.float32`.
     const DTYPE: &'static str;
 

@@ -33,7 +33,9 @@ pub enum Error {
         ndim: usize,
     },
     /// An index outside the size of the dimension it indexes.
-    #[error("{op}: index {index} is out of bounds for dimension {dim} with size {size}")]
+    #[error(
+        "{op}: index {index} is out of bounds for dimension {dim} with size {size}"
+    )]
     IndexOutOfRange {
         /// The operation.
         op: &'static str,

@@ -42,7 +42,8 @@ pub mod viz;
 pub use backend::{Device, device, set_device};
 pub use cpu::{get_num_threads, set_num_threads};
 pub use creation::{
-    arange, empty, f_arange, f_empty, f_ones, f_rand, f_randn, f_zeros, ones, rand, randn, zeros,
+    arange, empty, f_arange, f_empty, f_ones, f_rand, f_randn, f_zeros, ones, rand,
+    randn, zeros,
 };
 pub use error::{Error, Result};
 pub use fmt::Size;

@@ -12,7 +12,10 @@ use crate::tensor::{Element, Tensor};
 ///
 /// # Shapes
 /// Returns the product of `shape` zeros.
-pub(crate) fn f_zeros_in_parallel(op: &'static str, shape: &[usize]) -> Result<Vec<f32>> {
+pub(crate) fn f_zeros_in_parallel(
+    op: &'static str,
+    shape: &[usize],
+) -> Result<Vec<f32>> {
     let mut values = f_alloc(op, shape)?;
     push_zeros_in_parallel(&mut values, shape.iter().product());
     Ok(values)
@@ -41,7 +44,10 @@ pub(crate) fn f_new<E: Element>(
 ///
 /// # Shapes
 /// `values.len()` is the product of `shape`.
-pub(crate) fn from_checked_vec<E: Element>(values: Vec<E>, shape: &[usize]) -> Tensor<E> {
+pub(crate) fn from_checked_vec<E: Element>(
+    values: Vec<E>,
+    shape: &[usize],
+) -> Tensor<E> {
     Tensor::from_array(
         ArcArray::from_shape_vec(IxDyn(shape), values)
             .expect("the values were allocated for this shape"),

@@ -134,7 +134,11 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `values.len()` must be the product of `shape` (1 for a 0-d `shape == []`).
     pub fn f_from_vec(values: Vec<E>, shape: &[usize]) -> Result<Self> {
-        let numel = crate::error::f_checked_numel("from_vec", shape, std::mem::size_of::<E>())?;
+        let numel = crate::error::f_checked_numel(
+            "from_vec",
+            shape,
+            std::mem::size_of::<E>(),
+        )?;
         if values.len() != numel {
             return Err(Error::Shape {
                 op: "from_vec",
@@ -276,7 +280,8 @@ impl<E: Element> Tensor<E> {
     pub fn to_vec(&self) -> Vec<E> {
         if self.is_expanded() {
             // Every repeat becomes a value: the size is checked first.
-            let mut values = crate::error::or_panic(crate::alloc::f_alloc("to_vec", self.sizes()));
+            let mut values =
+                crate::error::or_panic(crate::alloc::f_alloc("to_vec", self.sizes()));
             // A row at a time: a row that is not itself repeated is one memory copy (a
             // key/value head repeated for its group of query heads, every decoding step),
             // and the walk over the other dims is paid once per row, not once per value.
@@ -301,18 +306,21 @@ impl<E: Element> Tensor<E> {
         }
         // Another order (a transpose): `fold` walks ndarray's iterator a row at a time,
         // several times faster than `collect`, which asks for one element after another.
-        self.array()
-            .iter()
-            .fold(Vec::with_capacity(self.numel()), |mut values, &x| {
+        self.array().iter().fold(
+            Vec::with_capacity(self.numel()),
+            |mut values, &x| {
                 values.push(x);
                 values
-            })
+            },
+        )
     }
 
     /// Whether the last dim steps by one element (heads split out of a projection, a
     /// slice of rows): such views are copied a row at a time.
     fn has_contiguous_rows(&self) -> bool {
-        !self.is_expanded() && self.dim() > 1 && self.stored.strides().last() == Some(&1)
+        !self.is_expanded()
+            && self.dim() > 1
+            && self.stored.strides().last() == Some(&1)
     }
 
     /// The values as one slice, without copying, if they lie in row-major order with no
@@ -366,7 +374,11 @@ impl<E: Element> Tensor<E> {
         dim: i64,
     ) -> Result<Option<usize>> {
         if self.dim() == 0 {
-            normalize_dim(op, dim, 1).map_err(|_| Error::DimOutOfRange { op, dim, ndim: 0 })?;
+            normalize_dim(op, dim, 1).map_err(|_| Error::DimOutOfRange {
+                op,
+                dim,
+                ndim: 0,
+            })?;
             return Ok(None);
         }
         normalize_dim(op, dim, self.dim()).map(Some)
@@ -377,7 +389,9 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `index.len() == dim()`, each entry below its dim's size.
     pub fn f_set(&mut self, index: &[usize], value: E) -> Result<()> {
-        if index.len() != self.dim() || index.iter().zip(self.sizes()).any(|(i, n)| i >= n) {
+        if index.len() != self.dim()
+            || index.iter().zip(self.sizes()).any(|(i, n)| i >= n)
+        {
             return Err(Error::Shape {
                 op: "set",
                 detail: format!(
@@ -401,8 +415,10 @@ impl<E: Element> Tensor<E> {
     pub(crate) fn map<O: Element>(&self, f: impl Fn(E) -> O) -> Tensor<O> {
         if self.is_expanded() {
             // Every repeat becomes an element of the result: the size is checked first.
-            let mut values =
-                crate::error::or_panic(crate::alloc::f_alloc::<O>("elementwise", self.sizes()));
+            let mut values = crate::error::or_panic(crate::alloc::f_alloc::<O>(
+                "elementwise",
+                self.sizes(),
+            ));
             values.extend(self.array().iter().map(|&x| f(x)));
             return Tensor::from_vec(values, self.sizes());
         }
@@ -412,12 +428,20 @@ impl<E: Element> Tensor<E> {
     /// The printer's view of this tensor: values in row-major order and the shape.
     fn print_text(&self) -> String {
         let values = self.to_vec();
-        crate::fmt::format_tensor(E::values(&values), self.sizes(), &Suffixes::default())
+        crate::fmt::format_tensor(
+            E::values(&values),
+            self.sizes(),
+            &Suffixes::default(),
+        )
     }
 }
 
 /// Maps a possibly negative `dim` into `0..ndim`.
-pub(crate) fn normalize_dim(op: &'static str, dim: i64, ndim: usize) -> Result<usize> {
+pub(crate) fn normalize_dim(
+    op: &'static str,
+    dim: i64,
+    ndim: usize,
+) -> Result<usize> {
     let n = ndim as i64;
     let d = if dim < 0 { dim + n } else { dim };
     if d < 0 || d >= n {

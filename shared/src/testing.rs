@@ -19,7 +19,12 @@ use crate::viz;
 ///
 /// # Shapes
 /// `got`, `want`: any shapes (different shapes are never close).
-pub fn difference(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) -> Option<String> {
+pub fn difference(
+    got: &Tensor,
+    want: &Tensor,
+    rtol: f64,
+    atol: f64,
+) -> Option<String> {
     if got.sizes() != want.sizes() {
         return Some(format!(
             "shapes differ: got {:?}, want {:?}",
@@ -69,7 +74,9 @@ pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64) {
         let pictures = weights_side_by_side(want, got)
             .map(|p| format!("\n{p}"))
             .unwrap_or_default();
-        panic!("tensors are not close: {difference}\ngot  {got}\nwant {want}{pictures}");
+        panic!(
+            "tensors are not close: {difference}\ngot  {got}\nwant {want}{pictures}"
+        );
     }
 }
 
@@ -229,7 +236,10 @@ mod tests {
         assert!(close(&want, &want, 0.0, 0.0));
         assert!(close(&got, &want, 0.05, 0.0));
         let message = difference(&got, &want, 1e-5, 1e-8).expect("they differ");
-        assert!(message.starts_with("first difference at index [1, 0]: got 3.1e0, want 3e0"));
+        assert!(
+            message
+                .starts_with("first difference at index [1, 0]: got 3.1e0, want 3e0")
+        );
         assert!(!close(&tensor!([1.0, 2.0]), &want, 1.0, 1.0));
     }
 
@@ -249,10 +259,11 @@ mod tests {
         assert_eq!(weights_side_by_side(&scores, &got), None, "scores");
         let vectors = (tensor!([0.5, 0.5]), tensor!([1.0, 0.0]));
         assert_eq!(weights_side_by_side(&vectors.0, &vectors.1), None, "1-D");
-        let message = std::panic::catch_unwind(|| assert_close(&got, &want, 1e-5, 1e-8))
-            .unwrap_err()
-            .downcast::<String>()
-            .unwrap();
+        let message =
+            std::panic::catch_unwind(|| assert_close(&got, &want, 1e-5, 1e-8))
+                .unwrap_err()
+                .downcast::<String>()
+                .unwrap();
         assert!(message.ends_with(&weights_side_by_side(&want, &got).unwrap()));
     }
 

@@ -120,7 +120,10 @@ fn shape_errors_name_the_operation_and_the_shapes() {
             "from_vec: 3 values cannot fill a tensor of shape [2, 2] (4 elements)",
         ),
         (
-            message(Linear::from_parameters(ones(&[2, 3]), None).f_forward(&ones(&[6, 2]))),
+            message(
+                Linear::from_parameters(ones(&[2, 3]), None)
+                    .f_forward(&ones(&[6, 2])),
+            ),
             "linear: mat1 and mat2 shapes cannot be multiplied (6x2 and 3x2)",
         ),
         (
@@ -151,7 +154,9 @@ fn shape_errors_name_the_operation_and_the_shapes() {
 }
 
 #[test]
-#[should_panic(expected = "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)")]
+#[should_panic(
+    expected = "matmul: mat1 and mat2 shapes cannot be multiplied (6x3 and 2x2)"
+)]
 fn plain_forms_panic_with_the_same_message() {
     let _ = ones(&[6, 3]).matmul(&ones(&[2, 2]));
 }
@@ -163,7 +168,9 @@ fn view_panics_with_the_message() {
 }
 
 #[test]
-#[should_panic(expected = "div: the size of tensor a (6) must match the size of tensor b (5)")]
+#[should_panic(
+    expected = "div: the size of tensor a (6) must match the size of tensor b (5)"
+)]
 fn operators_panic_with_the_message() {
     let _ = &ones(&[6]) / &ones(&[5]);
 }
@@ -254,8 +261,8 @@ fn empty_and_0d_tensors_give_pytorchs_answers() {
     assert_eq!(c.shape(), [2, 3]);
     assert!(c.to_vec().iter().all(|x| x.to_bits() == 0));
     // Out of place, masked_fill broadcasts the tensor to the mask's shape.
-    let filled =
-        ones(&[3]).masked_fill(&tensor!([[true, false, true], [false, false, false]]), 0.0);
+    let filled = ones(&[3])
+        .masked_fill(&tensor!([[true, false, true], [false, false, false]]), 0.0);
     assert_eq!(filled.to_vec(), vec![0.0, 1.0, 0.0, 1.0, 1.0, 1.0]);
     // arange counts in f64 as PyTorch does: the tenth value is 0.9 rounded once to f32, not
     // nine additions of 0.1f32.

@@ -104,6 +104,9 @@ fn large_sums_are_split_like_pytorch_threads() {
     shared::set_num_threads(2);
     let two = x.sum().item();
     let exact: f64 = x.to_vec().iter().map(|&v| f64::from(v)).sum();
-    assert!((f64::from(one) - exact).abs() < 1e-2 && (f64::from(two) - exact).abs() < 1e-2);
+    assert!(
+        (f64::from(one) - exact).abs() < 1e-2
+            && (f64::from(two) - exact).abs() < 1e-2
+    );
     assert_eq!(shared::get_num_threads(), 2);
 }

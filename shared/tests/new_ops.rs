@@ -16,7 +16,8 @@ fn tensor() -> impl Strategy<Value = Tensor> {
             1 => Just(f32::INFINITY),
             1 => Just(f32::NAN),
         ];
-        proptest::collection::vec(value, n).prop_map(move |v| Tensor::from_vec(v, &shape))
+        proptest::collection::vec(value, n)
+            .prop_map(move |v| Tensor::from_vec(v, &shape))
     })
 }
 
@@ -24,7 +25,8 @@ fn tensor() -> impl Strategy<Value = Tensor> {
 fn index() -> impl Strategy<Value = Tensor<i64>> {
     proptest::collection::vec(0usize..4, 0..4).prop_flat_map(|shape| {
         let n: usize = shape.iter().product();
-        proptest::collection::vec(-1i64..4, n).prop_map(move |v| Tensor::from_vec(v, &shape))
+        proptest::collection::vec(-1i64..4, n)
+            .prop_map(move |v| Tensor::from_vec(v, &shape))
     })
 }
 

@@ -323,15 +323,17 @@ fn shape() -> impl Strategy<Value = Vec<usize>> {
 /// A tensor of a shape, filled from `value()`, sometimes as a transposed (non-contiguous) view.
 fn tensor_of(shape: Vec<usize>) -> impl Strategy<Value = Tensor> {
     let n: usize = shape.iter().product();
-    (prop::collection::vec(value(), n), any::<bool>()).prop_map(move |(values, transposed)| {
-        let t = Tensor::from_vec(values, &shape);
-        if transposed && t.dim() >= 2 {
-            // The transpose of the transpose: same shape, but reached through a view.
-            t.transpose(0, -1).contiguous().transpose(0, -1)
-        } else {
-            t
-        }
-    })
+    (prop::collection::vec(value(), n), any::<bool>()).prop_map(
+        move |(values, transposed)| {
+            let t = Tensor::from_vec(values, &shape);
+            if transposed && t.dim() >= 2 {
+                // The transpose of the transpose: same shape, but reached through a view.
+                t.transpose(0, -1).contiguous().transpose(0, -1)
+            } else {
+                t
+            }
+        },
+    )
 }
 
 /// Two shapes: unrelated, equal, or fitting together as matrices (`[.., m, k]`, `[.., k, n]`).

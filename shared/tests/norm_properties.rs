@@ -21,7 +21,8 @@ fn value() -> impl Strategy<Value = f32> {
 fn tensor() -> impl Strategy<Value = Tensor> {
     prop::collection::vec(0usize..5, 0..5).prop_flat_map(|shape| {
         let n: usize = shape.iter().product();
-        prop::collection::vec(value(), n).prop_map(move |v| Tensor::from_vec(v, &shape))
+        prop::collection::vec(value(), n)
+            .prop_map(move |v| Tensor::from_vec(v, &shape))
     })
 }
 

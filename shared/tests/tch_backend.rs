@@ -103,7 +103,9 @@ fn cuda_without_a_gpu_is_a_clear_error() {
     } else {
         let err = result.unwrap_err().to_string();
         assert!(
-            err.starts_with("device: cuda:0 needs a CUDA GPU, but libtorch sees none"),
+            err.starts_with(
+                "device: cuda:0 needs a CUDA GPU, but libtorch sees none"
+            ),
             "{err}"
         );
     }
@@ -111,7 +113,8 @@ fn cuda_without_a_gpu_is_a_clear_error() {
 
 #[test]
 fn libtorch_describes_itself() {
-    let facts = shared::backend::libtorch_facts().expect("built with the tch feature");
+    let facts =
+        shared::backend::libtorch_facts().expect("built with the tch feature");
     assert!(facts.threads >= 1, "{facts:?}");
     assert!(!facts.cudnn || facts.cuda_devices.is_some(), "{facts:?}");
 }

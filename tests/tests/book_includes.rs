@@ -216,8 +216,8 @@ fn anchor_body(text: &str, name: &str) -> Result<Vec<String>, String> {
 fn resolve(include: &Include) -> Result<Vec<String>, String> {
     let dir = include.page.parent().expect("page has a folder");
     let path = dir.join(&include.target);
-    let text =
-        fs::read_to_string(&path).map_err(|e| format!("cannot read {} ({e})", include.target))?;
+    let text = fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {} ({e})", include.target))?;
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let body = match (&include.selector, ext) {
@@ -227,7 +227,9 @@ fn resolve(include: &Include) -> Result<Vec<String>, String> {
         }
         // A GPU kernel is shown whole, as the device compiles it (chapter 21).
         (Selector::Whole, "wgsl") => lines.clone(),
-        (Selector::Lines(Some(start), None), "snap") if *start == SNAPSHOT_HEADER_LINES + 1 => {
+        (Selector::Lines(Some(start), None), "snap")
+            if *start == SNAPSHOT_HEADER_LINES + 1 =>
+        {
             let header = &lines[..SNAPSHOT_HEADER_LINES.min(lines.len())];
             let header_ok = header.len() == SNAPSHOT_HEADER_LINES
                 && header[0] == "---"
@@ -385,7 +387,10 @@ fn anchors_are_found_closed_and_non_empty() {
             .contains("not found")
     );
     // `one` must not match `one_more`.
-    assert!(anchor_body("// ANCHOR: one_more\nx\n// ANCHOR_END: one_more\n", "one").is_err());
+    assert!(
+        anchor_body("// ANCHOR: one_more\nx\n// ANCHOR_END: one_more\n", "one")
+            .is_err()
+    );
 }
 
 #[test]
@@ -419,7 +424,8 @@ fn every_anchor_in_the_chapters_is_closed() {
 #[test]
 fn every_page_of_the_summary_exists() {
     let src = root().join("book/src");
-    let summary = fs::read_to_string(src.join("SUMMARY.md")).expect("book/src/SUMMARY.md");
+    let summary =
+        fs::read_to_string(src.join("SUMMARY.md")).expect("book/src/SUMMARY.md");
     let mut missing = Vec::new();
     let mut linked = 0;
     for line in summary.lines() {
@@ -495,12 +501,17 @@ fn every_figure_is_up_to_date_and_used() {
         for (i, _) in text.match_indices("figures/") {
             let rest = &text[i + "figures/".len()..];
             let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.'))
+                .find(|c: char| {
+                    !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
+                })
                 .unwrap_or(rest.len());
             let name = &rest[..end];
             if name.ends_with(".svg") {
                 if !names.contains(name) {
-                    problems.push(format!("{}: shows missing figure {name}", relative(&page)));
+                    problems.push(format!(
+                        "{}: shows missing figure {name}",
+                        relative(&page)
+                    ));
                 }
                 used.insert(name.to_string());
             }

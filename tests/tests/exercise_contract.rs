@@ -34,7 +34,10 @@ fn workspace_root() -> PathBuf {
 /// One run per chapter and variant: all the stubs are in place at once either way (the
 /// `exercise` feature swaps them all), so running an exercise's tests alone would not
 /// change any verdict, only build and start the binary once per exercise.
-fn run_chapter_tests(package: &str, as_exercise: bool) -> (Vec<(String, bool)>, String) {
+fn run_chapter_tests(
+    package: &str,
+    as_exercise: bool,
+) -> (Vec<(String, bool)>, String) {
     let root = workspace_root();
     let mut cargo = Command::new(env!("CARGO"));
     cargo
@@ -86,11 +89,12 @@ fn every_stub_fails_and_every_solution_passes() {
         only.as_ref()
             .is_none_or(|words| words.iter().any(|w| name.starts_with(w.as_str())))
     };
-    let mut chapters: Vec<PathBuf> = std::fs::read_dir(workspace_root().join("chapters"))
-        .expect("chapters/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.join("exercises").join("hints.md").exists() && chosen(p))
-        .collect();
+    let mut chapters: Vec<PathBuf> =
+        std::fs::read_dir(workspace_root().join("chapters"))
+            .expect("chapters/")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.join("exercises").join("hints.md").exists() && chosen(p))
+            .collect();
     chapters.sort();
     assert!(!chapters.is_empty(), "no chapter has exercises");
     let mut problems = Vec::new();
@@ -101,7 +105,8 @@ fn every_stub_fails_and_every_solution_passes() {
             .to_string_lossy()
             .to_string();
         let hints =
-            std::fs::read_to_string(chapter.join("exercises").join("hints.md")).expect("hints.md");
+            std::fs::read_to_string(chapter.join("exercises").join("hints.md"))
+                .expect("hints.md");
         let exercises = parse_hints(&hints);
         if !(3..=6).contains(&exercises.len()) {
             problems.push(format!(

@@ -144,8 +144,9 @@ fn split_page(page: &Path) -> (String, Vec<(String, String)>) {
                 None => (argument, None),
             };
             let file = page.parent().expect("book/src").join(path);
-            let content = fs::read_to_string(&file)
-                .unwrap_or_else(|_| panic!("{}: {path} is not readable", page.display()));
+            let content = fs::read_to_string(&file).unwrap_or_else(|_| {
+                panic!("{}: {path} is not readable", page.display())
+            });
             included.push((path.to_string(), select(&content, selector)));
             rest = &after[end + 2..];
         }
@@ -184,7 +185,8 @@ fn machine_sentences(prose: &str) -> Vec<String> {
                     !before.is_some_and(|c| c.is_ascii_alphabetic())
                         && (word.ends_with(' ')
                             || *word == "AVX"
-                            || !after.is_some_and(|c| c.is_ascii_alphabetic() && c != 's'))
+                            || !after
+                                .is_some_and(|c| c.is_ascii_alphabetic() && c != 's'))
                 })
             }) || has_commit_hash(sentence)
         })
@@ -237,7 +239,8 @@ fn problems_of(chapter: &str) -> Vec<String> {
 fn chapter_listings_are_formulas_and_the_prose_speaks_of_attention() {
     let chapters = chapters();
     assert!(chapters.len() >= 14, "found only the chapters {chapters:?}");
-    let problems: Vec<String> = chapters.iter().flat_map(|c| problems_of(c)).collect();
+    let problems: Vec<String> =
+        chapters.iter().flat_map(|c| problems_of(c)).collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

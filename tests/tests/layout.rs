@@ -38,7 +38,8 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// `text` without its `//` comments (doc comments included), line for line.
@@ -154,7 +155,9 @@ fn only_a_narratives_entry_point_is_used_by_other_packages() {
                 .nth(1)
                 .map(|c| c.as_os_str().to_string_lossy().replace('-', "_"));
             for krate in &crates {
-                if relative.starts_with("chapters") && own.as_deref() == Some(krate.as_str()) {
+                if relative.starts_with("chapters")
+                    && own.as_deref() == Some(krate.as_str())
+                {
                     continue;
                 }
                 for path in paths_after(&text, &format!("{krate}::narrative::")) {
@@ -190,7 +193,10 @@ fn stubs_hold_only_what_the_learner_writes() {
                         || (words.first().is_some_and(|w| w.starts_with("pub"))
                             && words.get(1) == Some(&kind))
                 };
-                if declares("struct") || declares("enum") || line.starts_with("#[allow") {
+                if declares("struct")
+                    || declares("enum")
+                    || line.starts_with("#[allow")
+                {
                     let relative = stub.strip_prefix(root()).unwrap_or(&stub);
                     found.push(format!("{}:{}: {line}", relative.display(), n + 1));
                 }
@@ -214,7 +220,12 @@ fn shapes_and_indices_need_no_casts() {
                 for (n, line) in code(&read(&file)).lines().enumerate() {
                     for _ in line.matches("as i64") {
                         let relative = file.strip_prefix(root()).unwrap_or(&file);
-                        found.push(format!("{}:{}: {}", relative.display(), n + 1, line.trim()));
+                        found.push(format!(
+                            "{}:{}: {}",
+                            relative.display(),
+                            n + 1,
+                            line.trim()
+                        ));
                     }
                 }
             }
@@ -237,7 +248,12 @@ fn benchmarks_share_code_through_a_crate() {
             for (n, line) in code(&read(&file)).lines().enumerate() {
                 if line.trim_start().starts_with("#[path") {
                     let relative = file.strip_prefix(root()).unwrap_or(&file);
-                    found.push(format!("{}:{}: {}", relative.display(), n + 1, line.trim()));
+                    found.push(format!(
+                        "{}:{}: {}",
+                        relative.display(),
+                        n + 1,
+                        line.trim()
+                    ));
                 }
             }
         }

@@ -107,7 +107,8 @@ fn ops_fixtures_matrix_products_are_bit_for_bit() {
         case.remove("atol_of_max").is_some()
     });
     let products = cases.len();
-    let report = run_fixture_text(&file.to_string()).expect("a fixture file in a known format");
+    let report = run_fixture_text(&file.to_string())
+        .expect("a fixture file in a known format");
     let failed: Vec<_> = report.failures.iter().map(|f| &f.name).collect();
     assert!(failed.is_empty(), "not bit for bit: {failed:?}");
     assert_eq!(report.passed, products);
@@ -160,7 +161,8 @@ fn the_tolerant_rule_rejects_a_wrong_value() {
     let scale = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
     let outcome = |shift: f32| {
         let mut case = case.clone();
-        case["expected"]["values"][0] = format!("{:#010x}", (values[0] + shift).to_bits()).into();
+        case["expected"]["values"][0] =
+            format!("{:#010x}", (values[0] + shift).to_bits()).into();
         let file = serde_json::json!({ "cases": [case] }).to_string();
         run_fixture_text(&file)
             .expect("a fixture file")

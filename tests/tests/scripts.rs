@@ -25,10 +25,15 @@ fn files(dir: &Path, endings: &[&str]) -> Vec<PathBuf> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
             let built_book = name == "book" && dir.ends_with("book");
-            if !built_book && !SKIPPED.contains(&name.as_str()) && !name.starts_with(".venv") {
+            if !built_book
+                && !SKIPPED.contains(&name.as_str())
+                && !name.starts_with(".venv")
+            {
                 found.extend(files(&path, endings));
             }
-        } else if endings.iter().any(|e| name.ends_with(e)) || path.ends_with(".ci/run") {
+        } else if endings.iter().any(|e| name.ends_with(e))
+            || path.ends_with(".ci/run")
+        {
             found.push(path);
         }
     }
@@ -41,7 +46,9 @@ fn files(dir: &Path, endings: &[&str]) -> Vec<PathBuf> {
 fn conflict_markers(text: &str) -> Vec<(usize, &str)> {
     text.lines()
         .enumerate()
-        .filter(|(_, line)| line.starts_with("<<<<<<< ") || line.starts_with(">>>>>>> "))
+        .filter(|(_, line)| {
+            line.starts_with("<<<<<<< ") || line.starts_with(">>>>>>> ")
+        })
         .map(|(i, line)| (i + 1, line))
         .collect()
 }

@@ -133,7 +133,8 @@ mod draw {
             let mut svg = String::new();
             {
                 let size = (WIDTH as u32, height as u32);
-                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                let root =
+                    SVGBackend::with_string(&mut svg, size).into_drawing_area();
                 root.fill(&WHITE)?;
                 root.draw(&Text::new(
                     self.title,
@@ -157,7 +158,8 @@ mod draw {
                 ))?;
                 for (i, b) in self.bars.iter().enumerate() {
                     let middle = y0 + ROW * i as i32 + ROW / 2;
-                    let group = groups.iter().position(|g| *g == b.group).unwrap_or(0);
+                    let group =
+                        groups.iter().position(|g| *g == b.group).unwrap_or(0);
                     let colour = COLOURS[group % COLOURS.len()];
                     let end = px(b.value as f64);
                     root.draw(&Rectangle::new(
@@ -175,7 +177,10 @@ mod draw {
                         text(13, HPos::Left, VPos::Center),
                     ))?;
                 }
-                root.draw(&PathElement::new(vec![(x0, y0), (x0, y1), (x1, y1)], axis))?;
+                root.draw(&PathElement::new(
+                    vec![(x0, y0), (x0, y1), (x1, y1)],
+                    axis,
+                ))?;
                 root.present()?;
             }
             Ok(svg)

@@ -35,7 +35,8 @@ pub(crate) fn three_attentions() -> Figure {
     let decoder = attention_weights(&tgt, &tgt, &decoder_mask(&tgt_pad), inf);
     let cross = attention_weights(&tgt, &src, &hide_padded_keys(&src_pad), inf);
     let second = |w: &Tensor| w.get(1).get(0);
-    let (src_tokens, tgt_tokens) = (padded_labels("src", 2, 4), padded_labels("tgt", 2, 3));
+    let (src_tokens, tgt_tokens) =
+        (padded_labels("src", 2, 4), padded_labels("tgt", 2, 3));
     Figure {
         name: "ch13-three-attentions",
         title: "The Transformer's three attentions on a padded sequence: hidden keys get weight 0",

@@ -89,7 +89,8 @@ fn step_panels(model: &TinyDecoder) -> Vec<Panel> {
     let rows: Vec<String> = (first..first + generation.weights.len())
         .map(label)
         .collect();
-    let cols: Vec<String> = (0..first + generation.weights.len()).map(label).collect();
+    let cols: Vec<String> =
+        (0..first + generation.weights.len()).map(label).collect();
     (0..model.attn.n_heads)
         .map(|h| {
             Panel::new(
@@ -138,7 +139,8 @@ mod tests {
         for figure in [generation_steps(), window_steps()] {
             for panel in &figure.panels {
                 for r in 0..panel.rows.len() {
-                    let row: Vec<f32> = (0..panel.cols.len()).map(|c| panel.value(r, c)).collect();
+                    let row: Vec<f32> =
+                        (0..panel.cols.len()).map(|c| panel.value(r, c)).collect();
                     assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
                     if figure.name == "ch14-window-steps" {
                         assert!(row.iter().filter(|&&w| w > 0.0).count() <= WINDOW);

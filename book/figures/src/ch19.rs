@@ -32,7 +32,8 @@ fn untrained_and_shown() -> (AttentionOnly, Batch) {
 fn heads_over_the_repeat(model: &AttentionOnly, shown: &Batch) -> Vec<Panel> {
     let first = TOKENS - 2 * shown.ks[0];
     let ids = shown.ids.to_vec();
-    let labels: Vec<String> = (first..TOKENS).map(|i| format!("{i}:{}", ids[i])).collect();
+    let labels: Vec<String> =
+        (first..TOKENS).map(|i| format!("{i}:{}", ids[i])).collect();
     let mut panels = Vec::new();
     for layer in 0..LAYERS {
         let weights = attention_weights(model, &shown.ids, layer);
@@ -110,11 +111,12 @@ pub fn loss_curve() -> LineChart {
 /// logged every [`LOG_EVERY`] steps.
 pub fn score_curves() -> LineChart {
     let log = saved_run().log;
-    let curve = |label, score: fn(&ch19_induction_heads::scores::Scores) -> f64| Curve {
-        label,
-        every: LOG_EVERY as usize,
-        values: log.iter().map(|e| score(&e.scores) as f32).collect(),
-    };
+    let curve =
+        |label, score: fn(&ch19_induction_heads::scores::Scores) -> f64| Curve {
+            label,
+            every: LOG_EVERY as usize,
+            values: log.iter().map(|e| score(&e.scores) as f32).collect(),
+        };
     LineChart {
         name: "ch19-scores",
         title: "A previous-token head and an induction head form together",

@@ -59,7 +59,8 @@ pub fn induction() -> Figure {
         .enumerate()
         .map(|(i, id)| format!("{i}:{id}"))
         .collect();
-    let keys: Vec<String> = (0..saved.repeat_ids.len()).map(|i| i.to_string()).collect();
+    let keys: Vec<String> =
+        (0..saved.repeat_ids.len()).map(|i| i.to_string()).collect();
     Figure {
         name: "ch20-induction-head",
         title: "SmolLM2-135M-Instruct, its strongest induction head on a repeat",

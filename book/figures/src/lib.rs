@@ -26,7 +26,9 @@ pub mod line_chart;
 pub use bar_chart::BarChart;
 pub use line_chart::LineChart;
 
-use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS, my_name_ids, your_journey};
+use ch01_embeddings::inputs::{
+    LIFE_IS_SHORT, YOUR_JOURNEY_WORDS, my_name_ids, your_journey,
+};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use ch02_dot_product::all_at_once::all_attention_scores;
@@ -72,7 +74,12 @@ impl Panel {
     ///
     /// # Panics
     /// If the labels do not fit the tensor's shape.
-    pub fn new<S: AsRef<str>>(title: &str, rows: &[S], cols: &[S], weights: &Tensor) -> Panel {
+    pub fn new<S: AsRef<str>>(
+        title: &str,
+        rows: &[S],
+        cols: &[S],
+        weights: &Tensor,
+    ) -> Panel {
         let rows: Vec<String> = rows.iter().map(|s| s.as_ref().to_string()).collect();
         let cols: Vec<String> = cols.iter().map(|s| s.as_ref().to_string()).collect();
         assert_eq!(
@@ -525,7 +532,8 @@ mod tests {
     fn digests_differ_when_a_value_changes() {
         let mut figure = ch02_weights();
         let before = figure.digest();
-        figure.panels[0].values[7] = f32::from_bits(figure.panels[0].values[7].to_bits() + 1);
+        figure.panels[0].values[7] =
+            f32::from_bits(figure.panels[0].values[7].to_bits() + 1);
         assert_ne!(before, figure.digest());
     }
 
@@ -555,7 +563,8 @@ mod tests {
         assert_eq!(
             row,
             [
-                "0.1027", "0.1024", "0.0986", "0.1038", "0.1400", "0.0904", "0.1580", "0.2041"
+                "0.1027", "0.1024", "0.0986", "0.1038", "0.1400", "0.0904", "0.1580",
+                "0.2041"
             ]
         );
         // Chapter 5: dropout keeps (2.0 ×) the first weight of row 0 and drops all of row 1.

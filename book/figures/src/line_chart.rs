@@ -138,7 +138,8 @@ mod draw {
             let y_max = self.y_max();
             let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP);
             let px = |step: usize| {
-                x0 + ((x1 - x0) as f32 * (step - 1) as f32 / (n - 1) as f32).round() as i32
+                x0 + ((x1 - x0) as f32 * (step - 1) as f32 / (n - 1) as f32).round()
+                    as i32
             };
             let py = |y: f32| y0 - ((y0 - y1) as f32 * y / y_max).round() as i32;
             let grid = RGBColor(225, 225, 225);
@@ -152,7 +153,8 @@ mod draw {
                     0
                 };
                 let size = (WIDTH as u32, (HEIGHT + legend) as u32);
-                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                let root =
+                    SVGBackend::with_string(&mut svg, size).into_drawing_area();
                 root.fill(&WHITE)?;
                 root.draw(&Text::new(
                     self.title,
@@ -163,7 +165,10 @@ mod draw {
                 let ticks = (y_max / self.y_tick).round() as usize;
                 for k in 0..=ticks {
                     let y = k as f32 * self.y_tick;
-                    root.draw(&PathElement::new(vec![(x0, py(y)), (x1, py(y))], grid))?;
+                    root.draw(&PathElement::new(
+                        vec![(x0, py(y)), (x1, py(y))],
+                        grid,
+                    ))?;
                     root.draw(&Text::new(
                         format!("{y:.1}"),
                         (x0 - 8, py(y)),
@@ -171,7 +176,8 @@ mod draw {
                     ))?;
                 }
                 // Step numbers below: the first step, then every `x_tick`-th.
-                let steps = std::iter::once(1).chain((self.x_tick..=n).step_by(self.x_tick));
+                let steps =
+                    std::iter::once(1).chain((self.x_tick..=n).step_by(self.x_tick));
                 for step in steps {
                     root.draw(&PathElement::new(
                         vec![(px(step), y0), (px(step), y0 + 5)],
@@ -188,7 +194,10 @@ mod draw {
                     ((x0 + x1) / 2, HEIGHT - 16),
                     text(15, HPos::Center, VPos::Center),
                 ))?;
-                root.draw(&PathElement::new(vec![(x0, y1), (x0, y0), (x1, y0)], axis))?;
+                root.draw(&PathElement::new(
+                    vec![(x0, y1), (x0, y0), (x1, y0)],
+                    axis,
+                ))?;
                 for (c, colour) in self.curves.iter().zip(COLOURS.iter().cycle()) {
                     let curve: Vec<(i32, i32)> = c
                         .values
@@ -202,7 +211,9 @@ mod draw {
                 // its label.
                 if self.curves.len() > 1 {
                     let colours = COLOURS.iter().cycle();
-                    for (i, (c, colour)) in self.curves.iter().zip(colours).enumerate() {
+                    for (i, (c, colour)) in
+                        self.curves.iter().zip(colours).enumerate()
+                    {
                         let y = HEIGHT + 4 + LEGEND_ROW * i as i32;
                         root.draw(&PathElement::new(
                             vec![(x0, y), (x0 + 24, y)],

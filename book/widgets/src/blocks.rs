@@ -90,8 +90,8 @@ pub fn pool(settings: &BlockSettings) -> Result<PoolView, String> {
     let recipe = recipe();
     manual_seed(SEED);
     let target = TinyModel::new(CONFIG);
-    let mut pool =
-        BlockPool::new(POOL_BLOCKS, block_size, CONFIG.n_layers).map_err(|e| e.to_string())?;
+    let mut pool = BlockPool::new(POOL_BLOCKS, block_size, CONFIG.n_layers)
+        .map_err(|e| e.to_string())?;
     // Per sequence: its name, its table and tokens, the token it writes next.
     let mut seqs: Vec<(String, Sequence, i64)> = Vec::new();
     let mut copied = HashSet::new();
@@ -99,9 +99,9 @@ pub fn pool(settings: &BlockSettings) -> Result<PoolView, String> {
     for step in &settings.steps {
         match step.as_str() {
             "request" => {
-                let user = USER
-                    .get(arrived)
-                    .ok_or_else(|| format!("all {} requests have arrived", USER.len()))?;
+                let user = USER.get(arrived).ok_or_else(|| {
+                    format!("all {} requests have arrived", USER.len())
+                })?;
                 let prompt = [&SYSTEM[..], user].concat();
                 let (seq, last) = prefill_paged(&target, &mut pool, &prompt, &recipe)
                     .map_err(|e| e.to_string())?;
@@ -124,11 +124,14 @@ pub fn pool(settings: &BlockSettings) -> Result<PoolView, String> {
                 }
             }
             "fork" => {
-                let (name, seq, next) = seqs.last().ok_or("no sequence to fork yet")?;
+                let (name, seq, next) =
+                    seqs.last().ok_or("no sequence to fork yet")?;
                 let fork = pool.fork(seq);
                 seqs.push((format!("{name}, second answer"), fork, *next));
             }
-            other => return Err(format!("no step {other:?}: request, token or fork")),
+            other => {
+                return Err(format!("no step {other:?}: request, token or fork"));
+            }
         }
     }
     let blocks = pool
@@ -224,7 +227,8 @@ mod tests {
             "{}",
             view.caption
         );
-        let copied: Vec<_> = view.blocks.iter().filter(|b| b.state == "copied").collect();
+        let copied: Vec<_> =
+            view.blocks.iter().filter(|b| b.state == "copied").collect();
         assert_eq!(copied.len(), 1);
         let (a, b) = (&view.sequences[0], &view.sequences[1]);
         assert_eq!(a.tokens, b.tokens, "two answers, greedy: the same tokens");
@@ -244,7 +248,8 @@ mod tests {
         assert!(steps(&[], 9).unwrap_err().contains("1 to 8"));
         let full = steps(
             &[
-                "request", "request", "request", "request", "token", "token", "token", "token",
+                "request", "request", "request", "request", "token", "token",
+                "token", "token",
             ],
             1,
         );

@@ -148,7 +148,11 @@ impl Heatmap {
     ///
     /// # Shapes
     /// `weights`: `[heads, queries.len(), keys.len()]`.
-    fn of_heads(weights: &Tensor, queries: Vec<String>, keys: Vec<String>) -> Heatmap {
+    fn of_heads(
+        weights: &Tensor,
+        queries: Vec<String>,
+        keys: Vec<String>,
+    ) -> Heatmap {
         let heads = (0..weights.size(0))
             .map(|h| matrix(&weights.select(0, h as i64)))
             .collect();
@@ -284,13 +288,16 @@ fn attention(settings: &Settings, seed: u64) -> Result<Heatmap, String> {
             ));
         }
         manual_seed(seed);
-        let mha = MultiHeadAttention::new(x.size(1), d_out, tokens, 0.0, heads, false);
+        let mha =
+            MultiHeadAttention::new(x.size(1), d_out, tokens, 0.0, heads, false);
         let batch = x.unsqueeze(0);
         let q = split_heads(&mha.w_query.forward(&batch), heads).select(0, 0);
-        let k = split_heads(&mha.w_key.forward(&context.unsqueeze(0)), heads).select(0, 0);
+        let k = split_heads(&mha.w_key.forward(&context.unsqueeze(0)), heads)
+            .select(0, 0);
         if rope {
             // Chapter 12's RoPE, with the usual base 10000.
-            let rotate = |x: &Tensor| ch12_positions::half_split::rope_half_split(x, 10_000.0);
+            let rotate =
+                |x: &Tensor| ch12_positions::half_split::rope_half_split(x, 10_000.0);
             (rotate(&q), rotate(&k), d_out / heads)
         } else {
             (q, k, d_out / heads)
@@ -458,12 +465,16 @@ mod tests {
         for control in controls(chapter).unwrap() {
             request[control.knob] = match control.input {
                 // JavaScript writes a whole number without a fraction.
-                Input::Range { value, .. } if value.fract() == 0.0 => json!(value as i64),
+                Input::Range { value, .. } if value.fract() == 0.0 => {
+                    json!(value as i64)
+                }
                 Input::Range { value, .. } => json!(value),
                 Input::Select { value, .. } => json!(value),
                 Input::Choice { value, .. } => json!(value),
                 Input::Checkbox { value } => json!(value),
-                Input::Words { value } => json!(value.split_whitespace().collect::<Vec<_>>()),
+                Input::Words { value } => {
+                    json!(value.split_whitespace().collect::<Vec<_>>())
+                }
                 Input::Seed { value } => json!(value),
             };
         }
@@ -501,7 +512,10 @@ mod tests {
                         "chapter {chapter}: row {i} sums to {sum}"
                     );
                     if chapter >= 5 && chapter != 8 {
-                        assert!(row[i + 1..].iter().all(|&w| w == 0.0), "chapter {chapter}");
+                        assert!(
+                            row[i + 1..].iter().all(|&w| w == 0.0),
+                            "chapter {chapter}"
+                        );
                     }
                 }
             }
@@ -522,7 +536,8 @@ mod tests {
         .unwrap();
         let spread = |m: &Heatmap| {
             let row = &m.heads[0][0];
-            row.iter().copied().fold(f32::MIN, f32::max) - row.iter().copied().fold(1.0, f32::min)
+            row.iter().copied().fold(f32::MIN, f32::max)
+                - row.iter().copied().fold(1.0, f32::min)
         };
         assert!(spread(&flat) < spread(&sharp));
     }
@@ -601,8 +616,9 @@ mod tests {
     #[test]
     fn chapter_15_switches_change_the_weights_and_sinks_take_weight() {
         let base = heatmap(&settings(15)).unwrap();
-        let sums =
-            |m: &Heatmap| -> Vec<f32> { m.heads[0].iter().map(|r| r.iter().sum()).collect() };
+        let sums = |m: &Heatmap| -> Vec<f32> {
+            m.heads[0].iter().map(|r| r.iter().sum()).collect()
+        };
         assert!(
             sums(&base).iter().all(|&s| s < 1.0),
             "with sinks, rows sum below 1"

@@ -98,12 +98,16 @@ mod tests {
             .to_string();
         assert_eq!(saved, text);
         let other = answer(r#"{"run": 19, "seed": "8"}"#).unwrap_err();
-        assert!(other.contains("cargo run --release -p ch19-induction-heads -- --seed 8"));
+        assert!(
+            other.contains("cargo run --release -p ch19-induction-heads -- --seed 8")
+        );
     }
 
     #[test]
     fn a_heatmap_answers_json() {
-        let text = answer(r#"{"heatmap": {"chapter": 5, "words": ["Your", "step"]}}"#).unwrap();
+        let text =
+            answer(r#"{"heatmap": {"chapter": 5, "words": ["Your", "step"]}}"#)
+                .unwrap();
         let map: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(map["keys"], serde_json::json!(["Your", "step"]));
         assert!(answer(r#"{"heatmap": {"chapter": 5, "colour": 1}}"#).is_err());

@@ -21,7 +21,8 @@ pub fn your_journey() -> Tensor {
 // ANCHOR_END: your_journey
 
 /// The words of [`your_journey`], for labelling rows and figures.
-pub const YOUR_JOURNEY_WORDS: [&str; 6] = ["Your", "journey", "starts", "with", "one", "step"];
+pub const YOUR_JOURNEY_WORDS: [&str; 6] =
+    ["Your", "journey", "starts", "with", "one", "step"];
 
 /// Raschka's article's sentence, embedded by `Embedding(6, 16)` after `manual_seed(123)`.
 pub const LIFE_IS_SHORT: &str = "Life is short, eat dessert first";

@@ -16,7 +16,8 @@ use shared::{manual_seed, tensor};
 #[test]
 fn exercise_vocabulary() {
     let vocab = vocabulary(LIFE_IS_SHORT);
-    let words: Vec<(&str, usize)> = vocab.iter().map(|(w, &i)| (w.as_str(), i)).collect();
+    let words: Vec<(&str, usize)> =
+        vocab.iter().map(|(w, &i)| (w.as_str(), i)).collect();
     assert_eq!(
         words,
         [
@@ -67,7 +68,9 @@ proptest! {
 
 /// Whether two tensors hold the same `f32`s bit for bit, or only close ones.
 fn agreement(a: &shared::Tensor, b: &shared::Tensor) -> Agreement {
-    let bits = |t: &shared::Tensor| t.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let bits = |t: &shared::Tensor| {
+        t.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    };
     if bits(a) == bits(b) {
         Agreement::BitForBit
     } else {

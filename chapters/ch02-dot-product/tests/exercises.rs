@@ -16,7 +16,8 @@ use shared::{Tensor, stack, tensor};
 
 /// A random `[n, d]` matrix with entries in `-2..2`.
 fn matrix(n: usize, d: usize) -> impl Strategy<Value = Tensor> {
-    proptest::collection::vec(-2.0f32..2.0, n * d).prop_map(move |v| Tensor::from_vec(v, &[n, d]))
+    proptest::collection::vec(-2.0f32..2.0, n * d)
+        .prop_map(move |v| Tensor::from_vec(v, &[n, d]))
 }
 
 /// A random matrix of 1 to 7 rows of 1 to 4 columns.
@@ -162,7 +163,9 @@ fn largest_per_row(weights: &Tensor) -> Vec<usize> {
     let values = weights.to_vec();
     values
         .chunks(n)
-        .map(|row| (0..n).fold(0, |best, j| if row[j] > row[best] { j } else { best }))
+        .map(|row| {
+            (0..n).fold(0, |best, j| if row[j] > row[best] { j } else { best })
+        })
         .collect()
 }
 

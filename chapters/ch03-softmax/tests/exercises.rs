@@ -7,7 +7,9 @@
 use ch01_embeddings::inputs::your_journey;
 use ch03_softmax::answers::Effect;
 use ch03_softmax::naive::softmax_naive;
-use ch03_softmax::shift_scale::{predict_scale, predict_shift, scale_scores, shift_scores};
+use ch03_softmax::shift_scale::{
+    predict_scale, predict_shift, scale_scores, shift_scores,
+};
 use ch03_softmax::stable::softmax_stable;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -31,10 +33,12 @@ fn vector(range: f32) -> impl Strategy<Value = Tensor> {
 /// A random 3-D tensor (each dim 1 to 4) with values in `-range..range`, and a dim of it
 /// (negative ones included).
 fn tensor_and_dim(range: f32) -> impl Strategy<Value = (Tensor, i64)> {
-    (1usize..5, 1usize..5, 1usize..5, -3i64..3).prop_flat_map(move |(a, b, c, dim)| {
-        proptest::collection::vec(-range..range, a * b * c)
-            .prop_map(move |v| (Tensor::from_vec(v, &[a, b, c]), dim))
-    })
+    (1usize..5, 1usize..5, 1usize..5, -3i64..3).prop_flat_map(
+        move |(a, b, c, dim)| {
+            proptest::collection::vec(-range..range, a * b * c)
+                .prop_map(move |v| (Tensor::from_vec(v, &[a, b, c]), dim))
+        },
+    )
 }
 
 #[test]
@@ -65,13 +69,15 @@ fn exercise_softmax_stable() {
         softmax_stable(&scores, 0).to_string(),
         "tensor([[0.5000, 0.7311, 0.8808],\n        [0.5000, 0.2689, 0.1192]])"
     );
-    let rows = "tensor([[0.0900, 0.2447, 0.6652],\n        [0.3333, 0.3333, 0.3333]])";
+    let rows =
+        "tensor([[0.0900, 0.2447, 0.6652],\n        [0.3333, 0.3333, 0.3333]])";
     assert_eq!(softmax_stable(&scores, 1).to_string(), rows);
     assert_eq!(softmax_stable(&scores, -1).to_string(), rows);
     // Each row subtracts its own max: one max for the whole tensor would leave the second
     // row with exp(-2000) = 0 everywhere, and 0 / 0 = NaN.
     assert_eq!(
-        softmax_stable(&tensor!([[1000.0, 999.0], [-1000.0, -999.0]]), -1).to_string(),
+        softmax_stable(&tensor!([[1000.0, 999.0], [-1000.0, -999.0]]), -1)
+            .to_string(),
         "tensor([[0.7311, 0.2689],\n        [0.2689, 0.7311]])"
     );
 }

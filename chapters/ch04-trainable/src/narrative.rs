@@ -15,7 +15,8 @@ use crate::self_attention::{SelfAttentionV1, SelfAttentionV2};
 
 /// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
-    let mut story = Narrative::new("Chapter 4: Self-attention with trainable weights");
+    let mut story =
+        Narrative::new("Chapter 4: Self-attention with trainable weights");
     seed_000(&mut story, seed)?;
     seed_004(&mut story, seed)?;
     seed_001(&mut story, seed)?;

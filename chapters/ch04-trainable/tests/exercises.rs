@@ -6,7 +6,9 @@
 use ch01_embeddings::inputs::your_journey;
 use ch04_trainable::answers::Trend;
 use ch04_trainable::scaled::scaled_attention_weights;
-use ch04_trainable::unscaled::{predict_entropy_trend, row_entropy, unscaled_attention_weights};
+use ch04_trainable::unscaled::{
+    predict_entropy_trend, row_entropy, unscaled_attention_weights,
+};
 use ch04_trainable::{SelfAttentionV1, SelfAttentionV2};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -17,7 +19,8 @@ const PYTORCH: &str = include_str!("../../../reference/expected/ch04-trainable.t
 
 /// The text PyTorch printed under `## title` in this chapter's reference output.
 fn pytorch_step(title: &str) -> &'static str {
-    course::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
+    course::narrative::step_text(PYTORCH, title)
+        .expect("the step is in the reference")
 }
 
 /// The blog post's three `randn(3, 2)` matrices after `manual_seed(123)`: query, key, value.
@@ -216,7 +219,8 @@ fn exercise_unscaled_weights() {
         assert!(*p <= s + 1e-6, "without scaling {p}, with {s}");
     }
     // A one-hot row has entropy 0 (no NaN from 0·ln 0) and a uniform row ln n.
-    let rows = Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 0.25], &[2, 4]);
+    let rows =
+        Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 0.25], &[2, 4]);
     let e = row_entropy(&rows).to_vec();
     assert_eq!(e[0], 0.0);
     assert!((e[1] - 4f32.ln()).abs() < 1e-6);

@@ -20,7 +20,8 @@ const PYTORCH: &str = include_str!("../../../reference/expected/ch05-causal.txt"
 
 /// The text PyTorch printed under `## title` in this chapter's reference output.
 fn pytorch_step(title: &str) -> &'static str {
-    course::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
+    course::narrative::step_text(PYTORCH, title)
+        .expect("the step is in the reference")
 }
 
 /// The blog post's unscaled scores `[6, 6]` from `SelfAttention_v2` after `manual_seed(789)`.

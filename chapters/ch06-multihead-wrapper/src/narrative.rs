@@ -1,7 +1,9 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch06_multihead_wrapper.py`.
 
-use ch01_embeddings::inputs::{LIFE_IS_SHORT, YOUR_JOURNEY_WORDS as WORDS, your_journey};
+use ch01_embeddings::inputs::{
+    LIFE_IS_SHORT, YOUR_JOURNEY_WORDS as WORDS, your_journey,
+};
 use ch01_embeddings::lookup::lookup;
 use ch01_embeddings::vocabulary::{token_ids, vocabulary};
 use ch05_causal::masked_softmax::masked_softmax;
@@ -18,7 +20,10 @@ use crate::wrapper::MultiHeadAttentionWrapper;
 ///
 /// # Shapes
 /// `batch`: `[b, num_tokens, d_in]`; returns one `[b, num_tokens, num_tokens]` per head.
-fn head_weights(mha: &MultiHeadAttentionWrapper, batch: &Tensor) -> Result<Vec<Tensor>> {
+fn head_weights(
+    mha: &MultiHeadAttentionWrapper,
+    batch: &Tensor,
+) -> Result<Vec<Tensor>> {
     let num_tokens = batch.size(1);
     mha.heads
         .iter()
@@ -34,7 +39,8 @@ fn head_weights(mha: &MultiHeadAttentionWrapper, batch: &Tensor) -> Result<Vec<T
 
 /// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
-    let mut story = Narrative::new("Chapter 6: Multi-head attention by stacking heads");
+    let mut story =
+        Narrative::new("Chapter 6: Multi-head attention by stacking heads");
 
     // ANCHOR: wrapper_print
     let inputs = your_journey();
@@ -42,7 +48,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     manual_seed(seed.or(123));
     let context_length = batch.size(1);
     let (d_in, d_out) = (3, 2);
-    let mha = MultiHeadAttentionWrapper::new(d_in, d_out, context_length, 0.0, 2, false);
+    let mha =
+        MultiHeadAttentionWrapper::new(d_in, d_out, context_length, 0.0, 2, false);
     let context_vecs = mha.forward(&batch);
     let step = story.step(format!(
         "MultiHeadAttentionWrapper, two heads (manual_seed({}))",
@@ -103,7 +110,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         .step("The inputs stacked once per head")
         .print(stacked_inputs.shape());
 
-    let step = story.step("Keys and values of all inputs (d_k = 24, d_v = 28) with bmm");
+    let step =
+        story.step("Keys and values of all inputs (d_k = 24, d_v = 28) with bmm");
     step.print_shape(
         "multihead_keys.shape",
         &multihead_w_key.bmm(&stacked_inputs),

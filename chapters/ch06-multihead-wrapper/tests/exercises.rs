@@ -131,7 +131,8 @@ fn exercise_head_contexts() {
     for rows in [24, 24, 28] {
         rand(&[rows, 16]);
     }
-    let (w_query, w_key, w_value) = (rand(&[3, 24, 16]), rand(&[3, 24, 16]), rand(&[3, 28, 16]));
+    let (w_query, w_key, w_value) =
+        (rand(&[3, 24, 16]), rand(&[3, 24, 16]), rand(&[3, 28, 16]));
     let queries = w_query.matmul(&x.get(1));
     let keys = x.matmul(&w_key.transpose(1, 2));
     let values = x.matmul(&w_value.transpose(1, 2));
@@ -201,7 +202,12 @@ fn outcome(a: &Tensor, b: &Tensor) -> Option<Outcome> {
 /// `softmax(q·kᵀ/√d_k)·v`.
 ///
 /// `x`: `[tokens, d]`, each `w`: `[d_out, d]`. Returns `[tokens, d_out]`.
-fn one_head(x: &Tensor, w_query: &Tensor, w_key: &Tensor, w_value: &Tensor) -> Tensor {
+fn one_head(
+    x: &Tensor,
+    w_query: &Tensor,
+    w_key: &Tensor,
+    w_value: &Tensor,
+) -> Tensor {
     let (q, k, v) = (
         x.matmul(&w_query.t()),
         x.matmul(&w_key.t()),
@@ -240,7 +246,8 @@ fn exercise_one_big_head() {
     assert_eq!(big.slice(0, 2..), w.get(1));
     for heads in [1, 2] {
         let (side_by_side, big) = heads_and_big_head(heads, 2, 6);
-        let outcome = outcome(&big, &side_by_side).expect("a clear outcome for this seed");
+        let outcome =
+            outcome(&big, &side_by_side).expect("a clear outcome for this seed");
         assert_eq!(predict_one_big_head(heads), outcome, "{heads} heads");
     }
 }

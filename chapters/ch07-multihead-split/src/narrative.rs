@@ -1,7 +1,9 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch07_multihead_split.py`.
 
-use ch01_embeddings::inputs::{YOUR_JOURNEY_WORDS as WORDS, my_name_ids, your_journey};
+use ch01_embeddings::inputs::{
+    YOUR_JOURNEY_WORDS as WORDS, my_name_ids, your_journey,
+};
 use ch01_embeddings::lookup::lookup;
 use ch06_multihead_wrapper::wrapper::MultiHeadAttentionWrapper;
 use course::narrative::python_bool;
@@ -9,14 +11,17 @@ use course::{Narrative, Seed};
 use shared::nn::{Embedding, Linear};
 use shared::{Result, Tensor, cat, eye, manual_seed, ones, rand, stack, zeros};
 
-use crate::einsum_heads::{concat_heads, einsum_head_outputs, einsum_project, einsum_scores};
+use crate::einsum_heads::{
+    concat_heads, einsum_head_outputs, einsum_project, einsum_scores,
+};
 use crate::multihead::MultiHeadAttention;
 use crate::qkv::MultiHeadAttentionQkv;
 use crate::scaled_dot_product::scaled_dot_product_attention;
 
 /// Runs the chapter and returns what it prints; `seed` replaces the articles' seeds.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
-    let mut story = Narrative::new("Chapter 7: Multi-head attention with weight splits");
+    let mut story =
+        Narrative::new("Chapter 7: Multi-head attention with weight splits");
     let inputs = your_journey();
     let batch = stack(&[&inputs, &inputs], 0); // [2, 6, 3]
 
@@ -73,9 +78,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "(attn_weights @ values).transpose(1, 2).shape",
         &context_vec,
     );
-    let context_vec = context_vec
-        .contiguous()
-        .view([b, num_tokens, mha.num_heads * mha.head_dim]);
+    let context_vec =
+        context_vec
+            .contiguous()
+            .view([b, num_tokens, mha.num_heads * mha.head_dim]);
     step.print_shape("context_vec.shape", &context_vec);
     let context_vec = mha.out_proj.forward(&context_vec);
     step.print_shape("out_proj(context_vec).shape", &context_vec);
@@ -98,7 +104,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // The split version equals chapter 6's wrapper given the same weights.
     // ANCHOR: equivalence
     manual_seed(seed.or(123));
-    let wrapper = MultiHeadAttentionWrapper::new(d_in, 2, context_length, 0.0, 2, false);
+    let wrapper =
+        MultiHeadAttentionWrapper::new(d_in, 2, context_length, 0.0, 2, false);
     let wrapper_out = wrapper.forward(&batch);
     story
         .step(format!(
@@ -110,7 +117,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // A Linear weight is [d_out, d_in]: the heads' [2, 3] weights stacked row-wise make
     // one [4, 3] weight whose rows 0-1 feed head 0 and rows 2-3 head 1 after the split.
     // With out_proj the identity (and a zero bias) nothing is mixed.
-    let mut mha_split = MultiHeadAttention::new(d_in, 4, context_length, 0.0, 2, false);
+    let mut mha_split =
+        MultiHeadAttention::new(d_in, 4, context_length, 0.0, 2, false);
     let stacked = |weight: fn(&ch05_causal::CausalAttention) -> &Linear| {
         let heads = wrapper.heads.iter();
         let weights: Vec<&Tensor> = heads.map(|h| &weight(h).weight).collect();

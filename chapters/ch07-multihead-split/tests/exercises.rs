@@ -56,7 +56,12 @@ proptest! {
 }
 
 /// Every index of a `[b, h, n, hd]` tensor.
-fn indices(b: usize, h: usize, n: usize, hd: usize) -> Vec<(usize, usize, usize, usize)> {
+fn indices(
+    b: usize,
+    h: usize,
+    n: usize,
+    hd: usize,
+) -> Vec<(usize, usize, usize, usize)> {
     let mut all = Vec::new();
     for bi in 0..b {
         for head in 0..h {
@@ -103,9 +108,9 @@ fn exercise_scaled_dot_product_attention() {
     assert_eq!(output.shape(), [1, 1, 6, 3]);
     assert_eq!(weights.shape(), [1, 1, 6, 6]);
     assert!(
-        weights
-            .to_string()
-            .starts_with("tensor([[[[0.1916, 0.1866, 0.1853, 0.1415, 0.1401, 0.1548],")
+        weights.to_string().starts_with(
+            "tensor([[[[0.1916, 0.1866, 0.1853, 0.1415, 0.1401, 0.1548],"
+        )
     );
     let causal = ones(&[6, 6]).tril(0).bool();
     let (output, weights) = scaled_dot_product_attention(&x, &x, &x, Some(&causal));

@@ -36,7 +36,8 @@ fn exercise_cross_attention() {
     let w_value = rand(&[28, 16]);
     let query_2 = w_query.matmul(&embedded_sentence.get(1));
     let embedded_sentence_2 = rand(&[8, 16]);
-    let (weights, context) = cross_attention(&query_2, &embedded_sentence_2, &w_key, &w_value);
+    let (weights, context) =
+        cross_attention(&query_2, &embedded_sentence_2, &w_key, &w_value);
     assert_eq!(
         weights.to_string(),
         "tensor([0.1027, 0.1024, 0.0986, 0.1038, 0.1400, 0.0904, 0.1580, 0.2041])"
@@ -158,7 +159,12 @@ proptest! {
 
 /// The chapter's one-query cross-attention, written out (so that this test does not need
 /// the `cross_attention` exercise): `(weights [m], context [d_v])`.
-fn attend(query: &Tensor, other: &Tensor, w_key: &Tensor, w_value: &Tensor) -> (Tensor, Tensor) {
+fn attend(
+    query: &Tensor,
+    other: &Tensor,
+    w_key: &Tensor,
+    w_value: &Tensor,
+) -> (Tensor, Tensor) {
     let keys = other.matmul(&w_key.t());
     let values = other.matmul(&w_value.t());
     let d_k = keys.size(-1) as f32;

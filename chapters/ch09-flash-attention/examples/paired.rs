@@ -35,7 +35,8 @@ fn main() {
     for n in ns {
         manual_seed(0);
         let shape = [1, 12, n, 64];
-        let (q, k, v): (Tensor, Tensor, Tensor) = (randn(&shape), randn(&shape), randn(&shape));
+        let (q, k, v): (Tensor, Tensor, Tensor) =
+            (randn(&shape), randn(&shape), randn(&shape));
         let (tq, tk, tv) = (
             to_tch(&q, Device::Cpu),
             to_tch(&k, Device::Cpu),
@@ -79,7 +80,8 @@ fn main() {
             })
             .collect();
         let column = |i: usize| times.iter().map(|t| t[i]).collect::<Vec<f64>>();
-        let ratio = |i: usize, j: usize| median(times.iter().map(|t| t[i] / t[j]).collect());
+        let ratio =
+            |i: usize, j: usize| median(times.iter().map(|t| t[i] / t[j]).collect());
         let fastest = |i: usize| column(i).into_iter().fold(f64::INFINITY, f64::min);
         println!(
             "{{\"n\": {n}, \"rounds\": {rounds}, \"flash_ms\": {:.3}, \"sdpa_ms\": {:.3}, \"ratio\": {:.3}, \"fastest_flash_ms\": {:.3}, \"fastest_sdpa_ms\": {:.3}, \"full_ms\": {:.3}, \"causal_over_full\": {:.3}, \"two_threads_ms\": {:.3}, \"speedup\": {:.3}}}",
@@ -99,7 +101,16 @@ fn main() {
 
 /// `F.scaled_dot_product_attention(q, k, v, is_causal=True)`.
 fn sdpa(q: &tch::Tensor, k: &tch::Tensor, v: &tch::Tensor) -> tch::Tensor {
-    tch::Tensor::scaled_dot_product_attention(q, k, v, None::<tch::Tensor>, 0.0, true, None, false)
+    tch::Tensor::scaled_dot_product_attention(
+        q,
+        k,
+        v,
+        None::<tch::Tensor>,
+        0.0,
+        true,
+        None,
+        false,
+    )
 }
 
 /// SDPA's forward and backward through autograd, as a training step runs them: leaf
@@ -108,7 +119,11 @@ fn sdpa(q: &tch::Tensor, k: &tch::Tensor, v: &tch::Tensor) -> tch::Tensor {
 ///
 /// # Shapes
 /// All `[1, 12, n, 64]`; returns the gradients of `q`, `k`, `v`.
-fn sdpa_train(qkv: [&tch::Tensor; 3], grad_out: &tch::Tensor, kind: Kind) -> Vec<tch::Tensor> {
+fn sdpa_train(
+    qkv: [&tch::Tensor; 3],
+    grad_out: &tch::Tensor,
+    kind: Kind,
+) -> Vec<tch::Tensor> {
     let leaves = qkv.map(|t| t.to_kind(kind).detach().set_requires_grad(true));
     let out = sdpa(&leaves[0], &leaves[1], &leaves[2]);
     let loss = (out * grad_out.to_kind(kind)).sum(kind);
@@ -119,7 +134,10 @@ fn sdpa_train(qkv: [&tch::Tensor; 3], grad_out: &tch::Tensor, kind: Kind) -> Vec
 ///
 /// # Shapes
 /// All `[1, 12, n, 64]`.
-fn flash_train((q, k, v): (&Tensor, &Tensor, &Tensor), grad_out: &Tensor) -> FlashGrads {
+fn flash_train(
+    (q, k, v): (&Tensor, &Tensor, &Tensor),
+    grad_out: &Tensor,
+) -> FlashGrads {
     let (out, lse) = flash_attention_lse(q, k, v, true);
     flash_attention_backward((q, k, v), (&out, &lse), grad_out, true)
 }
@@ -172,7 +190,8 @@ fn train(
         })
         .collect();
     let column = |i: usize| times.iter().map(|t| t[i]).collect::<Vec<f64>>();
-    let ratio = |i: usize, j: usize| median(times.iter().map(|t| t[i] / t[j]).collect());
+    let ratio =
+        |i: usize, j: usize| median(times.iter().map(|t| t[i] / t[j]).collect());
     // The gradients' errors against double precision, of q, k and v in turn.
     let exact: Vec<Tensor> = sdpa_train(tch_in, &tch_grad, Kind::Double)
         .iter()

@@ -41,7 +41,9 @@ fn main() {
         (0..calls.max(1))
             .map(|_| {
                 let start = Instant::now();
-                std::hint::black_box(flash_attention_slices(isa, &q, &k, &v, shape, causal));
+                std::hint::black_box(flash_attention_slices(
+                    isa, &q, &k, &v, shape, causal,
+                ));
                 start.elapsed().as_secs_f64()
             })
             .fold(f64::INFINITY, f64::min)

@@ -99,8 +99,9 @@ pub fn flash_attention_backward_with(
     grad_out: &Tensor,
     causal: bool,
 ) -> FlashGrads {
-    let kernel = Kernel::new(isa)
-        .unwrap_or_else(|| panic!("flash_attention_backward: this CPU cannot run {isa:?}"));
+    let kernel = Kernel::new(isa).unwrap_or_else(|| {
+        panic!("flash_attention_backward: this CPU cannot run {isa:?}")
+    });
     let rank = q.dim();
     assert!(
         rank >= 2 && [k, v, out, grad_out].iter().all(|t| t.dim() == rank),
@@ -264,7 +265,12 @@ impl HeadInputs {
     /// # Shapes
     /// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`,
     /// `out`, `grad_out`: `[heads, queries, d_v]`, `lse`: `[heads, queries]`.
-    fn load(&mut self, h: usize, [q, k, v, out, grad_out, lse]: [&[f32]; 6], sizes: Sizes) {
+    fn load(
+        &mut self,
+        h: usize,
+        [q, k, v, out, grad_out, lse]: [&[f32]; 6],
+        sizes: Sizes,
+    ) {
         let Sizes {
             queries,
             keys,
@@ -300,19 +306,17 @@ impl HeadInputs {
         // D in double precision: dS = P ∘ (dP - D) subtracts two close numbers where the
         // weights matter most, and these are only n·d operations.
         self.delta.clear();
-        self.delta.extend(
-            grad_out
-                .chunks_exact(d_v)
-                .zip(out.chunks_exact(d_v))
-                .map(|(g, o)| {
+        self.delta
+            .extend(grad_out.chunks_exact(d_v).zip(out.chunks_exact(d_v)).map(
+                |(g, o)| {
                     let dot: f64 = g
                         .iter()
                         .zip(o)
                         .map(|(&g, &o)| f64::from(g) * f64::from(o))
                         .sum();
                     dot as f32
-                }),
-        );
+                },
+            ));
         (self.sizes, self.d_pad, self.d_v_pad) = (sizes, d_pad, d_v_pad);
     }
 
@@ -335,13 +339,16 @@ impl HeadInputs {
             d,
             d_v,
         } = self.sizes;
-        let dq_of = |chunk: usize| &dq[chunk * queries * self.d_pad..][..queries * self.d_pad];
+        let dq_of = |chunk: usize| {
+            &dq[chunk * queries * self.d_pad..][..queries * self.d_pad]
+        };
         // dQ = dS·K/√d; dK = dSᵀ·Q/√d = dSᵀ·q'·ln 2, since q' = q·log₂ e/√d.
         let q_scale = 1.0 / (d as f32).sqrt();
         let k_scale = std::f32::consts::LN_2;
         for (i, row) in grad_q.chunks_exact_mut(d).enumerate() {
             for (c, x) in row.iter_mut().enumerate() {
-                let sum: f32 = (0..KEY_CHUNKS).map(|t| dq_of(t)[i * self.d_pad + c]).sum();
+                let sum: f32 =
+                    (0..KEY_CHUNKS).map(|t| dq_of(t)[i * self.d_pad + c]).sum();
                 *x = sum * q_scale;
             }
         }
@@ -386,11 +393,17 @@ impl Kernel {
             // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
             // `key_chunk_avx512` is compiled with.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(simd) => unsafe { key_chunk_avx512(simd, head, chunk, causal, dq) },
+            Kernel::Avx512(simd) => unsafe {
+                key_chunk_avx512(simd, head, chunk, causal, dq)
+            },
             // SAFETY: the token exists only on a CPU with AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(simd) => unsafe { key_chunk_avx2(simd, head, chunk, causal, dq) },
-            Kernel::Portable => key_chunk_generic::<_, 4, 2>(Portable, head, chunk, causal, dq),
+            Kernel::Avx2(simd) => unsafe {
+                key_chunk_avx2(simd, head, chunk, causal, dq)
+            },
+            Kernel::Portable => {
+                key_chunk_generic::<_, 4, 2>(Portable, head, chunk, causal, dq)
+            }
         }
     }
 }

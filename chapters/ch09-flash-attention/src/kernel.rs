@@ -70,7 +70,13 @@ pub fn flash_attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tens
 ///
 /// # Panics
 /// If the shapes do not fit together, or the CPU lacks `isa`.
-pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Tensor {
+pub fn flash_attention_with(
+    isa: Isa,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    causal: bool,
+) -> Tensor {
     flash_attention_lse_with(isa, q, k, v, causal).0
 }
 
@@ -82,7 +88,12 @@ pub fn flash_attention_with(isa: Isa, q: &Tensor, k: &Tensor, v: &Tensor, causal
 ///
 /// # Shapes
 /// As [`flash_attention`]; the log-sum-exp has shape `[.., queries]` (NaN when `d_v` is 0).
-pub fn flash_attention_lse(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> (Tensor, Tensor) {
+pub fn flash_attention_lse(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    causal: bool,
+) -> (Tensor, Tensor) {
     flash_attention_lse_with(Isa::detect(), q, k, v, causal)
 }
 
@@ -101,8 +112,8 @@ pub fn flash_attention_lse_with(
     v: &Tensor,
     causal: bool,
 ) -> (Tensor, Tensor) {
-    let kernel =
-        Kernel::new(isa).unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    let kernel = Kernel::new(isa)
+        .unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
     let rank = q.dim();
     assert!(
         rank >= 2 && k.dim() == rank && v.dim() == rank,
@@ -206,8 +217,8 @@ pub fn flash_attention_slices(
     shape: AttentionShape,
     causal: bool,
 ) -> Vec<f32> {
-    let kernel =
-        Kernel::new(isa).unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    let kernel = Kernel::new(isa)
+        .unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
     let AttentionShape {
         heads,
         queries,
@@ -302,7 +313,14 @@ impl HeadInputs {
     /// # Shapes
     /// `q`: `[heads, queries, d]`, `k`: `[heads, keys, d]`, `v`: `[heads, keys, d_v]`,
     /// sizes from `shape`.
-    fn load(&mut self, h: usize, q: &[f32], k: &[f32], v: &[f32], shape: AttentionShape) {
+    fn load(
+        &mut self,
+        h: usize,
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+        shape: AttentionShape,
+    ) {
         let AttentionShape {
             queries,
             keys,
@@ -384,10 +402,14 @@ impl Kernel {
             // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
             // `query_block_avx512` is compiled with.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(simd) => unsafe { query_block_avx512(simd, head, qb, causal, out, lse) },
+            Kernel::Avx512(simd) => unsafe {
+                query_block_avx512(simd, head, qb, causal, out, lse)
+            },
             // SAFETY: the token exists only on a CPU with AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(simd) => unsafe { query_block_avx2(simd, head, qb, causal, out, lse) },
+            Kernel::Avx2(simd) => unsafe {
+                query_block_avx2(simd, head, qb, causal, out, lse)
+            },
             Kernel::Portable => query_block_generic::<_, 2, { BLOCK_K / 4 }, 2>(
                 Portable, head, qb, causal, out, lse,
             ),

@@ -112,7 +112,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
     // ANCHOR: kernel
     let flash = flash_attention(&q, &k, &v, true);
-    let step = story.step("The fast kernel next to PyTorch's fused scaled_dot_product_attention");
+    let step = story
+        .step("The fast kernel next to PyTorch's fused scaled_dot_product_attention");
     step.print_shape("flash.shape", &flash);
     step.print(format!(
         "causal, same as the tiles: {}",
@@ -127,7 +128,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR_END: kernel
 
     // ANCHOR: memory
-    let step = story.step("What the score matrix costs at GPT-2 small's size (12 heads of 64)");
+    let step = story
+        .step("What the score matrix costs at GPT-2 small's size (12 heads of 64)");
     for n in [1024usize, 4096] {
         let scores_floats = 12 * n * n;
         let output_floats = 12 * n * 64;

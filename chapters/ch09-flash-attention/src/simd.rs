@@ -312,8 +312,11 @@ mod x86 {
             // Lane i is visible when i < limit - first (all lanes when the limit is far).
             let visible_lanes = limit.saturating_sub(first).min(16) as i32;
             unsafe {
-                let lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-                let keep = _mm512_cmplt_epi32_mask(lanes, _mm512_set1_epi32(visible_lanes));
+                let lanes = _mm512_set_epi32(
+                    15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+                );
+                let keep =
+                    _mm512_cmplt_epi32_mask(lanes, _mm512_set1_epi32(visible_lanes));
                 _mm512_mask_blend_ps(keep, _mm512_set1_ps(f32::NEG_INFINITY), v)
             }
         }
@@ -378,7 +381,10 @@ mod x86 {
         #[inline(always)]
         fn reduce_max(self, v: __m256) -> f32 {
             unsafe {
-                let m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+                let m = _mm_max_ps(
+                    _mm256_castps256_ps128(v),
+                    _mm256_extractf128_ps::<1>(v),
+                );
                 let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
                 let m = _mm_max_ss(m, _mm_shuffle_ps::<1>(m, m));
                 _mm_cvtss_f32(m)
@@ -387,7 +393,10 @@ mod x86 {
         #[inline(always)]
         fn reduce_sum(self, v: __m256) -> f32 {
             unsafe {
-                let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+                let s = _mm_add_ps(
+                    _mm256_castps256_ps128(v),
+                    _mm256_extractf128_ps::<1>(v),
+                );
                 let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
                 let s = _mm_add_ss(s, _mm_shuffle_ps::<1>(s, s));
                 _mm_cvtss_f32(s)
@@ -395,7 +404,10 @@ mod x86 {
         }
         #[inline(always)]
         fn any_greater(self, v: __m256, x: f32) -> bool {
-            unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(v, _mm256_set1_ps(x))) != 0 }
+            unsafe {
+                _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(v, _mm256_set1_ps(x)))
+                    != 0
+            }
         }
         #[inline(always)]
         fn exp2_flushed(self, x: __m256) -> __m256 {
@@ -408,19 +420,24 @@ mod x86 {
                 let round = _mm256_set1_ps(ROUND);
                 let shifted = _mm256_add_ps(x, round);
                 let n = _mm256_sub_ps(shifted, round);
-                let n_int =
-                    _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_castps_si256(round));
+                let n_int = _mm256_sub_epi32(
+                    _mm256_castps_si256(shifted),
+                    _mm256_castps_si256(round),
+                );
                 let f = _mm256_sub_ps(x, n);
                 let mut poly = _mm256_set1_ps(P[0]);
                 for &p in &P[1..] {
                     poly = _mm256_add_ps(_mm256_mul_ps(poly, f), _mm256_set1_ps(p));
                 }
-                let two_f = _mm256_add_ps(_mm256_mul_ps(poly, f), _mm256_set1_ps(1.0));
+                let two_f =
+                    _mm256_add_ps(_mm256_mul_ps(poly, f), _mm256_set1_ps(1.0));
                 let half = _mm256_srai_epi32::<1>(n_int);
                 let bias = _mm256_set1_epi32(127);
-                let two_to_half = _mm256_slli_epi32::<23>(_mm256_add_epi32(half, bias));
+                let two_to_half =
+                    _mm256_slli_epi32::<23>(_mm256_add_epi32(half, bias));
                 let rest = _mm256_sub_epi32(n_int, half);
-                let two_to_rest = _mm256_slli_epi32::<23>(_mm256_add_epi32(rest, bias));
+                let two_to_rest =
+                    _mm256_slli_epi32::<23>(_mm256_add_epi32(rest, bias));
                 let scaled = _mm256_mul_ps(two_f, _mm256_castsi256_ps(two_to_half));
                 let scaled = _mm256_mul_ps(scaled, _mm256_castsi256_ps(two_to_rest));
                 _mm256_and_ps(keep, scaled)
@@ -431,7 +448,8 @@ mod x86 {
             let visible_lanes = limit.saturating_sub(first).min(8) as i32;
             unsafe {
                 let lanes = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-                let keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(visible_lanes), lanes);
+                let keep =
+                    _mm256_cmpgt_epi32(_mm256_set1_epi32(visible_lanes), lanes);
                 _mm256_blendv_ps(
                     _mm256_set1_ps(f32::NEG_INFINITY),
                     v,

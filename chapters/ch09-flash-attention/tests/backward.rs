@@ -7,7 +7,9 @@
 use ch09_flash_attention::backward::{
     BLOCK, FlashGrads, flash_attention_backward, flash_attention_backward_with,
 };
-use ch09_flash_attention::kernel::{Isa, flash_attention_lse_with, flash_attention_with};
+use ch09_flash_attention::kernel::{
+    Isa, flash_attention_lse_with, flash_attention_with,
+};
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, rand, randn, zeros};
@@ -27,7 +29,13 @@ struct Reference {
 /// gradient `grad_out` `[.., n, d_v]`, in double precision, as written in the textbook:
 /// `P = softmax(QKᵀ/√d)`, `dV = Pᵀ dO`, `dP = dO Vᵀ`, `dS = P ∘ (dP - rowsum(dP ∘ P))`,
 /// `dQ = dS K/√d`, `dK = dSᵀ Q/√d`.
-fn reference(q: &Tensor, k: &Tensor, v: &Tensor, grad_out: &Tensor, causal: bool) -> Reference {
+fn reference(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    grad_out: &Tensor,
+    causal: bool,
+) -> Reference {
     let (n, d, m, d_v) = (q.size(-2), q.size(-1), k.size(-2), v.size(-1));
     let heads = q.numel() / (n * d);
     let f = |t: &Tensor| t.to_vec().into_iter().map(f64::from).collect::<Vec<f64>>();
@@ -50,7 +58,9 @@ fn reference(q: &Tensor, k: &Tensor, v: &Tensor, grad_out: &Tensor, causal: bool
         for i in 0..n {
             let visible = if causal { (i + 1).min(m) } else { m };
             let s: Vec<f64> = (0..visible)
-                .map(|j| (0..d).map(|c| q[i * d + c] * k[j * d + c]).sum::<f64>() * scale)
+                .map(|j| {
+                    (0..d).map(|c| q[i * d + c] * k[j * d + c]).sum::<f64>() * scale
+                })
                 .collect();
             let max = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let sum: f64 = s.iter().map(|x| (x - max).exp()).sum();
@@ -107,7 +117,13 @@ fn forward_backward(
         .expect("a thread pool");
     pool.install(|| {
         let (out, lse) = flash_attention_lse_with(isa, q, k, v, causal);
-        let grads = flash_attention_backward_with(isa, (q, k, v), (&out, &lse), grad_out, causal);
+        let grads = flash_attention_backward_with(
+            isa,
+            (q, k, v),
+            (&out, &lse),
+            grad_out,
+            causal,
+        );
         (out, lse, grads)
     })
 }
@@ -123,7 +139,8 @@ fn check_all(
     let want = reference(q, k, v, grad_out, causal);
     for isa in Isa::available() {
         for threads in [1, 2] {
-            let (out, lse, grads) = forward_backward(isa, threads, (q, k, v), grad_out, causal);
+            let (out, lse, grads) =
+                forward_backward(isa, threads, (q, k, v), grad_out, causal);
             let at = format!("{isa:?}, {threads} thread(s), causal = {causal}");
             let error = relative_error(&out, &want.out, 0.0);
             if error > 1e-5 {
@@ -277,9 +294,11 @@ fn large_scores() {
 fn threads_do_not_change_a_bit() {
     manual_seed(5);
     let shape = [2, 3, 300, 32];
-    let (q, k, v, grad_out) = (randn(&shape), randn(&shape), randn(&shape), randn(&shape));
+    let (q, k, v, grad_out) =
+        (randn(&shape), randn(&shape), randn(&shape), randn(&shape));
     let on = |threads: usize| {
-        let grads = forward_backward(Isa::detect(), threads, (&q, &k, &v), &grad_out, true).2;
+        let grads =
+            forward_backward(Isa::detect(), threads, (&q, &k, &v), &grad_out, true).2;
         [grads.q, grads.k, grads.v]
     };
     let one = on(1);
@@ -309,7 +328,12 @@ fn the_forward_is_unchanged() {
 fn no_value_features_give_zero_gradients() {
     let (q, k, v) = (rand(&[2, 5, 3]), rand(&[2, 4, 3]), rand(&[2, 4, 0]));
     let (out, lse) = flash_attention_lse_with(Isa::detect(), &q, &k, &v, false);
-    let grads = flash_attention_backward((&q, &k, &v), (&out, &lse), &zeros(&[2, 5, 0]), false);
+    let grads = flash_attention_backward(
+        (&q, &k, &v),
+        (&out, &lse),
+        &zeros(&[2, 5, 0]),
+        false,
+    );
     assert_eq!(grads.q, zeros(&[2, 5, 3]));
     assert_eq!(grads.k, zeros(&[2, 4, 3]));
     assert_eq!(grads.v.sizes(), [2, 4, 0]);

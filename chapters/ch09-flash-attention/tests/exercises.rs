@@ -109,11 +109,13 @@ fn exercise_online_softmax() {
 /// A row of scores (some `-∞`, but not the first) and the sizes of its blocks.
 fn row_and_blocks() -> impl Strategy<Value = (Vec<f32>, Vec<usize>)> {
     let score = prop_oneof![9 => -30.0f32..30.0, 1 => Just(f32::NEG_INFINITY)];
-    (-30.0f32..30.0, proptest::collection::vec(score, 0..40)).prop_flat_map(|(first, rest)| {
-        let row: Vec<f32> = std::iter::once(first).chain(rest).collect();
-        let n = row.len();
-        (Just(row), proptest::collection::vec(1usize..9, n))
-    })
+    (-30.0f32..30.0, proptest::collection::vec(score, 0..40)).prop_flat_map(
+        |(first, rest)| {
+            let row: Vec<f32> = std::iter::once(first).chain(rest).collect();
+            let n = row.len();
+            (Just(row), proptest::collection::vec(1usize..9, n))
+        },
+    )
 }
 
 /// Splits `row` into consecutive blocks of the given sizes (the last one cut short).

@@ -7,8 +7,12 @@
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch09_flash_attention::blocks::{key_block_count, tile_needs_mask};
-use ch09_flash_attention::core::{AttentionCore, Flash, Materialised, forward_with_core};
-use ch09_flash_attention::kernel::{BLOCK_K, BLOCK_Q, Isa, flash_attention, flash_attention_with};
+use ch09_flash_attention::core::{
+    AttentionCore, Flash, Materialised, forward_with_core,
+};
+use ch09_flash_attention::kernel::{
+    BLOCK_K, BLOCK_Q, Isa, flash_attention, flash_attention_with,
+};
 use ch09_flash_attention::simd::{FLUSH_BELOW, Portable, Simd, exp2_flushed_scalar};
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, ones, rand, randn};
@@ -119,8 +123,10 @@ fn odd_sizes() {
             let v = randn(&[1, 3, keys, d_v]);
             let expected = materialised(&q, &k, &v, causal);
             for isa in Isa::available() {
-                let error =
-                    relative_error(&flash_attention_with(isa, &q, &k, &v, causal), &expected);
+                let error = relative_error(
+                    &flash_attention_with(isa, &q, &k, &v, causal),
+                    &expected,
+                );
                 assert!(
                     error <= 1e-5,
                     "{isa:?} {queries}x{keys}, d = {d}, d_v = {d_v}, causal = {causal}: {error}"
@@ -256,7 +262,11 @@ fn exp2_flushed_is_two_to_the_x_or_zero_never_subnormal() {
                 assert!(exp2_error_ulps(x, y) <= 2.0, "exp2_flushed({x}) = {y}");
                 assert!(y >= f32::MIN_POSITIVE, "exp2_flushed({x}) = {y}");
                 if x.fract() == 0.0 && x < 128.0 {
-                    assert_eq!(f64::from(y), f64::from(x).exp2(), "exp2_flushed({x})");
+                    assert_eq!(
+                        f64::from(y),
+                        f64::from(x).exp2(),
+                        "exp2_flushed({x})"
+                    );
                 }
                 if bit_exact {
                     assert_eq!(y.to_bits(), exp2_flushed_scalar(x).to_bits(), "{x}");

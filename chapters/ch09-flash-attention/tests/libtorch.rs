@@ -21,7 +21,9 @@ const RTOL: f32 = 2e-5;
 fn gradients_equal_sdpa_autograd() {
     // Lengths that do not fill the tiles, more queries than keys and fewer, d not a
     // multiple of the vector width.
-    for (queries, keys, d, d_v) in [(130, 130, 64, 64), (70, 150, 20, 24), (150, 70, 33, 17)] {
+    for (queries, keys, d, d_v) in
+        [(130, 130, 64, 64), (70, 150, 20, 24), (150, 70, 33, 17)]
+    {
         for causal in [false, true] {
             manual_seed(3);
             let q = randn(&[2, 3, queries, d]);
@@ -43,19 +45,23 @@ fn gradients_equal_sdpa_autograd() {
                 .sum(Kind::Float)
                 .backward();
             // torch.logsumexp of the scores q·kᵀ/√d, with is_causal's mask.
-            let scores = tq.detach().matmul(&tk.detach().transpose(-2, -1)) / (d as f64).sqrt();
+            let scores = tq.detach().matmul(&tk.detach().transpose(-2, -1))
+                / (d as f64).sqrt();
             let scores = if causal {
-                let future =
-                    tch::Tensor::ones([queries as i64, keys as i64], (Kind::Bool, Device::Cpu))
-                        .triu(1);
+                let future = tch::Tensor::ones(
+                    [queries as i64, keys as i64],
+                    (Kind::Bool, Device::Cpu),
+                )
+                .triu(1);
                 scores.masked_fill(&future, f64::NEG_INFINITY)
             } else {
                 scores
             };
             let theirs_lse = scores.logsumexp([-1i64].as_slice(), false);
             for isa in Isa::available() {
-                let at =
-                    format!("{isa:?} {queries}x{keys}, d = {d}, d_v = {d_v}, causal = {causal}");
+                let at = format!(
+                    "{isa:?} {queries}x{keys}, d = {d}, d_v = {d_v}, causal = {causal}"
+                );
                 let (out, lse) = flash_attention_lse_with(isa, &q, &k, &v, causal);
                 assert_agrees(&format!("{at}: out"), &out, &theirs, RTOL);
                 assert_agrees(&format!("{at}: lse"), &lse, &theirs_lse, RTOL);

@@ -40,7 +40,8 @@ pub fn einsum_backward(
 /// handles.
 fn parse(equation: &str) -> (String, String, String) {
     let clean: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
-    let fail = |why: &str| -> ! { panic!("einsum_backward: equation {equation:?} {why}") };
+    let fail =
+        |why: &str| -> ! { panic!("einsum_backward: equation {equation:?} {why}") };
     let Some((inputs, out)) = clean.split_once("->") else {
         fail("needs an explicit output (\"A,B->C\")")
     };
@@ -84,7 +85,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "einsum_backward: equation \"ij,jk\" needs an explicit output")]
+    #[should_panic(
+        expected = "einsum_backward: equation \"ij,jk\" needs an explicit output"
+    )]
     fn an_implicit_output_is_refused() {
         let x = randn(&[2, 2]);
         einsum_backward("ij,jk", &x, &x, &x);

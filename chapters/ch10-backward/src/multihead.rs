@@ -31,13 +31,17 @@ pub struct MultiHeadTape {
 /// # Shapes
 /// `x`: `[batch, tokens, d_in]`. Returns `[batch, tokens, d_out]`.
 // ANCHOR: multihead_forward
-pub fn multihead_forward(mha: &MultiHeadAttention, x: &Tensor) -> (Tensor, MultiHeadTape) {
+pub fn multihead_forward(
+    mha: &MultiHeadAttention,
+    x: &Tensor,
+) -> (Tensor, MultiHeadTape) {
     let num_tokens = x.size(1);
     let keys = split_heads(&mha.w_key.forward(x), mha.num_heads);
     let queries = split_heads(&mha.w_query.forward(x), mha.num_heads);
     let values = split_heads(&mha.w_value.forward(x), mha.num_heads);
     let hidden = mha.mask.slice(0, ..num_tokens).slice(1, ..num_tokens);
-    let (heads, attention) = attention_forward(&queries, &keys, &values, &hidden, &mha.dropout);
+    let (heads, attention) =
+        attention_forward(&queries, &keys, &values, &hidden, &mha.dropout);
     let context = merge_heads(&heads);
     let out = mha.out_proj.forward(&context);
     (

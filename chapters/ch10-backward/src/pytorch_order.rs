@@ -31,13 +31,15 @@ pub fn attention_backward_in_pytorch_order(
     tape: &AttentionTape,
     grad_out: &Tensor,
 ) -> AttentionGrads {
-    let (grad_dropped, grad_values) = matmul_backward(&tape.dropped, &tape.values, grad_out);
+    let (grad_dropped, grad_values) =
+        matmul_backward(&tape.dropped, &tape.values, grad_out);
     let grad_weights = dropout_backward(&grad_dropped, tape.noise.as_ref());
     let grad_scaled = softmax_backward_in_pytorch_order(&tape.weights, &grad_weights);
     let grad_masked = scale_backward(&grad_scaled, tape.scale);
     let grad_scores = masked_fill_backward(&grad_masked, &tape.hidden);
     let keys_t = tape.keys.transpose(-2, -1);
-    let (grad_queries, grad_keys_t) = matmul_backward(&tape.queries, &keys_t, &grad_scores);
+    let (grad_queries, grad_keys_t) =
+        matmul_backward(&tape.queries, &keys_t, &grad_scores);
     AttentionGrads {
         queries: grad_queries,
         keys: grad_keys_t.transpose(-2, -1),
@@ -146,8 +148,8 @@ mod tests {
                 }
                 let row = i / n * n..i / n * n + n;
                 let scale: f32 = row.clone().map(|j| (gv[j] * p[j]).abs()).sum();
-                let bound =
-                    p[i] * 2.0 * (n - 1) as f32 * f32::EPSILON * scale + f32::EPSILON * a.abs();
+                let bound = p[i] * 2.0 * (n - 1) as f32 * f32::EPSILON * scale
+                    + f32::EPSILON * a.abs();
                 assert!((a - b).abs() <= bound, "n {n}, element {i}: {a} vs {b}");
             }
         }

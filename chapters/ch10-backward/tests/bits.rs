@@ -45,7 +45,8 @@ fn our_tensors() -> Vec<(String, Vec<Tensor>)> {
         let ca = CausalAttention::new(3, 2, 6, dropout, false);
         let (out, tape) = causal_forward(&ca, &batch);
         let grads = causal_backward(&ca, &tape, &(&out * 2.0));
-        let title = format!("CausalAttention, dropout {dropout:.1} (manual_seed(123))");
+        let title =
+            format!("CausalAttention, dropout {dropout:.1} (manual_seed(123))");
         steps.push((format!("{title}: loss"), vec![(&out * &out).sum()]));
         for (name, grad) in [
             ("W_query.weight", grads.w_query.weight),
@@ -84,8 +85,10 @@ fn fixture_tensors(section: &str, title: &str) -> Vec<Tensor> {
     entries
         .iter()
         .map(|entry| {
-            let shape: Vec<usize> = serde_json::from_value(entry["shape"].clone()).unwrap();
-            let bits: Vec<i32> = serde_json::from_value(entry["bits"].clone()).unwrap();
+            let shape: Vec<usize> =
+                serde_json::from_value(entry["shape"].clone()).unwrap();
+            let bits: Vec<i32> =
+                serde_json::from_value(entry["bits"].clone()).unwrap();
             let values = bits.iter().map(|&b| f32::from_bits(b as u32)).collect();
             Tensor::from_vec(values, &shape)
         })
@@ -102,13 +105,15 @@ fn attention_core_gradients_have_autograds_bits() {
         ("MultiHeadAttention, 2 heads (manual_seed(123))", 2, 0.0),
     ] {
         let t = fixture_tensors("cores", title);
-        let (queries, keys, values, grad_core, want) = (&t[0], &t[1], &t[2], &t[3], &t[4..]);
+        let (queries, keys, values, grad_core, want) =
+            (&t[0], &t[1], &t[2], &t[3], &t[4..]);
         // The dropout noise is drawn after the module's initialisation, as in the module.
         manual_seed(123);
         let _init = CausalAttention::new(3, 2, 6, dropout, false);
         let dropout = Dropout::new(dropout);
         let got = if heads == 0 {
-            let (_, tape) = attention_forward(queries, keys, values, &hidden, &dropout);
+            let (_, tape) =
+                attention_forward(queries, keys, values, &hidden, &dropout);
             let g = attention_backward(&tape, grad_core);
             vec![g.queries, g.keys, g.values]
         } else {
@@ -120,7 +125,8 @@ fn attention_core_gradients_have_autograds_bits() {
                 &hidden,
                 &dropout,
             );
-            let g = attention_backward(&tape, &merge_heads_backward(grad_core, heads));
+            let g =
+                attention_backward(&tape, &merge_heads_backward(grad_core, heads));
             [g.queries, g.keys, g.values]
                 .iter()
                 .map(split_heads_backward)
@@ -134,7 +140,9 @@ fn attention_core_gradients_have_autograds_bits() {
             total += got.numel();
         }
     }
-    println!("{total}/{total} gradients of queries, keys and values bit-equal to autograd's");
+    println!(
+        "{total}/{total} gradients of queries, keys and values bit-equal to autograd's"
+    );
 }
 
 #[test]

@@ -45,11 +45,12 @@ fn multihead_gradients_equal_libtorch_autograd() {
         .matmul(&keys.transpose(2, 3))
         .masked_fill(&mask, f64::NEG_INFINITY);
     let weights = (scores / (hd as f64).sqrt()).softmax(-1, Kind::Float);
-    let context = weights
-        .matmul(&values)
-        .transpose(1, 2)
-        .contiguous()
-        .view([b, n, h * hd]);
+    let context =
+        weights
+            .matmul(&values)
+            .transpose(1, 2)
+            .contiguous()
+            .view([b, n, h * hd]);
     let theirs = context.linear(&wo, Some(&bo));
     theirs.square().sum(Kind::Float).backward();
 

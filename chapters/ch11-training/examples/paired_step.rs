@@ -93,7 +93,8 @@ impl TorchModel {
             out_proj_bias: var("attn.out_proj.bias"),
             head_weight: var("head.weight"),
             head_bias: var("head.bias"),
-            mask: tch::Tensor::ones([tokens, tokens], (Kind::Float, Device::Cpu)).triu(1),
+            mask: tch::Tensor::ones([tokens, tokens], (Kind::Float, Device::Cpu))
+                .triu(1),
             vars,
         }
     }
@@ -172,7 +173,13 @@ fn loss_fn(logits: &tch::Tensor, ids: &tch::Tensor) -> tch::Tensor {
     let shift = Task::TWO_BACK.shift as i64;
     let predicted = logits.slice(1, shift, None, 1).reshape([-1, VOCAB as i64]);
     let wanted = ids.slice(1, 0, -shift, 1).reshape([-1]);
-    predicted.cross_entropy_loss::<tch::Tensor>(&wanted, None, Reduction::Mean, -100, 0.0)
+    predicted.cross_entropy_loss::<tch::Tensor>(
+        &wanted,
+        None,
+        Reduction::Mean,
+        -100,
+        0.0,
+    )
 }
 
 /// libtorch's AdamW with the settings of ours (PyTorch's defaults but the learning rate).
@@ -279,7 +286,9 @@ impl Sides {
             .ours
             .named_parameters()
             .into_iter()
-            .map(|(name, p)| (largest_difference(p, &from_tch(&variables[name])), name))
+            .map(|(name, p)| {
+                (largest_difference(p, &from_tch(&variables[name])), name)
+            })
             .fold((0.0, ""), |worst, d| if d.0 > worst.0 { d } else { worst });
         Check {
             our_loss,
@@ -347,8 +356,9 @@ fn main() {
     let mut sides = Sides::chapter_start();
     let check = sides.check();
     let rounds = sides.time_in_turns(seconds);
-    let per_step_us =
-        |i: usize| median(rounds.iter().map(|t| t[i]).collect()) / STEPS_PER_TURN as f64 * 1e6;
+    let per_step_us = |i: usize| {
+        median(rounds.iter().map(|t| t[i]).collect()) / STEPS_PER_TURN as f64 * 1e6
+    };
     println!(
         "{{\"rounds\": {}, \"steps_per_turn\": {STEPS_PER_TURN}, \"ours_us\": {:.1}, \"torch_us\": {:.1}, \"ratio\": {:.3}, \"loss_ours\": {:.9}, \"loss_torch\": {:.9}, \"param_diff\": {:.3e}, \"param_diff_of\": \"{}\"}}",
         rounds.len(),

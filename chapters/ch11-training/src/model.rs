@@ -38,7 +38,9 @@ impl AttentionModel {
         AttentionModel {
             tok_emb: Embedding::new(VOCAB, D_MODEL),
             pos_emb: Embedding::new(TOKENS, D_MODEL),
-            attn: MultiHeadAttention::new(D_MODEL, D_MODEL, TOKENS, 0.0, HEADS, false),
+            attn: MultiHeadAttention::new(
+                D_MODEL, D_MODEL, TOKENS, 0.0, HEADS, false,
+            ),
             head: Linear::new(D_MODEL, VOCAB, true),
         }
     }

@@ -46,13 +46,18 @@ mod progress {
             use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
             use std::io::IsTerminal;
             let bar = if std::io::stderr().is_terminal() {
-                ProgressBar::with_draw_target(Some(steps.into()), ProgressDrawTarget::stderr())
+                ProgressBar::with_draw_target(
+                    Some(steps.into()),
+                    ProgressDrawTarget::stderr(),
+                )
             } else {
                 ProgressBar::hidden()
             };
             bar.set_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} steps, loss {msg}, {eta} left")
-                    .expect("a valid template"),
+                ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} steps, loss {msg}, {eta} left",
+                )
+                .expect("a valid template"),
             );
             Bar(bar)
         }

@@ -155,11 +155,13 @@ mod tests {
             let logits = randn(&[rows, 8]) * 3.0;
             let targets = randint(0, 8, &[rows]);
             let ce = cross_entropy(&logits, &targets);
-            let exact = cross_entropy_backward_in_pytorch_order(&ce.log_probs, &targets);
+            let exact =
+                cross_entropy_backward_in_pytorch_order(&ce.log_probs, &targets);
             let formula = cross_entropy_backward(&ce.log_probs, &targets);
             let probs = ce.log_probs.exp().to_vec();
             let t = targets.to_vec();
-            for (i, (a, b)) in exact.to_vec().iter().zip(formula.to_vec()).enumerate() {
+            for (i, (a, b)) in exact.to_vec().iter().zip(formula.to_vec()).enumerate()
+            {
                 let onehot = if usize::try_from(t[i / 8]) == Ok(i % 8) {
                     1.0
                 } else {

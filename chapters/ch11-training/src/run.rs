@@ -29,7 +29,11 @@ pub struct TrainingRun {
 /// Trains the chapter's model for `steps` steps after `manual_seed(seed)`, drawing in the
 /// reference script's order: the parameters, the shown sequence, one batch per step, the
 /// batch the accuracy is measured on.
-pub fn training_run(seed: u64, steps: u32, on_step: impl FnMut(u32, f32)) -> TrainingRun {
+pub fn training_run(
+    seed: u64,
+    steps: u32,
+    on_step: impl FnMut(u32, f32),
+) -> TrainingRun {
     let task = Task::TWO_BACK;
     // ANCHOR: setup
     manual_seed(seed);

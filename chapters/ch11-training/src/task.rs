@@ -58,7 +58,12 @@ impl Task {
     ///
     /// # Shapes
     /// `grad`: `[batch · (tokens − shift), vocab]`. Returns `[batch, tokens, vocab]`.
-    pub fn scored_logits_backward(&self, grad: &Tensor, batch: usize, tokens: usize) -> Tensor {
+    pub fn scored_logits_backward(
+        &self,
+        grad: &Tensor,
+        batch: usize,
+        tokens: usize,
+    ) -> Tensor {
         let vocab = grad.size(-1);
         let scored = grad.view([batch, tokens - self.shift, vocab]);
         let unscored = shared::zeros(&[batch, self.shift, vocab]);
@@ -71,7 +76,11 @@ impl Task {
     /// # Shapes
     /// `logits`: `[batch, tokens, vocab]`, `ids`: `[batch, tokens]`. Returns
     /// `(correct, batch · (tokens − shift))`.
-    pub fn count_correct(&self, logits: &Tensor, ids: &Tensor<i64>) -> (usize, usize) {
+    pub fn count_correct(
+        &self,
+        logits: &Tensor,
+        ids: &Tensor<i64>,
+    ) -> (usize, usize) {
         let predicted = self.scored_logits(logits).argmax_dim(-1, false).to_vec();
         let wanted = self.targets(ids).to_vec();
         let correct = predicted

@@ -5,7 +5,9 @@
 //! the head's and the attention's (chapter 10), the embeddings' (this chapter).
 
 use ch10_backward::linear::linear_backward;
-use ch10_backward::multihead::{MultiHeadTape, multihead_backward, multihead_forward};
+use ch10_backward::multihead::{
+    MultiHeadTape, multihead_backward, multihead_forward,
+};
 use shared::nn::Linear;
 use shared::{Tensor, arange};
 
@@ -88,7 +90,8 @@ impl AttentionModel {
         let tokens = tape.ids.size(1);
         let positions = arange(0, tokens, 1);
         let grad_tok = embedding_backward(&tape.ids, grad_x, VOCAB);
-        let grad_pos = embedding_backward(&positions, &grad_x.sum_dim(0, false), TOKENS);
+        let grad_pos =
+            embedding_backward(&positions, &grad_x.sum_dim(0, false), TOKENS);
         let bias = |g: Option<Tensor>| g.expect("the layer has a bias");
         Gradients(vec![
             grad_tok,

@@ -15,7 +15,11 @@ use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randint, randn};
 
 /// Random logits `[rows, classes]` (spread out by 3) and targets, from `seed`.
-fn logits_and_targets(seed: u64, rows: usize, classes: usize) -> (Tensor, Tensor<i64>) {
+fn logits_and_targets(
+    seed: u64,
+    rows: usize,
+    classes: usize,
+) -> (Tensor, Tensor<i64>) {
     manual_seed(seed);
     let logits = &randn(&[rows, classes]) * 3.0;
     (logits, randint(0, classes as i64, &[rows]))
@@ -136,7 +140,10 @@ fn exercise_predicted_focus_matches_trained_attention() {
         for i in 0..TOKENS {
             let predicted = predicted_focus(shift, i);
             if i < shift {
-                assert_eq!(predicted, None, "shift {shift}: position {i} has no target");
+                assert_eq!(
+                    predicted, None,
+                    "shift {shift}: position {i} has no target"
+                );
             } else {
                 assert_eq!(
                     predicted,
@@ -219,7 +226,13 @@ fn exercise_steps_to_halve_for_the_chapters_adamw() {
     assert!(predicted < 100_000, "{predicted} steps");
     let (mut p, mut m, mut v) = (1.0f32, 0.0f32, 0.0f32);
     for t in 1..=predicted as u32 {
-        adamw_update_in_pytorch_order(&mut p, 0.0, &mut m, &mut v, &optimizer.constants(t));
+        adamw_update_in_pytorch_order(
+            &mut p,
+            0.0,
+            &mut m,
+            &mut v,
+            &optimizer.constants(t),
+        );
     }
     assert!(
         (p - 0.5).abs() < 1e-3,

@@ -124,7 +124,11 @@ fn trained_focus() {
                 let largest = (0..=i)
                     .max_by(|&a, &b| average(s, i, a).total_cmp(&average(s, i, b)))
                     .expect("row i has i + 1 weights");
-                assert_eq!(largest, i - shift, "shift {shift}, sequence {s}, row {i}");
+                assert_eq!(
+                    largest,
+                    i - shift,
+                    "shift {shift}, sequence {s}, row {i}"
+                );
             }
         }
     }

@@ -123,8 +123,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     // ANCHOR: same_rotation
     let features = half_split_features(8);
     let back = inverse_permutation(&features);
-    let through_half_split =
-        rope_half_split(&x.index_select(-1, &features), 10000.0).index_select(-1, &back);
+    let through_half_split = rope_half_split(&x.index_select(-1, &features), 10000.0)
+        .index_select(-1, &back);
     // Where a rotation cancels (1.4 - 1.4 = 0.0012), the rounding error is relative
     // to the terms and not to the small result: the default atol of 1e-8 would be
     // too strict.

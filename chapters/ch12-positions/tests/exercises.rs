@@ -9,8 +9,9 @@
 use ch07_multihead_split::heads::split_heads;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch12_positions::{
-    half_split_features, interpolated_offset, inv_freq, inverse_permutation, rope_angles, rope_at,
-    rope_attention_scores, rope_half_split, rope_interleaved, rotate_half, sinusoidal_encoding,
+    half_split_features, interpolated_offset, inv_freq, inverse_permutation,
+    rope_angles, rope_at, rope_attention_scores, rope_half_split, rope_interleaved,
+    rotate_half, sinusoidal_encoding,
 };
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
@@ -20,7 +21,8 @@ const PYTORCH: &str = include_str!("../../../reference/expected/ch12-positions.t
 
 /// The text PyTorch printed under `## title` in this chapter's reference output.
 fn pytorch_step(title: &str) -> &'static str {
-    course::narrative::step_text(PYTORCH, title).expect("the step is in the reference")
+    course::narrative::step_text(PYTORCH, title)
+        .expect("the step is in the reference")
 }
 
 /// The dot product of row `m` of `a` with row `n` of `b`, summed in `f64`.

@@ -7,10 +7,12 @@ use shared::{GeluApproximate, Result, Tensor, arange, manual_seed, randn, stack}
 
 use crate::block::TransformerBlock;
 use crate::masked_attention::{attention_weights, safe_attention_weights};
-use crate::masks::{causal, decoder_mask, hide_padded_keys, left_padding_mask, padding_mask};
+use crate::masks::{
+    causal, decoder_mask, hide_padded_keys, left_padding_mask, padding_mask,
+};
 use crate::parameters::{
-    attention_parameter_count, attention_parameters, block_parameter_count, block_parameters,
-    count, layer_norm_parameters, mlp_parameters,
+    attention_parameter_count, attention_parameters, block_parameter_count,
+    block_parameters, count, layer_norm_parameters, mlp_parameters,
 };
 
 /// Runs the chapter and returns what it prints; `seed` replaces the default seed 123.
@@ -62,7 +64,8 @@ fn the_block(story: &mut Narrative, seed: Seed) -> TransformerBlock {
     let up = block.mlp.c_fc.forward(&h2);
     let act = up.gelu(GeluApproximate::Tanh);
     let m = block.mlp.c_proj.forward(&act);
-    let step = story.step("ln_2 and the MLP: Linear(8, 32), GELU (tanh), Linear(32, 8)");
+    let step =
+        story.step("ln_2 and the MLP: Linear(8, 32), GELU (tanh), Linear(32, 8)");
     step.print_shape("ln_2(x).shape", &h2);
     step.print_shape("c_fc(...).shape", &up);
     step.print_shape("gelu(...).shape", &act);
@@ -167,7 +170,8 @@ fn the_three_attentions(story: &mut Narrative, seed: Seed) -> Result<()> {
 
     let finite = attention_weights(&tgt_h, &tgt_h, &left_hidden, f32::MIN);
     let zeroed = safe_attention_weights(&tgt_h, &tgt_h, &left_hidden);
-    let step = story.step("Two fixes: a finite fill value, or zeros after the softmax");
+    let step =
+        story.step("Two fixes: a finite fill value, or zeros after the softmax");
     step.print(format!("fill finfo(float32).min: {}", finite.get(1).get(0)));
     step.print(format!("-inf, then NaN -> 0: {}", zeroed.get(1).get(0)));
     let rest = |t: &Tensor| t.slice(2, 1..);

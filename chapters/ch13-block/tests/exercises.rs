@@ -194,7 +194,8 @@ fn built_parameters(m: &ModelShape) -> usize {
     let mut norms = vec![layer_norm()]; // the final one
     for _ in 0..m.n_layers {
         norms.extend([layer_norm(), layer_norm()]);
-        for (d_in, d_out) in [(d, d), (d, d), (d, d), (d, d), (d, 4 * d), (4 * d, d)] {
+        for (d_in, d_out) in [(d, d), (d, d), (d, d), (d, d), (d, 4 * d), (4 * d, d)]
+        {
             linears.push(Linear::new(d_in, d_out, m.bias));
         }
     }
@@ -272,7 +273,8 @@ proptest! {
 fn exercise_input_gradient_pre_and_post_norm_at_depth_12() {
     for seed in 0..2 {
         manual_seed(seed);
-        let blocks: Vec<_> = (0..12).map(|_| TransformerBlock::new(16, 2, 4)).collect();
+        let blocks: Vec<_> =
+            (0..12).map(|_| TransformerBlock::new(16, 2, 4)).collect();
         let (x, probe) = (randn(&[1, 4, 16]), randn(&[1, 4, 16]));
         let pre = norm(&input_gradient(&blocks, &x, &probe, NormPlacement::PreNorm));
         let post = norm(&input_gradient(

@@ -15,7 +15,11 @@ pub const PAD: i64 = 0;
 /// `prompts`: `batch` prompts of 1 or more ids; `n_new >= 1`. Returns ids
 /// `[batch, longest + n_new]` (padding first) and logits `[n_new · batch, vocab_size]`
 /// (step by step, as `generate_cached` lays them out).
-pub fn generate_left_padded(model: &TinyDecoder, prompts: &[Vec<i64>], n_new: usize) -> Generation {
+pub fn generate_left_padded(
+    model: &TinyDecoder,
+    prompts: &[Vec<i64>],
+    n_new: usize,
+) -> Generation {
     // TODO: put the prompts in one [batch, longest] rectangle, padding on the left. What
     // must the padding mask hide, and at which position does each row's first real token
     // sit? Prefill with `model.forward_padded`, then one column per step with

@@ -14,13 +14,16 @@ pub fn full_precision(x: f32) -> String {
     if x == 0.0 || !x.is_finite() {
         return match x {
             v if v.is_nan() => "nan".to_string(),
-            v if v.is_infinite() => (if v > 0.0 { "inf" } else { "-inf" }).to_string(),
+            v if v.is_infinite() => {
+                (if v > 0.0 { "inf" } else { "-inf" }).to_string()
+            }
             v => (if v.is_sign_negative() { "-0" } else { "0" }).to_string(),
         };
     }
     // Rounded to 9 significant digits first: the exponent is the rounded value's.
     let scientific = format!("{x:.8e}");
-    let (mantissa, exponent) = scientific.split_once('e').expect("Rust's {:e} has an e");
+    let (mantissa, exponent) =
+        scientific.split_once('e').expect("Rust's {:e} has an e");
     let exponent: i32 = exponent.parse().expect("an integer exponent");
     if (-4..9).contains(&exponent) {
         let decimals = (8 - exponent) as usize;

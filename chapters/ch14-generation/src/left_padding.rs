@@ -19,7 +19,11 @@ pub const PAD: i64 = 0;
 /// `[batch, longest + n_new]` (padding first) and logits `[n_new · batch, vocab_size]`
 /// (step by step, as `generate_cached` lays them out).
 // ANCHOR: generate_left_padded
-pub fn generate_left_padded(model: &TinyDecoder, prompts: &[Vec<i64>], n_new: usize) -> Generation {
+pub fn generate_left_padded(
+    model: &TinyDecoder,
+    prompts: &[Vec<i64>],
+    n_new: usize,
+) -> Generation {
     let batch = prompts.len();
     let longest = prompts.iter().map(Vec::len).max().unwrap_or(0);
     let (mut ids, mut positions, mut pad) = (Vec::new(), Vec::new(), Vec::new());

@@ -15,8 +15,9 @@ use crate::window::sliding_window_mask;
 
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 123.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
-    let mut story =
-        Narrative::new("Chapter 14: Generation with a KV cache, GQA and sliding windows");
+    let mut story = Narrative::new(
+        "Chapter 14: Generation with a KV cache, GQA and sliding windows",
+    );
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
 
     // ANCHOR: model
@@ -26,7 +27,11 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let step = story.step(format!("A tiny decoder (manual_seed({}))", seed.or(123)));
     step.print(format!(
         "vocab {}, d_model {}, {} query heads, {} key/value heads, head_dim {}",
-        CONFIG.vocab_size, CONFIG.d_model, CONFIG.n_heads, CONFIG.n_kv_heads, model.attn.head_dim
+        CONFIG.vocab_size,
+        CONFIG.d_model,
+        CONFIG.n_heads,
+        CONFIG.n_kv_heads,
+        model.attn.head_dim
     ));
     step.print_shape("W_query.weight.shape", &model.attn.w_query.weight);
     step.print_shape("W_key.weight.shape", &model.attn.w_key.weight);
@@ -98,8 +103,10 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     ));
 
     // ANCHOR: decode_rows
-    let rows = generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
-    let rows_cached = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
+    let rows =
+        generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
+    let rows_cached =
+        generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
     // ANCHOR_END: decode_rows
     let step = story.step("Cached and recomputed logits, one query row at a time");
     step.print(format!("ids: {}", rows.ids));
@@ -150,9 +157,14 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         window: Some(WINDOW),
         ..CONFIG
     });
-    let recomputed =
-        generate_recomputing(&windowed, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
-    let rolling = generate_cached(&windowed, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
+    let recomputed = generate_recomputing(
+        &windowed,
+        &prompt,
+        N_NEW,
+        TinyDecoder::forward_row_by_row,
+    );
+    let rolling =
+        generate_cached(&windowed, &prompt, N_NEW, TinyDecoder::forward_row_by_row);
     // ANCHOR_END: decode_window
     let rolling_cache = rolling
         .cache
@@ -191,8 +203,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
         "f16 MiB"
     ));
     for m in &MODELS {
-        let bytes =
-            |tokens, per_value| cache_bytes(m.layers, m.kv_heads, m.head_dim, tokens, per_value);
+        let bytes = |tokens, per_value| {
+            cache_bytes(m.layers, m.kv_heads, m.head_dim, tokens, per_value)
+        };
         let mib = |b: u64| b as f64 / f64::from(1 << 20);
         step.print(format!(
             "{:<11} {:>6} {:>6} {:>3} {:>4} {:>6} {:>6} {:>9} {:>9} {:>8.1} {:>8.1}",
@@ -264,7 +277,11 @@ pub fn two_orders(x: &Tensor, weight: &Tensor) -> TwoOrders {
 
 /// Records, per head, what each new token attended to over the cache: one row per new
 /// token, one column per position, labelled `position: token id`.
-fn generation_heatmaps(step: &mut Step, generation: &Generation, heads: usize) -> Result<()> {
+fn generation_heatmaps(
+    step: &mut Step,
+    generation: &Generation,
+    heads: usize,
+) -> Result<()> {
     let ids = generation.ids.to_vec();
     let label = |p: usize| format!("{p}: {}", ids[p]);
     for h in 0..heads {

@@ -35,7 +35,11 @@ impl GroupedQueryAttention {
     /// `x`: `[batch, tokens, d_model]`, `pad`: `[batch, tokens]` (`true` at padding).
     /// Returns `[batch, tokens, d_model]` and the cache of the last `min(tokens, window)`
     /// tokens.
-    pub fn forward_padded(&self, x: &Tensor, pad: &Tensor<bool>) -> (Tensor, KvCache) {
+    pub fn forward_padded(
+        &self,
+        x: &Tensor,
+        pad: &Tensor<bool>,
+    ) -> (Tensor, KvCache) {
         let q = split_heads(&self.w_query.forward(x), self.n_heads);
         let k = split_heads(&self.w_key.forward(x), self.n_kv_heads);
         let v = split_heads(&self.w_value.forward(x), self.n_kv_heads);
@@ -52,7 +56,12 @@ impl GroupedQueryAttention {
     /// `x_new`: `[batch, 1, d_model]`; `pad`: `[batch, tokens]`, the padding of the whole
     /// sequence including the new token (the cache holds its last `cached` columns).
     /// Returns `[batch, 1, d_model]`.
-    pub fn step_padded(&self, x_new: &Tensor, cache: &mut KvCache, pad: &Tensor<bool>) -> Tensor {
+    pub fn step_padded(
+        &self,
+        x_new: &Tensor,
+        cache: &mut KvCache,
+        pad: &Tensor<bool>,
+    ) -> Tensor {
         let q = split_heads(&self.w_query.forward(x_new), self.n_heads);
         let k = split_heads(&self.w_key.forward(x_new), self.n_kv_heads);
         let v = split_heads(&self.w_value.forward(x_new), self.n_kv_heads);

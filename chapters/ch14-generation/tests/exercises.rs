@@ -72,7 +72,8 @@ fn exercise_decode_step_prints_pytorchs_logits() {
     let model = TinyDecoder::new(ch14_generation::setup::CONFIG);
     let prompt = Tensor::from_vec(ch14_generation::setup::PROMPT.to_vec(), &[1, 3]);
     let cached = generate_cached(&model, &prompt, 6, TinyDecoder::forward);
-    let printed = step_text(PYTORCH, "Greedy decoding with a KV cache").expect("the step");
+    let printed =
+        step_text(PYTORCH, "Greedy decoding with a KV cache").expect("the step");
     assert!(
         printed.contains(&cached.logits.to_string()),
         "PyTorch printed\n{printed}\nyour cached decoding gives\n{}",

@@ -154,7 +154,8 @@ fn weight_rows_hold_each_fed_token_over_the_cache() {
     for window in [None, Some(WINDOW)] {
         manual_seed(123);
         let model = TinyDecoder::new(DecoderConfig { window, ..CONFIG });
-        let generation = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward);
+        let generation =
+            generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward);
         let grid = generation.weight_rows(1);
         assert_eq!(grid.sizes(), [N_NEW - 1, PROMPT.len() + N_NEW - 1]);
         for s in 0..N_NEW - 1 {
@@ -165,7 +166,8 @@ fn weight_rows_hold_each_fed_token_over_the_cache() {
             let seen = row.iter().filter(|&&w| w > 0.0).count();
             assert!(seen <= window.unwrap_or(usize::MAX), "{row:?}");
         }
-        let recomputed = generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward);
+        let recomputed =
+            generate_recomputing(&model, &prompt, N_NEW, TinyDecoder::forward);
         assert_eq!(recomputed.weight_rows(0).size(0), 0);
     }
 }

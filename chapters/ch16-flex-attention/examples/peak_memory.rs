@@ -20,7 +20,9 @@ use ch09_flash_attention::kernel::flash_attention;
 use ch16_flex_attention::block_mask::BlockMask;
 use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::kernel::flex_kernel;
-use ch16_flex_attention::recipes::{MaskMod, causal, causal_window, document_mask, unchanged};
+use ch16_flex_attention::recipes::{
+    MaskMod, causal, causal_window, document_mask, unchanged,
+};
 use clap::{Parser, ValueEnum};
 use course::peak_memory::{json_line, measure, peak_bytes};
 use shared::{Tensor, manual_seed, randn};
@@ -83,7 +85,8 @@ fn kernel(
 ) -> Result<(Tensor, course::peak_memory::Measurement), Error> {
     let n = q.size(2);
     let block_mask = BlockMask::new(mask_mod.clone(), 1, 1, n, n, TILE)?;
-    let (out, measured) = measure(|| flex_kernel(q, k, v, &block_mask, unchanged, mask_mod))?;
+    let (out, measured) =
+        measure(|| flex_kernel(q, k, v, &block_mask, unchanged, mask_mod))?;
     Ok((out?.0, measured))
 }
 
@@ -98,27 +101,32 @@ fn run(args: &Args) -> Result<String, Error> {
     let inputs = bytes(&q) + bytes(&k) + bytes(&v);
     // One thread, as the benchmarks: more threads would each hold buffers of their own.
     // Returns the output's bytes, the measurement and the inputs made besides q, k, v.
-    let (out_bytes, measured, mask_bytes) = pool(1).install(|| -> Result<_, Error> {
-        let (out, measured) = match args.form {
-            Form::Window => kernel(qkv, causal_window(WINDOW))?,
-            Form::Documents => {
-                let documents = args.documents.max(1);
-                kernel(qkv, document_mask(&vec![n / documents; documents]))?
-            }
-            Form::Causal => kernel(qkv, causal)?,
-            Form::FlashCausal => measure(|| flash_attention(&q, &k, &v, true))?,
-            Form::Formula => {
-                let (out, measured) =
-                    measure(|| flex_attention(&q, &k, &v, unchanged, causal_window(WINDOW)))?;
-                (out?, measured)
-            }
-            #[cfg(feature = "tch")]
-            Form::TorchSdpaMask | Form::TorchFormula => {
-                return Ok(torch::run(qkv, matches!(args.form, Form::TorchSdpaMask))?);
-            }
-        };
-        Ok((bytes(&out), measured, 0))
-    })?;
+    let (out_bytes, measured, mask_bytes) =
+        pool(1).install(|| -> Result<_, Error> {
+            let (out, measured) = match args.form {
+                Form::Window => kernel(qkv, causal_window(WINDOW))?,
+                Form::Documents => {
+                    let documents = args.documents.max(1);
+                    kernel(qkv, document_mask(&vec![n / documents; documents]))?
+                }
+                Form::Causal => kernel(qkv, causal)?,
+                Form::FlashCausal => measure(|| flash_attention(&q, &k, &v, true))?,
+                Form::Formula => {
+                    let (out, measured) = measure(|| {
+                        flex_attention(&q, &k, &v, unchanged, causal_window(WINDOW))
+                    })?;
+                    (out?, measured)
+                }
+                #[cfg(feature = "tch")]
+                Form::TorchSdpaMask | Form::TorchFormula => {
+                    return Ok(torch::run(
+                        qkv,
+                        matches!(args.form, Form::TorchSdpaMask),
+                    )?);
+                }
+            };
+            Ok((bytes(&out), measured, 0))
+        })?;
     let form = match args.form {
         Form::Documents => format!("ch16/documents-{}", args.documents),
         form => format!(

@@ -24,5 +24,7 @@ pub fn alibi(slopes: Vec<f32>) -> impl ScoreMod + Clone {
     // TODO: return a closure `move |score, _b, h, q_idx, kv_idx| ...` that adds
     // slopes[h] times the signed distance kv_idx - q_idx (as an f32) to the score.
     let _ = slopes;
-    |_score: f32, _b: usize, _h: usize, _q_idx: usize, _kv_idx: usize| -> f32 { todo!("alibi") }
+    |_score: f32, _b: usize, _h: usize, _q_idx: usize, _kv_idx: usize| -> f32 {
+        todo!("alibi")
+    }
 }

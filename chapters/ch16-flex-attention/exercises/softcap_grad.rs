@@ -13,7 +13,11 @@ pub fn softcap_grad(cap: f32) -> impl ScoreModGrad + Copy {
     // multiplies `grad` by the derivative of `cap · tanh(score / cap)` with respect to
     // `score`.
     let _ = cap;
-    |_grad: f32, _score: f32, _b: usize, _h: usize, _q_idx: usize, _kv_idx: usize| -> f32 {
-        todo!("softcap_grad")
-    }
+    |_grad: f32,
+     _score: f32,
+     _b: usize,
+     _h: usize,
+     _q_idx: usize,
+     _kv_idx: usize|
+     -> f32 { todo!("softcap_grad") }
 }

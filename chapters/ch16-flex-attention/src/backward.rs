@@ -41,7 +41,14 @@ impl<F: Fn(f32, f32, usize, usize, usize, usize) -> f32> ScoreModGrad for F {}
 ///
 /// # Shapes
 /// One gradient, one score and its indices; returns one gradient.
-pub fn unchanged_grad(grad: f32, _score: f32, _b: usize, _h: usize, _q: usize, _kv: usize) -> f32 {
+pub fn unchanged_grad(
+    grad: f32,
+    _score: f32,
+    _b: usize,
+    _h: usize,
+    _q: usize,
+    _kv: usize,
+) -> f32 {
     grad
 }
 
@@ -61,7 +68,12 @@ pub struct FlexGrads {
 /// # Shapes
 /// `q`: `[batch, heads, queries, d]`, `v`: `[batch, kv_heads, keys, d_v]`, `grad_out`:
 /// `[batch, heads, queries, d_v]`.
-pub fn check_grad_out(op: &'static str, q: &Tensor, v: &Tensor, grad_out: &Tensor) -> Result<()> {
+pub fn check_grad_out(
+    op: &'static str,
+    q: &Tensor,
+    v: &Tensor,
+    grad_out: &Tensor,
+) -> Result<()> {
     let (qs, vs, gs) = (q.sizes(), v.sizes(), grad_out.sizes());
     if gs != [qs[0], qs[1], qs[2], vs[3]] {
         return Err(Error::Shape {

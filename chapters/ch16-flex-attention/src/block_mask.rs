@@ -112,7 +112,13 @@ impl BlockMask {
                 for qt in 0..q_tiles {
                     for kt in 0..kv_tiles {
                         let rows = span(qt, queries);
-                        kinds.push(classify_tile(&mask_mod, b, h, rows, span(kt, keys)));
+                        kinds.push(classify_tile(
+                            &mask_mod,
+                            b,
+                            h,
+                            rows,
+                            span(kt, keys),
+                        ));
                     }
                 }
             }
@@ -152,7 +158,8 @@ impl BlockMask {
     pub fn kind(&self, b: usize, h: usize, qt: usize, kt: usize) -> TileKind {
         let b = if self.batch == 1 { 0 } else { b };
         let h = if self.heads == 1 { 0 } else { h };
-        self.kinds[((b * self.heads + h) * self.q_tiles() + qt) * self.kv_tiles() + kt]
+        self.kinds
+            [((b * self.heads + h) * self.q_tiles() + qt) * self.kv_tiles() + kt]
     }
 
     /// How many tiles of `kind` the mask holds, over every batch and head it was computed

@@ -23,7 +23,12 @@ use crate::recipes::{MaskMod, ScoreMod};
 ///
 /// # Shapes
 /// As above; returns `(heads / kv_heads)`, the query heads per key/value head.
-pub fn check_shapes(op: &'static str, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<usize> {
+pub fn check_shapes(
+    op: &'static str,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+) -> Result<usize> {
     let (qs, ks, vs) = (q.sizes(), k.sizes(), v.sizes());
     let fits = qs.len() == 4
         && ks.len() == 4
@@ -52,7 +57,10 @@ pub fn check_shapes(op: &'static str, q: &Tensor, k: &Tensor, v: &Tensor) -> Res
 ///
 /// # Shapes
 /// Returns `[batch, heads, queries, keys]`.
-pub fn hidden(mask_mod: impl MaskMod, [batch, heads, queries, keys]: [usize; 4]) -> Tensor<bool> {
+pub fn hidden(
+    mask_mod: impl MaskMod,
+    [batch, heads, queries, keys]: [usize; 4],
+) -> Tensor<bool> {
     let mut values = Vec::with_capacity(batch * heads * queries * keys);
     for b in 0..batch {
         for h in 0..heads {
@@ -76,9 +84,9 @@ pub fn modified(scores: &Tensor, score_mod: impl ScoreMod) -> Tensor {
         for h in 0..heads {
             for q_idx in 0..queries {
                 let row = ((b * heads + h) * queries + q_idx) * keys;
-                out.extend(
-                    (0..keys).map(|kv_idx| score_mod(values[row + kv_idx], b, h, q_idx, kv_idx)),
-                );
+                out.extend((0..keys).map(|kv_idx| {
+                    score_mod(values[row + kv_idx], b, h, q_idx, kv_idx)
+                }));
             }
         }
     }

@@ -54,7 +54,8 @@ pub fn flex_kernel_backward(
     let [_, kv_heads, keys, d_v] = v.dims();
     check_block_mask(op, block_mask, [batch, heads, queries, keys])?;
     // The forward again: the output and every query's log-sum-exp.
-    let (out, _) = flex_kernel(q, k, v, block_mask, score_mod.clone(), mask_mod.clone())?;
+    let (out, _) =
+        flex_kernel(q, k, v, block_mask, score_mod.clone(), mask_mod.clone())?;
     let lse = log_sum_exp(q, k, block_mask, score_mod.clone(), mask_mod.clone());
     let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
     let (out, grad_out) = (out.contiguous(), grad_out.contiguous());
@@ -100,20 +101,26 @@ pub fn flex_kernel_backward(
                                 continue; // P = 0: nothing flows through a hidden entry
                             }
                             let kj = key0 + j;
-                            let (k_row, v_row) = (&k[kj * d..][..d], &v[kj * d_v..][..d_v]);
+                            let (k_row, v_row) =
+                                (&k[kj * d..][..d], &v[kj * d_v..][..d_v]);
                             let score = dot(q_row, k_row) * scale;
                             let p = (score_mod(score, b, h, i, j) - lse[qi]).exp();
-                            for (gv, g) in grad_v[kj * d_v..][..d_v].iter_mut().zip(g_row) {
+                            for (gv, g) in
+                                grad_v[kj * d_v..][..d_v].iter_mut().zip(g_row)
+                            {
                                 *gv += p * g;
                             }
                             let grad_p = dot(g_row, v_row);
                             let grad_modified = p * (grad_p - delta[qi]);
                             let grad_score =
-                                score_mod_grad(grad_modified, score, b, h, i, j) * scale;
-                            for (gq, x) in grad_q[qi * d..][..d].iter_mut().zip(k_row) {
+                                score_mod_grad(grad_modified, score, b, h, i, j)
+                                    * scale;
+                            for (gq, x) in grad_q[qi * d..][..d].iter_mut().zip(k_row)
+                            {
                                 *gq += grad_score * x;
                             }
-                            for (gk, x) in grad_k[kj * d..][..d].iter_mut().zip(q_row) {
+                            for (gk, x) in grad_k[kj * d..][..d].iter_mut().zip(q_row)
+                            {
                                 *gk += grad_score * x;
                             }
                         }
@@ -164,7 +171,8 @@ fn log_sum_exp(
                         TileKind::Full => false,
                         TileKind::Partial => true,
                     };
-                    let mut scores: Vec<f32> = (kt * tile..((kt + 1) * tile).min(keys))
+                    let mut scores: Vec<f32> = (kt * tile
+                        ..((kt + 1) * tile).min(keys))
                         .filter(|&j| !masked || mask_mod(b, h, i, j))
                         .map(|j| {
                             let score = dot(q_row, &k[(key0 + j) * d..][..d]) * scale;

@@ -179,7 +179,8 @@ fn all_heads<K: KvRows, S: Simd, const R: usize, const KV: usize>(
                         for (p, &x) in kv.k_row(b, kv_head, j).iter().enumerate() {
                             keys_t[p * cols.len() + c] = x;
                         }
-                        values[j * d_v..][..d_v].copy_from_slice(kv.v_row(b, kv_head, j));
+                        values[j * d_v..][..d_v]
+                            .copy_from_slice(kv.v_row(b, kv_head, j));
                     }
                 }
             }
@@ -244,7 +245,14 @@ fn all_heads<K: KvRows, S: Simd, const R: usize, const KV: usize>(
                         let rescale = state[r].update(scores);
                         acc[r * d_v..][..d_v].iter_mut().for_each(|a| *a *= rescale);
                     }
-                    tile_values::<S, R, KV>(simd, &mut acc, scores, values, &live, [width, d_v]);
+                    tile_values::<S, R, KV>(
+                        simd,
+                        &mut acc,
+                        scores,
+                        values,
+                        &live,
+                        [width, d_v],
+                    );
                 }
                 for (r, i) in rows.enumerate() {
                     let OnlineSoftmax { max, sum } = state[r];

@@ -170,7 +170,13 @@ impl HeadCopy {
     ///
     /// # Shapes
     /// `kv` of sizes `[batch, kv_heads, keys, d, d_v]`; tiles of `tile` keys.
-    fn tile(&mut self, kv: &impl KvRows, [b, kv_head]: [usize; 2], kt: usize, tile: usize) {
+    fn tile(
+        &mut self,
+        kv: &impl KvRows,
+        [b, kv_head]: [usize; 2],
+        kt: usize,
+        tile: usize,
+    ) {
         if std::mem::replace(&mut self.copied[kt], true) {
             return;
         }
@@ -270,7 +276,8 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                     let cols = kt * tile..((kt + 1) * tile).min(keys);
                     head_copy.tile(kv, [b, kv_head], kt, tile);
                     let keys_t = &head_copy.keys_t[kt * d * width..][..d * width];
-                    let values = &head_copy.values[kt * width * d_v_pad..][..width * d_v_pad];
+                    let values =
+                        &head_copy.values[kt * width * d_v_pad..][..width * d_v_pad];
                     let mut g = 0;
                     while g < rows.len() {
                         let group = Group {
@@ -290,7 +297,8 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                             d,
                         };
                         let mods = (score_mod, mask_mod);
-                        let (q_group, acc) = (&q_tile[g * d..], &mut acc[g * d_v_pad..]);
+                        let (q_group, acc) =
+                            (&q_tile[g * d..], &mut acc[g * d_v_pad..]);
                         // The last rows of a tile, when they are no more than 2, go 2 at a
                         // time: a tile of 128 queries is 21 groups of 6 and one of 2, not
                         // 22 groups of 6 with 4 rows of padding.
@@ -506,7 +514,11 @@ fn scores_chunk<S: Simd, const R: usize>(
 /// # Shapes
 /// `row`: a whole number of vectors, overwritten with the weights.
 #[inline(always)]
-fn online_update<S: Simd>(simd: S, state: &mut RowState<S::V>, row: &mut [f32]) -> f32 {
+fn online_update<S: Simd>(
+    simd: S,
+    state: &mut RowState<S::V>,
+    row: &mut [f32],
+) -> f32 {
     let log2_e = std::f32::consts::LOG2_E;
     let mut block_max = simd.splat(f32::NEG_INFINITY);
     for s in row.chunks_exact(S::LANES) {
@@ -553,7 +565,8 @@ fn weighted_values<S: Simd, const R: usize>(
     acc: &mut [f32],
 ) {
     let d_v_pad = acc.len() / R;
-    let w: [&[f32]; R] = std::array::from_fn(|r| &weights[r * width + lo..r * width + hi]);
+    let w: [&[f32]; R] =
+        std::array::from_fn(|r| &weights[r * width + lo..r * width + hi]);
     let values = &values[..(hi - lo) * d_v_pad];
     let mut f = 0;
     while f + 4 * S::LANES <= d_v_pad {

@@ -10,8 +10,8 @@ use crate::block_mask::{BlockMask, TileKind};
 use crate::formula::flex_attention;
 use crate::pytorch_order::flex_attention_backward_in_pytorch_order;
 use crate::recipes::{
-    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
-    softcap, unchanged,
+    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,
+    sliding_window, softcap, unchanged,
 };
 use crate::setup::{CAP, DOCUMENTS, PREFIX, SIZES, TILE, WINDOW};
 use crate::softcap_grad::softcap_grad;
@@ -128,7 +128,9 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     story
         .step("Backward: the gradient of the output")
         .print_shape("grad_out.shape", &grad_out)
-        .print("the gradient of the output, drawn after v, the same for every recipe");
+        .print(
+            "the gradient of the output, drawn after v, the same for every recipe",
+        );
     let qkvg = [&q, &k, &v, &grad_out];
     let slopes = alibi_slopes(heads);
     // ANCHOR: backward_recipes

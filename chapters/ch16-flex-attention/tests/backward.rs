@@ -6,10 +6,14 @@ use proptest::prelude::*;
 use shared::testing::{assert_same_bits, max_abs_diff};
 use shared::{Error, Tensor, randn};
 
-use ch16_flex_attention::backward::{FlexGrads, flex_attention_backward, unchanged_grad};
+use ch16_flex_attention::backward::{
+    FlexGrads, flex_attention_backward, unchanged_grad,
+};
 use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::pytorch_order::flex_attention_backward_in_pytorch_order;
-use ch16_flex_attention::recipes::{causal, no_mask, sliding_window, softcap, unchanged};
+use ch16_flex_attention::recipes::{
+    causal, no_mask, sliding_window, softcap, unchanged,
+};
 
 mod common;
 use common::{capped_grad, distance_bias, inputs};
@@ -21,9 +25,16 @@ use common::{capped_grad, distance_bias, inputs};
 fn pytorch_order_agrees_with_the_formula() {
     for tokens in [6, 12, 16, 40] {
         let [q, k, v, g] = inputs(tokens as u64, 4, 2, tokens);
-        let formula =
-            flex_attention_backward(&q, &k, &v, &g, softcap(2.0), capped_grad(2.0), causal)
-                .unwrap();
+        let formula = flex_attention_backward(
+            &q,
+            &k,
+            &v,
+            &g,
+            softcap(2.0),
+            capped_grad(2.0),
+            causal,
+        )
+        .unwrap();
         let ordered = flex_attention_backward_in_pytorch_order(
             &q,
             &k,
@@ -91,24 +102,57 @@ fn gradients_are_the_slopes_of_the_loss() {
     let cases: Vec<Case> = vec![
         (
             "causal",
-            flex_attention_backward(q, k, v, g, unchanged, unchanged_grad, causal).unwrap(),
+            flex_attention_backward(q, k, v, g, unchanged, unchanged_grad, causal)
+                .unwrap(),
             Box::new(|q, k, v| flex_attention(q, k, v, unchanged, causal).unwrap()),
         ),
         (
             "window",
-            flex_attention_backward(q, k, v, g, unchanged, unchanged_grad, sliding_window(3))
-                .unwrap(),
-            Box::new(|q, k, v| flex_attention(q, k, v, unchanged, sliding_window(3)).unwrap()),
+            flex_attention_backward(
+                q,
+                k,
+                v,
+                g,
+                unchanged,
+                unchanged_grad,
+                sliding_window(3),
+            )
+            .unwrap(),
+            Box::new(|q, k, v| {
+                flex_attention(q, k, v, unchanged, sliding_window(3)).unwrap()
+            }),
         ),
         (
             "alibi",
-            flex_attention_backward(q, k, v, g, distance_bias, unchanged_grad, causal).unwrap(),
-            Box::new(move |q, k, v| flex_attention(q, k, v, distance_bias, causal).unwrap()),
+            flex_attention_backward(
+                q,
+                k,
+                v,
+                g,
+                distance_bias,
+                unchanged_grad,
+                causal,
+            )
+            .unwrap(),
+            Box::new(move |q, k, v| {
+                flex_attention(q, k, v, distance_bias, causal).unwrap()
+            }),
         ),
         (
             "softcap",
-            flex_attention_backward(q, k, v, g, softcap(1.0), capped_grad(1.0), no_mask).unwrap(),
-            Box::new(|q, k, v| flex_attention(q, k, v, softcap(1.0), no_mask).unwrap()),
+            flex_attention_backward(
+                q,
+                k,
+                v,
+                g,
+                softcap(1.0),
+                capped_grad(1.0),
+                no_mask,
+            )
+            .unwrap(),
+            Box::new(|q, k, v| {
+                flex_attention(q, k, v, softcap(1.0), no_mask).unwrap()
+            }),
         ),
     ];
     for (name, grads, loss) in &cases {
@@ -174,7 +218,8 @@ fn a_gradient_of_the_wrong_shape_is_an_error() {
     let [q, k, v, _] = inputs(0, 4, 2, 6);
     let g = randn(&[2, 4, 5, 8]);
     let err =
-        flex_attention_backward(&q, &k, &v, &g, unchanged, unchanged_grad, causal).unwrap_err();
+        flex_attention_backward(&q, &k, &v, &g, unchanged, unchanged_grad, causal)
+            .unwrap_err();
     assert!(matches!(
         err,
         Error::Shape {

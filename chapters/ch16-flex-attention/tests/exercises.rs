@@ -20,7 +20,8 @@ use ch16_flex_attention::pytorch_order::flex_attention_backward_in_pytorch_order
 use ch16_flex_attention::recipes::{causal, softcap};
 use ch16_flex_attention::softcap_grad::softcap_grad;
 
-const PYTORCH: &str = include_str!("../../../reference/expected/ch16-flex-attention.txt");
+const PYTORCH: &str =
+    include_str!("../../../reference/expected/ch16-flex-attention.txt");
 
 /// The chapter's inputs, as the narrative draws them: `q`, `k`, `v` and the gradient of the
 /// output.
@@ -34,7 +35,8 @@ fn chapter_inputs() -> [Tensor; 4] {
 
 /// The part of PyTorch's step `title` from the line starting with `from` to its end.
 fn pytorch_from(title: &str, from: &str) -> &'static str {
-    let step = step_text(PYTORCH, title).unwrap_or_else(|| panic!("the step {title:?}"));
+    let step =
+        step_text(PYTORCH, title).unwrap_or_else(|| panic!("the step {title:?}"));
     &step[step
         .find(from)
         .unwrap_or_else(|| panic!("{from:?} in {step}"))..]
@@ -59,7 +61,12 @@ fn exercise_alibi_prints_what_pytorch_printed() {
 
 /// Causal attention with ALiBi's bias, computed in f64 from its definition: every score
 /// `q·k/√d + m_h·(j - i)` for the keys `j ≤ i`, a softmax, the weighted sum of the values.
-fn alibi_attention_f64(q: &Tensor, k: &Tensor, v: &Tensor, slopes: &[f64]) -> Vec<f64> {
+fn alibi_attention_f64(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    slopes: &[f64],
+) -> Vec<f64> {
     let [_, heads, n, d] = q.dims();
     let group = heads / k.dims::<4>()[1];
     let (q, k, v) = (q.to_vec(), k.to_vec(), v.to_vec());
@@ -76,7 +83,8 @@ fn alibi_attention_f64(q: &Tensor, k: &Tensor, v: &Tensor, slopes: &[f64]) -> Ve
             let qi = row(&q, h, i);
             let scores: Vec<f64> = (0..=i)
                 .map(|j| {
-                    let dot: f64 = qi.iter().zip(row(&k, kv, j)).map(|(a, b)| a * b).sum();
+                    let dot: f64 =
+                        qi.iter().zip(row(&k, kv, j)).map(|(a, b)| a * b).sum();
                     dot / (d as f64).sqrt() + slopes[h] * (j as f64 - i as f64)
                 })
                 .collect();
@@ -84,7 +92,9 @@ fn alibi_attention_f64(q: &Tensor, k: &Tensor, v: &Tensor, slopes: &[f64]) -> Ve
             let total: f64 = scores.iter().map(|s| (s - max).exp()).sum();
             for (j, s) in scores.iter().enumerate() {
                 let w = (s - max).exp() / total;
-                for (o, x) in out[(h * n + i) * d..][..d].iter_mut().zip(row(&v, kv, j)) {
+                for (o, x) in
+                    out[(h * n + i) * d..][..d].iter_mut().zip(row(&v, kv, j))
+                {
                     *o += w * x;
                 }
             }
@@ -139,8 +149,9 @@ fn slopes_broken(slopes: &dyn Fn(usize) -> Vec<f32>) -> Option<String> {
             .map(|h| (-8.0 * h as f32 / heads as f32).exp2())
             .collect();
         let got = slopes(heads);
-        (got != want)
-            .then(|| format!("{heads} heads: your slopes are {got:?}, the paper's {want:?}"))
+        (got != want).then(|| {
+            format!("{heads} heads: your slopes are {got:?}, the paper's {want:?}")
+        })
     })
 }
 
@@ -211,9 +222,10 @@ fn exercise_empty_tiles_of_sixteen_tokens() {
 fn exercise_softcap_grad_prints_what_pytorch_printed() {
     let [q, k, v, grad_out] = chapter_inputs();
     let (score_mod, grad) = (softcap(2.0), softcap_grad(2.0));
-    let grads =
-        flex_attention_backward_in_pytorch_order(&q, &k, &v, &grad_out, score_mod, grad, causal)
-            .unwrap();
+    let grads = flex_attention_backward_in_pytorch_order(
+        &q, &k, &v, &grad_out, score_mod, grad, causal,
+    )
+    .unwrap();
     let rows = Tensor::from_vec(vec![4i64, 7], &[2]);
     let ours = format!(
         "grad_k[0, 0, [4, 7]] (key/value head 0, keys 4 and 7):\n{}\n\
@@ -315,7 +327,9 @@ fn empty_tiles_broken(
     tile: usize,
     chunk: usize,
 ) -> Option<String> {
-    let mask = move |_b: usize, _h: usize, q: usize, kv: usize| q / chunk == kv / chunk && kv <= q;
+    let mask = move |_b: usize, _h: usize, q: usize, kv: usize| {
+        q / chunk == kv / chunk && kv <= q
+    };
     let counted = BlockMask::new(mask, 1, 1, tokens, tokens, tile)
         .unwrap()
         .count(TileKind::Empty);
@@ -385,10 +399,11 @@ fn wrong_answers_fail_the_exercise_tests() {
         empty_tiles_broken(&causal_count, 16, 4, 8).is_some(),
         "the empty-tile tests accept the causal mask's count"
     );
-    let no_inner_cap = |grad: f32, score: f32, _b: usize, _h: usize, _q: usize, _kv: usize| {
-        let t = score.tanh();
-        grad * (1.0 - t * t)
-    };
+    let no_inner_cap =
+        |grad: f32, score: f32, _b: usize, _h: usize, _q: usize, _kv: usize| {
+            let t = score.tanh();
+            grad * (1.0 - t * t)
+        };
     assert!(
         slope_broken(&no_inner_cap, 2.0, 1.5, 1.0).is_some(),
         "the softcap_grad tests accept tanh's slope at the score instead of at score / cap"

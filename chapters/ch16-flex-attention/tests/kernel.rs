@@ -13,7 +13,8 @@ use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::kernel::{flex_kernel, flex_kernel_over};
 use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{
-    causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window, softcap, unchanged,
+    causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
+    softcap, unchanged,
 };
 
 /// The kernel adds in another order and takes `exp` from chapter 9: its outputs (of size
@@ -32,7 +33,8 @@ fn inputs(seed: u64, heads: usize, kv_heads: usize, tokens: usize) -> [Tensor; 3
 macro_rules! agrees {
     ($q:expr, $k:expr, $v:expr, $tile:expr, $score:expr, $mask:expr) => {{
         let (q, k, v) = ($q, $k, $v);
-        let block_mask = BlockMask::new($mask, 1, 1, q.size(2), k.size(2), $tile).unwrap();
+        let block_mask =
+            BlockMask::new($mask, 1, 1, q.size(2), k.size(2), $tile).unwrap();
         let (fast, _) = flex_kernel(q, k, v, &block_mask, $score, $mask).unwrap();
         let formula = flex_attention(q, k, v, $score, $mask).unwrap();
         max_abs_diff(&fast, &formula)
@@ -96,7 +98,8 @@ fn kernel_visits_exactly_the_tiles_that_are_not_empty() {
         mask_calls.set(mask_calls.get() + 1);
         mask(b, h, q_idx, kv_idx)
     };
-    let (_, visits) = flex_kernel(&q, &k, &v, &block_mask, score_mod, mask_mod).unwrap();
+    let (_, visits) =
+        flex_kernel(&q, &k, &v, &block_mask, score_mod, mask_mod).unwrap();
     let runs = 2 * 4; // batches × heads
     assert_eq!(visits.full, block_mask.count(TileKind::Full) * runs);
     assert_eq!(visits.partial, block_mask.count(TileKind::Partial) * runs);
@@ -121,7 +124,8 @@ fn full_tiles_are_not_masked() {
         calls.set(calls.get() + 1);
         true
     };
-    let (_, visits) = flex_kernel(&q, &k, &v, &block_mask, unchanged, counting).unwrap();
+    let (_, visits) =
+        flex_kernel(&q, &k, &v, &block_mask, unchanged, counting).unwrap();
     assert_eq!(visits.partial, 0);
     assert_eq!(visits.full, 2 * 2 * 4);
     assert_eq!(calls.get(), 0);
@@ -132,7 +136,8 @@ fn block_mask_of_the_causal_mask() {
     let block_mask = BlockMask::new(causal, 1, 1, 10, 10, 4).unwrap();
     assert_eq!(block_mask.grid(0, 0), ["P . .", "F P .", "F F P"]);
     assert_eq!(
-        [TileKind::Full, TileKind::Partial, TileKind::Empty].map(|k| block_mask.count(k)),
+        [TileKind::Full, TileKind::Partial, TileKind::Empty]
+            .map(|k| block_mask.count(k)),
         [3, 3, 3]
     );
 }
@@ -159,12 +164,15 @@ fn bad_shapes_are_errors_naming_the_op() {
 #[test]
 fn kernel_keeps_every_rows_log_sum_exp() {
     // Query 0 sees no key; the others the keys before them.
-    let strictly_before = |_b: usize, _h: usize, q_idx: usize, kv_idx: usize| kv_idx < q_idx;
+    let strictly_before =
+        |_b: usize, _h: usize, q_idx: usize, kv_idx: usize| kv_idx < q_idx;
     let [q, k, v] = inputs(6, 4, 2, 10);
     let block_mask = BlockMask::new(strictly_before, 1, 1, 10, 10, 4).unwrap();
     let kv = InTensors::new(&k, &v).unwrap();
-    let result = flex_kernel_over(&q, &kv, &block_mask, unchanged, strictly_before).unwrap();
-    let (fast, _) = flex_kernel(&q, &k, &v, &block_mask, unchanged, strictly_before).unwrap();
+    let result =
+        flex_kernel_over(&q, &kv, &block_mask, unchanged, strictly_before).unwrap();
+    let (fast, _) =
+        flex_kernel(&q, &k, &v, &block_mask, unchanged, strictly_before).unwrap();
     assert_eq!(shared::testing::bits_difference(&result.out, &fast), None);
     let (q, k, lse) = (q.to_vec(), k.to_vec(), result.lse.to_vec());
     for (row, &got) in lse.iter().enumerate() {
@@ -173,7 +181,10 @@ fn kernel_keeps_every_rows_log_sum_exp() {
         let scores: Vec<f64> = (0..i)
             .map(|j| {
                 let dot: f64 = (0..8)
-                    .map(|c| f64::from(q[row * 8 + c]) * f64::from(k[(kv_head * 10 + j) * 8 + c]))
+                    .map(|c| {
+                        f64::from(q[row * 8 + c])
+                            * f64::from(k[(kv_head * 10 + j) * 8 + c])
+                    })
                     .sum();
                 dot / 8f64.sqrt()
             })

@@ -6,10 +6,14 @@ use std::collections::HashSet;
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 
-use ch16_flex_attention::backward::{FlexGrads, flex_attention_backward, unchanged_grad};
+use ch16_flex_attention::backward::{
+    FlexGrads, flex_attention_backward, unchanged_grad,
+};
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::kernel_backward::flex_kernel_backward;
-use ch16_flex_attention::recipes::{causal, causal_window, sliding_window, softcap, unchanged};
+use ch16_flex_attention::recipes::{
+    causal, causal_window, sliding_window, softcap, unchanged,
+};
 
 mod common;
 use common::{capped_grad, distance_bias, inputs};
@@ -33,10 +37,13 @@ fn max_abs_diff(a: &FlexGrads, b: &FlexGrads) -> f32 {
 macro_rules! agrees {
     ($inputs:expr, $tile:expr, $score:expr, $grad:expr, $mask:expr) => {{
         let [q, k, v, g] = $inputs;
-        let block_mask = BlockMask::new($mask, 1, 1, q.size(2), k.size(2), $tile).unwrap();
+        let block_mask =
+            BlockMask::new($mask, 1, 1, q.size(2), k.size(2), $tile).unwrap();
         let (fast, _) =
-            flex_kernel_backward(q, k, v, g, &block_mask, $score, $grad, $mask).unwrap();
-        let formula = flex_attention_backward(q, k, v, g, $score, $grad, $mask).unwrap();
+            flex_kernel_backward(q, k, v, g, &block_mask, $score, $grad, $mask)
+                .unwrap();
+        let formula =
+            flex_attention_backward(q, k, v, g, $score, $grad, $mask).unwrap();
         max_abs_diff(&fast, &formula)
     }};
 }
@@ -66,12 +73,22 @@ fn kernel_backward_skips_the_empty_tiles() {
     let (mask, tile) = (causal_window(4), 4);
     let block_mask = BlockMask::new(mask, 1, 1, 16, 16, tile).unwrap();
     let seen_tiles = RefCell::new(HashSet::new());
-    let recording_grad = |grad: f32, _s: f32, _b: usize, h: usize, q_idx: usize, kv: usize| {
-        seen_tiles.borrow_mut().insert((h, q_idx / tile, kv / tile));
-        grad
-    };
-    let (_, visits) =
-        flex_kernel_backward(&q, &k, &v, &g, &block_mask, unchanged, recording_grad, mask).unwrap();
+    let recording_grad =
+        |grad: f32, _s: f32, _b: usize, h: usize, q_idx: usize, kv: usize| {
+            seen_tiles.borrow_mut().insert((h, q_idx / tile, kv / tile));
+            grad
+        };
+    let (_, visits) = flex_kernel_backward(
+        &q,
+        &k,
+        &v,
+        &g,
+        &block_mask,
+        unchanged,
+        recording_grad,
+        mask,
+    )
+    .unwrap();
     let runs = 2 * 4; // batches × heads
     assert_eq!(visits.full, block_mask.count(TileKind::Full) * runs);
     assert_eq!(visits.partial, block_mask.count(TileKind::Partial) * runs);

@@ -14,8 +14,8 @@ use ch16_flex_attention::kernel::{KernelOutput, flex_kernel_over};
 use ch16_flex_attention::kernel_fast::flex_kernel_fast_with;
 use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{
-    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
-    softcap, unchanged,
+    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,
+    sliding_window, softcap, unchanged,
 };
 
 fn inputs(seed: u64, [heads, kv_heads, tokens, d, d_v]: [usize; 5]) -> [Tensor; 3] {
@@ -36,10 +36,13 @@ fn same_bits(
     score_mod: impl ScoreMod + Copy,
     mask_mod: impl MaskMod + Clone,
 ) -> std::result::Result<(), String> {
-    let block_mask = BlockMask::new(mask_mod.clone(), 1, 1, q.size(2), k.size(2), tile).unwrap();
+    let block_mask =
+        BlockMask::new(mask_mod.clone(), 1, 1, q.size(2), k.size(2), tile).unwrap();
     let kv = InTensors::new(k, v).unwrap();
-    let listing = flex_kernel_over(q, &kv, &block_mask, score_mod, mask_mod.clone()).unwrap();
-    let fast = flex_kernel_fast_with(isa, q, &kv, &block_mask, score_mod, mask_mod).unwrap();
+    let listing =
+        flex_kernel_over(q, &kv, &block_mask, score_mod, mask_mod.clone()).unwrap();
+    let fast =
+        flex_kernel_fast_with(isa, q, &kv, &block_mask, score_mod, mask_mod).unwrap();
     let KernelOutput { out, lse, visits } = fast;
     if let Some(diff) = bits_difference(&listing.out, &out) {
         return Err(format!("{isa:?}, tile {tile}: outputs differ: {diff}"));
@@ -92,7 +95,9 @@ fn fast_kernel_calls_the_mask_mod_on_partial_tiles_only() {
             calls.set(calls.get() + 1);
             causal(b, h, q_idx, kv_idx)
         };
-        let result = flex_kernel_fast_with(isa, &q, &kv, &block_mask, unchanged, counting).unwrap();
+        let result =
+            flex_kernel_fast_with(isa, &q, &kv, &block_mask, unchanged, counting)
+                .unwrap();
         assert_eq!(calls.get(), result.visits.partial * 4 * 4, "{isa:?}");
     }
 }
@@ -102,9 +107,10 @@ fn fast_kernel_names_itself_in_shape_errors() {
     let [q, k, v] = inputs(3, [4, 2, 8, 8, 8]);
     let block_mask = BlockMask::new(causal, 1, 1, 12, 12, 4).unwrap();
     let kv = InTensors::new(&k, &v).unwrap();
-    let message = flex_kernel_fast_with(Isa::detect(), &q, &kv, &block_mask, unchanged, causal)
-        .unwrap_err()
-        .to_string();
+    let message =
+        flex_kernel_fast_with(Isa::detect(), &q, &kv, &block_mask, unchanged, causal)
+            .unwrap_err()
+            .to_string();
     assert!(message.starts_with("flex_kernel_fast:"), "{message}");
 }
 

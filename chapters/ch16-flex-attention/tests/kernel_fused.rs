@@ -15,8 +15,8 @@ use ch16_flex_attention::kernel::{KernelOutput, flex_kernel_over};
 use ch16_flex_attention::kernel_fused::flex_kernel_fused_with;
 use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{
-    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
-    softcap, unchanged,
+    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,
+    sliding_window, softcap, unchanged,
 };
 
 /// The unit roundoff of `f32`: a rounding moves a number by at most this much of itself.
@@ -40,7 +40,13 @@ fn inputs(seed: u64, [heads, kv_heads, tokens, d, d_v]: [usize; 5]) -> [Tensor; 
 
 /// A bias of ALiBi's form, `score + m_h · (kv_idx - q_idx)` with `m_h = 1/4, 1/8, …`,
 /// written here so this test does not depend on the exercise `alibi`.
-fn distance_bias(score: f32, _b: usize, h: usize, q_idx: usize, kv_idx: usize) -> f32 {
+fn distance_bias(
+    score: f32,
+    _b: usize,
+    h: usize,
+    q_idx: usize,
+    kv_idx: usize,
+) -> f32 {
     score + 0.25 / (h + 1) as f32 * (kv_idx as f32 - q_idx as f32)
 }
 
@@ -92,10 +98,13 @@ fn within_bounds(
 ) -> std::result::Result<(), String> {
     let [batch, heads, queries, d] = q.dims();
     let [_, kv_heads, keys, d_v] = v.dims();
-    let block_mask = BlockMask::new(mask_mod.clone(), 1, 1, queries, keys, tile).unwrap();
+    let block_mask =
+        BlockMask::new(mask_mod.clone(), 1, 1, queries, keys, tile).unwrap();
     let kv = InTensors::new(k, v).unwrap();
-    let listing = flex_kernel_over(q, &kv, &block_mask, score_mod, mask_mod.clone()).unwrap();
-    let fused = flex_kernel_fused_with(isa, q, &kv, &block_mask, score_mod, mask_mod).unwrap();
+    let listing =
+        flex_kernel_over(q, &kv, &block_mask, score_mod, mask_mod.clone()).unwrap();
+    let fused = flex_kernel_fused_with(isa, q, &kv, &block_mask, score_mod, mask_mod)
+        .unwrap();
     let KernelOutput { out, lse, visits } = fused;
     if listing.visits != visits {
         return Err(format!("{isa:?}, tile {tile}: visits differ"));
@@ -109,7 +118,8 @@ fn within_bounds(
         for h in 0..heads {
             let kv_head = h / (heads / kv_heads);
             let key = |j: usize| &k[((b * kv_heads + kv_head) * keys + j) * d..][..d];
-            let value = |j: usize| &v[((b * kv_heads + kv_head) * keys + j) * d_v..][..d_v];
+            let value =
+                |j: usize| &v[((b * kv_heads + kv_head) * keys + j) * d_v..][..d_v];
             for i in 0..queries {
                 let row = (b * heads + h) * queries + i;
                 let q_i = &q[row * d..][..d];
@@ -125,12 +135,17 @@ fn within_bounds(
                     .fold(0.0, f64::max);
                 let (out_bound, lse_bound) = bounds(dots, bias, [d, keys, tiles]);
                 let (want_l, got_l) = (want_lse[row] as f64, got_lse[row] as f64);
-                let where_ = || format!("{isa:?}, tile {tile}, batch {b}, head {h}, query {i}");
+                let where_ = || {
+                    format!("{isa:?}, tile {tile}, batch {b}, head {h}, query {i}")
+                };
                 if want_l == f64::NEG_INFINITY || got_l == f64::NEG_INFINITY {
                     // A query that sees no key: zeros and -∞ in both.
                     let zeros = got[row * d_v..][..d_v].iter().all(|&x| x == 0.0);
                     if want_l != got_l || !zeros {
-                        return Err(format!("{}: sees no key in one kernel only", where_()));
+                        return Err(format!(
+                            "{}: sees no key in one kernel only",
+                            where_()
+                        ));
                     }
                     continue;
                 }
@@ -146,7 +161,8 @@ fn within_bounds(
                         .map(|j| value(j)[f].abs() as f64)
                         .fold(0.0, f64::max);
                     let tol = 1.05 * out_bound * v_max;
-                    let (w, g) = (want[row * d_v + f] as f64, got[row * d_v + f] as f64);
+                    let (w, g) =
+                        (want[row * d_v + f] as f64, got[row * d_v + f] as f64);
                     if (w - g).abs() > tol {
                         return Err(format!(
                             "{}, feature {f}: {g} against {w}, more than {tol:e} apart",
@@ -220,7 +236,8 @@ fn fused_kernel_calls_the_mask_mod_on_partial_tiles_only() {
             causal(b, h, q_idx, kv_idx)
         };
         let result =
-            flex_kernel_fused_with(isa, &q, &kv, &block_mask, unchanged, counting).unwrap();
+            flex_kernel_fused_with(isa, &q, &kv, &block_mask, unchanged, counting)
+                .unwrap();
         assert_eq!(calls.get(), result.visits.partial * 4 * 4, "{isa:?}");
     }
 }
@@ -232,11 +249,12 @@ fn fused_kernel_calls_the_score_mod_on_visible_scores_only() {
     let kv = InTensors::new(&k, &v).unwrap();
     for isa in isas() {
         let calls = Cell::new(0usize);
-        let counting = |score: f32, b: usize, h: usize, q_idx: usize, kv_idx: usize| {
-            assert!(kv_idx <= q_idx, "score_mod called on a hidden score");
-            calls.set(calls.get() + 1);
-            unchanged(score, b, h, q_idx, kv_idx)
-        };
+        let counting =
+            |score: f32, b: usize, h: usize, q_idx: usize, kv_idx: usize| {
+                assert!(kv_idx <= q_idx, "score_mod called on a hidden score");
+                calls.set(calls.get() + 1);
+                unchanged(score, b, h, q_idx, kv_idx)
+            };
         flex_kernel_fused_with(isa, &q, &kv, &block_mask, counting, causal).unwrap();
         // Batch 2, one head: every visible pair of the 20 × 20 causal mask once.
         assert_eq!(calls.get(), 2 * 20 * 21 / 2, "{isa:?}");
@@ -248,9 +266,16 @@ fn fused_kernel_names_itself_in_shape_errors() {
     let [q, k, v] = inputs(3, [4, 2, 8, 8, 8]);
     let block_mask = BlockMask::new(causal, 1, 1, 12, 12, 4).unwrap();
     let kv = InTensors::new(&k, &v).unwrap();
-    let message = flex_kernel_fused_with(Isa::detect(), &q, &kv, &block_mask, unchanged, causal)
-        .unwrap_err()
-        .to_string();
+    let message = flex_kernel_fused_with(
+        Isa::detect(),
+        &q,
+        &kv,
+        &block_mask,
+        unchanged,
+        causal,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(message.starts_with("flex_kernel_fused:"), "{message}");
 }
 

@@ -22,6 +22,8 @@ pub fn absorbed_scores(
 ) -> Tensor {
     let q_latent = q_nope.matmul(w_uk); // [b, heads, queries, latent_dim]
     let (latent, rope_key) = (latent.unsqueeze(1), rope_key.unsqueeze(1));
-    (q_latent.matmul(&latent.transpose(2, 3)) + q_pe.matmul(&rope_key.transpose(2, 3))) * scale
+    (q_latent.matmul(&latent.transpose(2, 3))
+        + q_pe.matmul(&rope_key.transpose(2, 3)))
+        * scale
 }
 // ANCHOR_END: absorbed_scores

@@ -117,7 +117,12 @@ impl ModelCard {
             Cached::Latent {
                 latent_dim,
                 rope_dim,
-            } => mla_bytes_per_token(self.layers, latent_dim, rope_dim, bytes_per_value),
+            } => mla_bytes_per_token(
+                self.layers,
+                latent_dim,
+                rope_dim,
+                bytes_per_value,
+            ),
         }
     }
 

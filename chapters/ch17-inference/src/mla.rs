@@ -151,10 +151,11 @@ impl Mla {
             kv.narrow(3, 0, c.nope_dim),
             kv.narrow(3, c.nope_dim, c.v_dim),
         );
-        let k_pe = cache
-            .rope_key
-            .unsqueeze(1)
-            .expand([x.size(0), c.n_heads, t, c.rope_dim]);
+        let k_pe =
+            cache
+                .rope_key
+                .unsqueeze(1)
+                .expand([x.size(0), c.n_heads, t, c.rope_dim]);
         let q = cat(&[&q_nope, &q_pe], -1);
         let k = cat(&[&k_nope, &k_pe], -1);
         let mut scores = q.matmul(&k.transpose(2, 3)) * self.scale();
@@ -192,11 +193,12 @@ impl Mla {
             None => new,
         };
         // wkv_b's rows per head: W_UK [nope_dim, latent_dim], W_UV [v_dim, latent_dim]
-        let w = self
-            .wkv_b
-            .weight
-            .view([c.n_heads, c.nope_dim + c.v_dim, c.latent_dim]);
-        let (w_uk, w_uv) = (w.narrow(1, 0, c.nope_dim), w.narrow(1, c.nope_dim, c.v_dim));
+        let w =
+            self.wkv_b
+                .weight
+                .view([c.n_heads, c.nope_dim + c.v_dim, c.latent_dim]);
+        let (w_uk, w_uv) =
+            (w.narrow(1, 0, c.nope_dim), w.narrow(1, c.nope_dim, c.v_dim));
         let scores = absorbed_scores(
             &q_nope,
             &q_pe,

@@ -12,8 +12,8 @@ use crate::mla::Mla;
 use crate::paged::BlockPool;
 use crate::paged_decode::{prefill_paged, step_paged};
 use crate::setup::{
-    BLOCK_SIZE, CONFIG, DRAFT_LAYERS, K, MLA, MLA_TOKENS, N_BLOCKS, N_NEW, N_SPECULATE, PROMPT,
-    SYSTEM, USER, recipe,
+    BLOCK_SIZE, CONFIG, DRAFT_LAYERS, K, MLA, MLA_TOKENS, N_BLOCKS, N_NEW,
+    N_SPECULATE, PROMPT, SYSTEM, USER, recipe,
 };
 use crate::speculative::speculate_greedy;
 use crate::speculative_sampling::speculate_sampled;
@@ -80,7 +80,11 @@ fn two_models(story: &mut Narrative, seed: Seed) -> (TinyModel, TinyModel) {
 }
 
 /// Four requests with one system prompt, prefilled and decoded through one paged cache.
-fn paged_batch(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Result<()> {
+fn paged_batch(
+    story: &mut Narrative,
+    target: &TinyModel,
+    recipe: &Recipe,
+) -> Result<()> {
     // A batch of requests sharing a system prompt.
     // ANCHOR: batch
     let mut pool = BlockPool::new(N_BLOCKS, BLOCK_SIZE, CONFIG.n_layers)?;
@@ -140,7 +144,8 @@ fn paged_batch(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Re
         );
         let mut tokens = seq.tokens[prompt.len()..].to_vec();
         tokens.push(next[r]);
-        let equal = ids(&tokens).to_vec() == alone.ids.narrow(1, prompt.len(), N_NEW).to_vec()
+        let equal = ids(&tokens).to_vec()
+            == alone.ids.narrow(1, prompt.len(), N_NEW).to_vec()
             && same_bits(&cat(&logits[r], 0), &alone.logits);
         all_equal &= equal;
         step.print(format!(
@@ -177,7 +182,11 @@ fn paged_batch(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Re
 }
 
 /// One prompt, two answers: the blocks shared until one is written.
-fn copy_on_write(story: &mut Narrative, target: &TinyModel, recipe: &Recipe) -> Result<()> {
+fn copy_on_write(
+    story: &mut Narrative,
+    target: &TinyModel,
+    recipe: &Recipe,
+) -> Result<()> {
     // Copy-on-write: one prompt, two answers.
     // ANCHOR: fork
     let mut pool = BlockPool::new(N_BLOCKS, BLOCK_SIZE, CONFIG.n_layers)?;
@@ -364,7 +373,9 @@ fn latent_attention(story: &mut Narrative, seed: Seed) {
 /// The cache per token of real models, by kind of attention.
 fn cache_per_token(story: &mut Narrative) {
     let step = story.step("Cache per token, bfloat16");
-    step.print("MHA, GQA, MQA: keys and values, 2 x key/value heads x head width per layer");
+    step.print(
+        "MHA, GQA, MQA: keys and values, 2 x key/value heads x head width per layer",
+    );
     step.print(
         "MLA: the latent and the shared RoPE key, kv_lora_rank + qk_rope_head_dim per layer",
     );

@@ -107,7 +107,11 @@ impl BlockPool {
     ///
     /// # Shapes
     /// Keys and values of `[batch, n_kv_heads, 1, head_dim]` per token and layer.
-    pub fn new(n_blocks: usize, block_size: usize, n_layers: usize) -> Result<BlockPool> {
+    pub fn new(
+        n_blocks: usize,
+        block_size: usize,
+        n_layers: usize,
+    ) -> Result<BlockPool> {
         if block_size == 0 {
             return Err(Error::InvalidArgument {
                 op: "BlockPool::new",

@@ -71,7 +71,11 @@ impl<'a> PagedKv<'a> {
     /// # Shapes
     /// Every key `[batch, kv_heads, 1, d]`, every value `[batch, kv_heads, 1, d_v]`;
     /// reads as `[batch, kv_heads, seq.len(), d]` and `[.., d_v]`.
-    pub fn new(pool: &'a BlockPool, seq: &'a Sequence, layer: usize) -> Result<PagedKv<'a>> {
+    pub fn new(
+        pool: &'a BlockPool,
+        seq: &'a Sequence,
+        layer: usize,
+    ) -> Result<PagedKv<'a>> {
         let op = "PagedKv::new";
         let error = |detail: String| Err(Error::InvalidArgument { op, detail });
         let (tokens, block_size) = (seq.len(), pool.block_size);
@@ -96,7 +100,9 @@ impl<'a> PagedKv<'a> {
                     pool.blocks.len()
                 ));
             };
-            let Some((k, v)) = block.slots.get(layer).and_then(|slots| slots.get(offset)) else {
+            let Some((k, v)) =
+                block.slots.get(layer).and_then(|slots| slots.get(offset))
+            else {
                 return error(format!(
                     "token {j} lies at offset {offset} of block {}, which holds {} tokens in \
                      layer {layer}",
@@ -106,7 +112,9 @@ impl<'a> PagedKv<'a> {
             };
             let (ks, vs) = (k.sizes(), v.sizes());
             let token_sizes = match (ks, vs) {
-                (&[batch, kv_heads, 1, d], &[vb, vh, 1, d_v]) if [vb, vh] == [batch, kv_heads] => {
+                (&[batch, kv_heads, 1, d], &[vb, vh, 1, d_v])
+                    if [vb, vh] == [batch, kv_heads] =>
+                {
                     [batch, kv_heads, tokens, d, d_v]
                 }
                 _ => {

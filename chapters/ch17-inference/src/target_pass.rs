@@ -34,7 +34,11 @@ pub fn empty_caches(model: &TinyModel) -> Vec<KvCache> {
 ///
 /// # Shapes
 /// `prompt`: `[1, n]`; the caches hold `n - 1` tokens.
-pub fn prefilled_caches(model: &TinyModel, prompt: &Tensor<i64>, recipe: &Recipe) -> Vec<KvCache> {
+pub fn prefilled_caches(
+    model: &TinyModel,
+    prompt: &Tensor<i64>,
+    recipe: &Recipe,
+) -> Vec<KvCache> {
     let mut caches = empty_caches(model);
     let start = prompt.size(1) - 1;
     if start > 0 {

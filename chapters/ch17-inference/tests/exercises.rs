@@ -67,7 +67,9 @@ fn growth_broken(
     fork_at: usize,
     grow: usize,
 ) -> Option<String> {
-    let input = format!("blocks of {block_size}, forked after {fork_at} tokens, grown by {grow}");
+    let input = format!(
+        "blocks of {block_size}, forked after {fork_at} tokens, grown by {grow}"
+    );
     let mut blocks = 0;
     let mut refs = None;
     for position in 0..fork_at {
@@ -145,14 +147,16 @@ fn wrong_answers_fail_the_write_target_tests() {
         Some(_) => Write::InPlace,
     };
     assert!(
-        cases_broken(&copy_first).is_some() || growth_broken(&copy_first, 4, 8, 3).is_some(),
+        cases_broken(&copy_first).is_some()
+            || growth_broken(&copy_first, 4, 8, 3).is_some(),
         "the write_target tests accept a copy of a full shared block"
     );
 }
 
 #[test]
 fn exercise_mla_bytes_per_token_matches_the_reference_ledger() {
-    let text = step_text(PYTORCH, "Cache per token, bfloat16").expect("the ledger step");
+    let text =
+        step_text(PYTORCH, "Cache per token, bfloat16").expect("the ledger step");
     let line = |name: &str| -> u64 {
         let line = text
             .lines()
@@ -227,7 +231,11 @@ type AcceptOrReplace = dyn Fn(&Tensor, &Tensor, i64) -> Option<i64>;
 /// Where a token drafted from `q` and passed through `f` does not come out as often as
 /// the target's `p` says, over 20 000 draws from seed 5: a frequency more than five
 /// standard deviations of a frequency over 20 000 draws (at most 0.018) from `p`.
-fn distribution_broken(f: &AcceptOrReplace, p: [f32; 4], q: [f32; 4]) -> Option<String> {
+fn distribution_broken(
+    f: &AcceptOrReplace,
+    p: [f32; 4],
+    q: [f32; 4],
+) -> Option<String> {
     manual_seed(5);
     let (pt, qt) = (
         Tensor::from_vec(p.to_vec(), &[1, 4]),
@@ -279,7 +287,8 @@ fn exercise_accept_or_replace_prints_pytorchs_passes() {
     draft.layers.truncate(DRAFT_LAYERS);
     let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
     manual_seed(17);
-    let sampled = speculate_sampled(&draft, &target, &prompt, N_SPECULATE, K, &recipe());
+    let sampled =
+        speculate_sampled(&draft, &target, &prompt, N_SPECULATE, K, &recipe());
     let step = step_text(
         PYTORCH,
         "Speculative sampling, 3 draft tokens per target pass (manual_seed(17))",
@@ -327,7 +336,11 @@ fn wrong_answers_fail_the_accept_or_replace_tests() {
 /// Where `f` breaks the expectation over the pass's outcomes: it keeps exactly `n < k`
 /// drafted tokens with probability `α^n (1 − α)` and all `k` with `α^k`, and writes one
 /// token more than it keeps. Compared within 1e-9 of the expectation's size.
-fn expectation_broken(f: &dyn Fn(f64, usize) -> f64, acceptance: f64, k: usize) -> Option<String> {
+fn expectation_broken(
+    f: &dyn Fn(f64, usize) -> f64,
+    acceptance: f64,
+    k: usize,
+) -> Option<String> {
     let kept_exactly = |n: usize| {
         if n < k {
             acceptance.powi(n as i32) * (1.0 - acceptance)
@@ -348,7 +361,9 @@ fn expectation_broken(f: &dyn Fn(f64, usize) -> f64, acceptance: f64, k: usize) 
 #[test]
 fn exercise_expected_tokens_per_pass_of_simple_drafts() {
     // A draft that is never kept still yields the target's own token; a draft of none too.
-    for (acceptance, k, want) in [(0.0, 3, 1.0), (0.5, 0, 1.0), (0.5, 1, 1.5), (0.5, 2, 1.75)] {
+    for (acceptance, k, want) in
+        [(0.0, 3, 1.0), (0.5, 0, 1.0), (0.5, 1, 1.5), (0.5, 2, 1.75)]
+    {
         let got = expected_tokens_per_pass(acceptance, k);
         assert!(
             (got - want).abs() < 1e-12,
@@ -373,8 +388,9 @@ proptest! {
 /// The target's own token forgotten: caught.
 #[test]
 fn wrong_answers_fail_the_expected_tokens_tests() {
-    let drafted_only =
-        |acceptance: f64, k: usize| -> f64 { (1..=k).map(|i| acceptance.powi(i as i32)).sum() };
+    let drafted_only = |acceptance: f64, k: usize| -> f64 {
+        (1..=k).map(|i| acceptance.powi(i as i32)).sum()
+    };
     assert!(
         expectation_broken(&drafted_only, 0.5, 3).is_some(),
         "the expected_tokens_per_pass tests accept a pass that forgets the target's token"
@@ -385,7 +401,8 @@ fn wrong_answers_fail_the_expected_tokens_tests() {
 // absorbed_scores
 
 /// An answer to `absorbed_scores`.
-type AbsorbedScores = dyn Fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor, f32) -> Tensor;
+type AbsorbedScores =
+    dyn Fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor, f32) -> Tensor;
 
 /// Where `f` differs from the naive path's scores on inputs drawn from `seed`: every
 /// latent expanded into each head's key, `W_UK c`, beside the shared RoPE key, and the
@@ -421,8 +438,10 @@ fn naive_broken(
             want.sizes()
         ));
     }
-    let tolerance =
-        4.0 * (nope * latent_dim + rope) as f32 * f32::EPSILON * (nope * latent_dim) as f32;
+    let tolerance = 4.0
+        * (nope * latent_dim + rope) as f32
+        * f32::EPSILON
+        * (nope * latent_dim) as f32;
     let gap = shared::testing::max_abs_diff(&got, &want);
     (gap > tolerance).then(|| {
         format!(

@@ -26,7 +26,9 @@ fn values_of(case: &Value, key: &str) -> Vec<f32> {
         .as_array()
         .expect("an array of bit patterns")
         .iter()
-        .map(|v| f32::from_bits(u32::try_from(v.as_u64().expect("a u32")).expect("a u32")))
+        .map(|v| {
+            f32::from_bits(u32::try_from(v.as_u64().expect("a u32")).expect("a u32"))
+        })
         .collect()
 }
 

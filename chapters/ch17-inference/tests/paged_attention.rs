@@ -12,7 +12,9 @@ use shared::{Tensor, manual_seed, randn};
 
 use ch16_flex_attention::block_mask::BlockMask;
 use ch16_flex_attention::kernel::flex_kernel;
-use ch16_flex_attention::recipes::{MaskMod, ScoreMod, causal_window, no_mask, softcap, unchanged};
+use ch16_flex_attention::recipes::{
+    MaskMod, ScoreMod, causal_window, no_mask, softcap, unchanged,
+};
 use ch17_inference::paged::{BlockPool, Sequence};
 use ch17_inference::paged_attention::{PagedKv, paged_attention};
 
@@ -30,7 +32,8 @@ fn differs(
     mask_mod: impl MaskMod + Copy,
 ) -> Option<String> {
     let [_, _, queries, _] = q.dims();
-    let block_mask = BlockMask::new(mask_mod, 1, 1, queries, seq.len(), tile).unwrap();
+    let block_mask =
+        BlockMask::new(mask_mod, 1, 1, queries, seq.len(), tile).unwrap();
     let cache = PagedKv::new(pool, seq, layer).unwrap();
     let paged = paged_attention(q, &cache, &block_mask, score_mod, mask_mod).unwrap();
     let gathered = pool.gather(seq, layer).unwrap();
@@ -54,7 +57,11 @@ fn differs(
 
 /// The last `queries` tokens of a sequence of `tokens` attend causally within a window
 /// (a prefill of several tokens, or speculative decoding's check).
-fn last_tokens_window(queries: usize, tokens: usize, window: usize) -> impl MaskMod + Copy {
+fn last_tokens_window(
+    queries: usize,
+    tokens: usize,
+    window: usize,
+) -> impl MaskMod + Copy {
     let offset = tokens - queries;
     let window = causal_window(window);
     move |b, h, q_idx, kv_idx| window(b, h, q_idx + offset, kv_idx)
@@ -160,14 +167,16 @@ fn the_bound_is_tight_enough_to_fail() {
     let (pool, seq) = scattered_pool([1, 1, 40, 8, 4], 4, 16, &physical);
     let q = randn(&[1, 1, 1, 8]);
     let gathered = pool.gather(&seq, 0).unwrap();
-    let (out, _, out_bound, _) = exact_and_bounds(&q, &gathered.keys, &gathered.values, 0..40, 4);
+    let (out, _, out_bound, _) =
+        exact_and_bounds(&q, &gathered.keys, &gathered.values, 0..40, 4);
     let shorter = Sequence {
         tokens: seq.tokens[..39].to_vec(),
         table: seq.table.clone(),
     };
     let cache = PagedKv::new(&pool, &shorter, 0).unwrap();
     let block_mask = BlockMask::new(no_mask, 1, 1, 1, 39, 4).unwrap();
-    let one_key_less = paged_attention(&q, &cache, &block_mask, unchanged, no_mask).unwrap();
+    let one_key_less =
+        paged_attention(&q, &cache, &block_mask, unchanged, no_mask).unwrap();
     let (ratio, at) = worst(&one_key_less.out, &out, &out_bound);
     assert!(ratio > 1.0, "a key left out stays within the bound: {at}");
 }

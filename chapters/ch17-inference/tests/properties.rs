@@ -139,7 +139,8 @@ fn a_forked_sequence_copies_its_shared_block_once() {
     let (target, _) = models(3, 1);
     let recipe = recipe();
     let mut pool = BlockPool::new(8, 4, CONFIG.n_layers).unwrap();
-    let (mut a, _) = prefill_paged(&target, &mut pool, &[0, 1, 2, 3, 4, 5], &recipe).unwrap();
+    let (mut a, _) =
+        prefill_paged(&target, &mut pool, &[0, 1, 2, 3, 4, 5], &recipe).unwrap();
     let mut b = pool.fork(&a);
     let before = pool.gather(&b, 3).unwrap();
     step_paged(&target, &mut pool, &mut a, 9, &recipe).unwrap();
@@ -167,7 +168,8 @@ fn bad_input_is_an_error_naming_the_op() {
     pool.append(&mut seq, 0, kv()).unwrap();
     let err = pool.append(&mut seq, 1, kv()).unwrap_err().to_string();
     assert!(
-        err.contains("BlockPool::allocate") && err.contains("all 1 blocks are in use"),
+        err.contains("BlockPool::allocate")
+            && err.contains("all 1 blocks are in use"),
         "{err}"
     );
     let err = pool
@@ -287,9 +289,12 @@ fn accepted_matches_the_reference_passes() {
     };
     let mut passes = 0;
     for line in text.lines().filter(|l| l.starts_with("pass ")) {
-        let draft = &line[line.find("draft ").unwrap() + 6..line.find(", target").unwrap()];
-        let target = &line[line.find("target ").unwrap() + 7..line.find(", kept").unwrap()];
-        let kept: usize = line[line.find("kept ").unwrap() + 5..line.find(" +").unwrap()]
+        let draft =
+            &line[line.find("draft ").unwrap() + 6..line.find(", target").unwrap()];
+        let target =
+            &line[line.find("target ").unwrap() + 7..line.find(", kept").unwrap()];
+        let kept: usize = line
+            [line.find("kept ").unwrap() + 5..line.find(" +").unwrap()]
             .parse()
             .unwrap();
         assert_eq!(accepted(&list(draft), &list(target)), kept, "{line}");

@@ -16,13 +16,16 @@ use ch16_flex_attention::block_mask::BlockMask;
 use ch16_flex_attention::recipes::{no_mask, unchanged};
 use ch17_inference::paged::BlockPool;
 use ch17_inference::paged_attention::{PagedKv, paged_attention};
-use ch17_inference::split_kv::{Part, attend_part, even_parts, merge_parts, split_kv_decode};
+use ch17_inference::split_kv::{
+    Part, attend_part, even_parts, merge_parts, split_kv_decode,
+};
 
 use common::{exact_and_bounds, merge_bounds, scattered_pool, worst};
 
 /// `tokens` positions cut at the sorted, distinct `cuts` (each in `1..tokens`).
 fn parts_at(tokens: usize, cuts: &[usize]) -> Vec<Range<usize>> {
-    let mut points: Vec<usize> = cuts.iter().map(|c| 1 + c % (tokens - 1).max(1)).collect();
+    let mut points: Vec<usize> =
+        cuts.iter().map(|c| 1 + c % (tokens - 1).max(1)).collect();
     points.retain(|&c| c < tokens);
     points.sort_unstable();
     points.dedup();
@@ -181,7 +184,8 @@ fn merging_without_the_log_sum_exps_is_outside_the_bound() {
         lse_bounds.push(lse_bound);
     }
     let (out_bound, _) = merge_bounds(&attended, &out_bounds, &lse_bounds);
-    let (out, _, _, _) = exact_and_bounds(&q, &gathered.keys, &gathered.values, 0..100, 8);
+    let (out, _, _, _) =
+        exact_and_bounds(&q, &gathered.keys, &gathered.values, 0..100, 8);
     let averaged = (&attended[0].out + &attended[1].out) * 0.5;
     let (ratio, at) = worst(&averaged, &out, &out_bound);
     assert!(ratio > 1.0, "equal shares stay within the bound: {at}");
@@ -210,7 +214,8 @@ fn bad_splits_and_parts_are_errors_naming_the_op() {
     );
     message_of(split_kv_decode(&q, &cache, 8, 4), "split_kv_decode");
     let wrong_d = randn(&[1, 2, 1, 5]);
-    let message = message_of(split_kv_decode(&wrong_d, &cache, 2, 4), "split_kv_decode");
+    let message =
+        message_of(split_kv_decode(&wrong_d, &cache, 2, 4), "split_kv_decode");
     assert!(message.contains("[1, 2, 1, 5]"), "{message}");
     message_of(attend_part(&q, &cache, 5..9, 4), "attend_part");
     message_of(attend_part(&q, &cache, 3..3, 4), "attend_part");

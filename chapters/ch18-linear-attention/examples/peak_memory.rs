@@ -22,7 +22,8 @@ use ch18_linear_attention::chunked::linear_chunked;
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::sparse::{
-    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept,
+    top_k_tiles_kept,
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
 use ch18_linear_attention::sparse_kernel_fast::dsa_kernel_fast;
@@ -148,7 +149,8 @@ fn long(form: Form, t: usize) -> Result<(Measured, u64), Error> {
             Form::DsaKernel => dsa_kernel,
             _ => dsa_kernel_fast,
         };
-        let (out, measured) = measure(|| kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE))?;
+        let (out, measured) =
+            measure(|| kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE))?;
         return Ok(((out?, measured), inputs.iter().sum()));
     }
     // Dense attention's inputs, as the benchmark makes them before the timing: every head's
@@ -176,7 +178,9 @@ fn run(args: &Args) -> Result<String, Error> {
             one_head(args.form, args.n)
         }
         Form::Dsa | Form::DsaTiles => dsa(args.form, args.n),
-        Form::DsaKernel | Form::DsaKernelFast | Form::Flash8Heads => long(args.form, args.n),
+        Form::DsaKernel | Form::DsaKernelFast | Form::Flash8Heads => {
+            long(args.form, args.n)
+        }
     })?;
     let name = args.form.to_possible_value().expect("a named form");
     let form = format!("ch18/{}", name.get_name());

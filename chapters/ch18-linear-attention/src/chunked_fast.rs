@@ -26,7 +26,12 @@ use crate::gemm_rows::Gemm;
 /// # Shapes
 /// `q`, `k`: `[T, d]`, `v`: `[T, d_v]`, `chunk` ≥ 1 (the last chunk may be shorter).
 /// Returns `[T, d_v]`, or an error naming the shapes when they do not fit.
-pub fn linear_chunked_fast(q: &Tensor, k: &Tensor, v: &Tensor, chunk: usize) -> Result<Tensor> {
+pub fn linear_chunked_fast(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    chunk: usize,
+) -> Result<Tensor> {
     let fits = q.dim() == 2
         && k.sizes() == q.sizes()
         && v.dim() == 2

@@ -36,7 +36,8 @@ impl Gemm {
         let (b, n) = b;
         let a = ArrayView2::from_shape((m, k), &a[..m * k]).expect("a fits [m, k]");
         let b = ArrayView2::from_shape((k, n), &b[..k * n]).expect("b fits [k, n]");
-        let c = ArrayViewMut2::from_shape((m, n), &mut c[..m * n]).expect("c fits [m, n]");
+        let c = ArrayViewMut2::from_shape((m, n), &mut c[..m * n])
+            .expect("c fits [m, n]");
         gemm_with(self.isa, a, b, c);
     }
 
@@ -48,8 +49,10 @@ impl Gemm {
         let (a, m, k) = a;
         let (b_t, n) = b_t;
         let a = ArrayView2::from_shape((m, k), &a[..m * k]).expect("a fits [m, k]");
-        let b_t = ArrayView2::from_shape((n, k), &b_t[..n * k]).expect("b_t fits [n, k]");
-        let c = ArrayViewMut2::from_shape((m, n), &mut c[..m * n]).expect("c fits [m, n]");
+        let b_t =
+            ArrayView2::from_shape((n, k), &b_t[..n * k]).expect("b_t fits [n, k]");
+        let c = ArrayViewMut2::from_shape((m, n), &mut c[..m * n])
+            .expect("c fits [m, n]");
         gemm_with(self.isa, a, b_t.t(), c);
     }
 
@@ -60,9 +63,11 @@ impl Gemm {
     pub fn atb(&self, a_t: Rows, b: Right, c: &mut [f32]) {
         let (a_t, k, m) = a_t;
         let (b, n) = b;
-        let a_t = ArrayView2::from_shape((k, m), &a_t[..k * m]).expect("a_t fits [k, m]");
+        let a_t =
+            ArrayView2::from_shape((k, m), &a_t[..k * m]).expect("a_t fits [k, m]");
         let b = ArrayView2::from_shape((k, n), &b[..k * n]).expect("b fits [k, n]");
-        let c = ArrayViewMut2::from_shape((m, n), &mut c[..m * n]).expect("c fits [m, n]");
+        let c = ArrayViewMut2::from_shape((m, n), &mut c[..m * n])
+            .expect("c fits [m, n]");
         gemm_with(self.isa, a_t.t(), b, c);
     }
 }

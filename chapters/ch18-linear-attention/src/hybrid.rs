@@ -59,7 +59,8 @@ impl HybridLayer {
     /// Inputs of `[T, d_model]`.
     pub fn new(mixer: Mixer, d_model: usize) -> HybridLayer {
         let square = || Linear::new(d_model, d_model, false);
-        let (w_query, w_key, w_value, out_proj) = (square(), square(), square(), square());
+        let (w_query, w_key, w_value, out_proj) =
+            (square(), square(), square(), square());
         let delta = (mixer == Mixer::GatedDelta).then(|| GatedDeltaNet::new(d_model));
         HybridLayer {
             mixer,

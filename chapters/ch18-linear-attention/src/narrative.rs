@@ -21,11 +21,12 @@ use crate::parallel::{linear_parallel, softmax_attention};
 use crate::recall::{pairs_recalled, recall};
 use crate::recurrent::linear_recurrent;
 use crate::setup::{
-    CHUNK, D, D_INDEX, HYBRID_LENGTHS, INDEX_HEADS, RECALL_PAIRS, T, T_SPARSE, TILE, TOP_K,
-    TOP_TILES,
+    CHUNK, D, D_INDEX, HYBRID_LENGTHS, INDEX_HEADS, RECALL_PAIRS, T, T_SPARSE, TILE,
+    TOP_K, TOP_TILES,
 };
 use crate::sparse::{
-    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept,
+    top_k_tiles_kept,
 };
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::recipes::causal;
@@ -58,7 +59,13 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     Ok(story)
 }
 
-fn linear_attention(story: &mut Narrative, seed: Seed, q: &Tensor, k: &Tensor, v: &Tensor) {
+fn linear_attention(
+    story: &mut Narrative,
+    seed: Seed,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+) {
     let step = story.step(format!(
         "Queries, keys and values (manual_seed({}))",
         seed.or(18)
@@ -110,7 +117,8 @@ fn linear_attention(story: &mut Narrative, seed: Seed, q: &Tensor, k: &Tensor, v
 }
 
 fn key_written_twice(story: &mut Narrative) {
-    let key = l2_normalize(&Tensor::from_vec(vec![1.0, 2.0, 0.0, 2.0], &[1, 4])).get(0);
+    let key =
+        l2_normalize(&Tensor::from_vec(vec![1.0, 2.0, 0.0, 2.0], &[1, 4])).get(0);
     let first = Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0], &[4]);
     let second = Tensor::from_vec(vec![0.0, 0.0, 3.0, 0.0], &[4]);
     // ANCHOR: written_twice
@@ -323,7 +331,8 @@ fn hybrid(story: &mut Narrative) {
     let x = randn(&[T, D]);
     let out = hybrid_forward(&layers, &x);
     // ANCHOR_END: hybrid
-    let step = story.step("A hybrid stack: three Gated DeltaNet layers, one softmax layer");
+    let step =
+        story.step("A hybrid stack: three Gated DeltaNet layers, one softmax layer");
     let names: Vec<&str> = layers
         .iter()
         .map(|layer| match layer.mixer {
@@ -342,7 +351,8 @@ fn hybrid(story: &mut Narrative) {
     step.print(format!("max |output| {}", out.abs().max()));
     step.print(format!("numbers kept per sequence, d_k = d_v = {D}:"));
     for n in HYBRID_LENGTHS {
-        let kept: Vec<usize> = layers.iter().map(|layer| layer.numbers_kept(n)).collect();
+        let kept: Vec<usize> =
+            layers.iter().map(|layer| layer.numbers_kept(n)).collect();
         step.print(format!(
             "  n = {n:5}: layers {:?}, stack {}",
             kept,

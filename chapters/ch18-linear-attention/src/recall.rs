@@ -45,7 +45,11 @@ pub fn recall(keys: &Tensor, values: &Tensor) -> [Tensor; 3] {
 ///
 /// # Shapes
 /// `recalled`, `values`: `[n, d_v]`; `rows` within `0..n`.
-pub fn pairs_recalled(recalled: &Tensor, values: &Tensor, rows: Range<usize>) -> usize {
+pub fn pairs_recalled(
+    recalled: &Tensor,
+    values: &Tensor,
+    rows: Range<usize>,
+) -> usize {
     let gaps = recalled.slice(0, rows.clone()).unsqueeze(1) - values.unsqueeze(0);
     let nearest = (&gaps * &gaps).sum_dim(-1, false).argmin_dim(-1, false);
     let own = arange(rows.start, rows.end, 1);

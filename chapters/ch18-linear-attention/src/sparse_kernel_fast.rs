@@ -102,7 +102,8 @@ pub fn dsa_kernel_fast_with(
     let scale = std::f32::consts::LOG2_E / (d as f32).sqrt();
     let q_scaled: Vec<f32> = q.to_vec().iter().map(|x| x * scale).collect();
     let (k, v) = (k.to_vec(), v.to_vec());
-    let (q_index, k_index, w_index) = (indexer.q.to_vec(), indexer.k.to_vec(), indexer.w.to_vec());
+    let (q_index, k_index, w_index) =
+        (indexer.q.to_vec(), indexer.k.to_vec(), indexer.w.to_vec());
     let inputs = Inputs {
         q: &q_scaled,
         k: &k,
@@ -252,7 +253,8 @@ fn index_scores_of_tile(
         weighted_relus(index, queries, 0..seen, &product, scores);
         return;
     }
-    let a = ArrayView2::from_shape((rows * heads, d), q_rows).expect("the index queries");
+    let a =
+        ArrayView2::from_shape((rows * heads, d), q_rows).expect("the index queries");
     for first in (0..seen).step_by(KEY_CHUNK) {
         let keys = first..(first + KEY_CHUNK).min(seen);
         let width = keys.len();
@@ -260,9 +262,11 @@ fn index_scores_of_tile(
         products.resize(products.len().max(rows * heads * width), 0.0);
         let k_rows = &index.k[first * d..][..width * d];
         let b = ArrayView2::from_shape((width, d), k_rows).expect("the index keys");
-        let c =
-            ArrayViewMut2::from_shape((rows * heads, width), &mut products[..rows * heads * width])
-                .expect("the products buffer");
+        let c = ArrayViewMut2::from_shape(
+            (rows * heads, width),
+            &mut products[..rows * heads * width],
+        )
+        .expect("the products buffer");
         gemm_with(Isa::detect(), a, b.t(), c);
         weighted_relus(index, queries.clone(), keys, products, scores);
     }
@@ -461,7 +465,8 @@ impl KeyScores<'_> {
     #[inline(always)]
     fn block<S: KeyPairs, const B: usize>(&self, simd: S, keys: &[u32]) -> [S::V; B] {
         let (d, lanes) = (self.d, S::LANES);
-        let rows: [&[f32]; B] = std::array::from_fn(|b| &self.k[keys[b] as usize * d..][..d]);
+        let rows: [&[f32]; B] =
+            std::array::from_fn(|b| &self.k[keys[b] as usize * d..][..d]);
         let mut acc = [simd.splat(0.0); B];
         for p in 0..d / 2 {
             let q_p = simd.load(&self.q_pairs[p * lanes..]);

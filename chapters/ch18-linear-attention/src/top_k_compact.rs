@@ -101,7 +101,13 @@ pub fn payload_at_least(
 ///
 /// # Shapes
 /// `keys`: `n`; `out`: at least `n + 16`.
-pub fn keys_between(isa: Isa, keys: &[u32], low: u32, high: u32, out: &mut [u32]) -> usize {
+pub fn keys_between(
+    isa: Isa,
+    keys: &[u32],
+    low: u32,
+    high: u32,
+    out: &mut [u32],
+) -> usize {
     assert!(
         out.len() >= keys.len() + 16,
         "keys_between: {} slots for {} keys",
@@ -141,7 +147,8 @@ mod x86 {
     ) -> usize {
         let bound_v = _mm512_set1_epi32(bound as i32);
         let sign = _mm512_set1_epi32(i32::MIN);
-        let mut index = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let mut index =
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let sixteen = _mm512_set1_epi32(16);
         let mut count = 0;
         let mut chunks = scores.chunks_exact(16);
@@ -156,9 +163,15 @@ mod x86 {
                 let key = _mm512_xor_si512(bits, flip);
                 let kept = _mm512_cmpge_epu32_mask(key, bound_v);
                 let to_keys = keys[count..][..16].as_mut_ptr();
-                _mm512_storeu_si512(to_keys.cast(), _mm512_maskz_compress_epi32(kept, key));
+                _mm512_storeu_si512(
+                    to_keys.cast(),
+                    _mm512_maskz_compress_epi32(kept, key),
+                );
                 let to_indices = indices[count..][..16].as_mut_ptr();
-                _mm512_storeu_si512(to_indices.cast(), _mm512_maskz_compress_epi32(kept, index));
+                _mm512_storeu_si512(
+                    to_indices.cast(),
+                    _mm512_maskz_compress_epi32(kept, index),
+                );
                 count += kept.count_ones() as usize;
             }
             index = _mm512_add_epi32(index, sixteen);
@@ -187,7 +200,8 @@ mod x86 {
     ) -> usize {
         let bound_v = _mm512_set1_epi32(bound as i32);
         let mut count = 0;
-        let (mut key_chunks, mut entry_chunks) = (keys.chunks_exact(16), payload.chunks_exact(16));
+        let (mut key_chunks, mut entry_chunks) =
+            (keys.chunks_exact(16), payload.chunks_exact(16));
         for (key, entry) in (&mut key_chunks).zip(&mut entry_chunks) {
             // SAFETY: both chunks hold 16 numbers; the store writes 16 slots from `count`,
             // within the `n + 16` given.
@@ -196,11 +210,16 @@ mod x86 {
                 let entry = _mm512_loadu_si512(entry.as_ptr().cast());
                 let kept = _mm512_cmpge_epu32_mask(key, bound_v);
                 let to = out[count..][..16].as_mut_ptr();
-                _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi32(kept, entry));
+                _mm512_storeu_si512(
+                    to.cast(),
+                    _mm512_maskz_compress_epi32(kept, entry),
+                );
                 count += kept.count_ones() as usize;
             }
         }
-        for (&key, &entry) in key_chunks.remainder().iter().zip(entry_chunks.remainder()) {
+        for (&key, &entry) in
+            key_chunks.remainder().iter().zip(entry_chunks.remainder())
+        {
             out[count] = entry;
             count += usize::from(key >= bound);
         }
@@ -212,7 +231,12 @@ mod x86 {
     /// # Safety
     /// The processor has AVX-512F; `out` holds `keys.len() + 16` slots.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn keys_between(keys: &[u32], low: u32, high: u32, out: &mut [u32]) -> usize {
+    pub(super) unsafe fn keys_between(
+        keys: &[u32],
+        low: u32,
+        high: u32,
+        out: &mut [u32],
+    ) -> usize {
         let (low_v, high_v) = (
             _mm512_set1_epi32(low as i32),
             _mm512_set1_epi32(high as i32),
@@ -224,10 +248,13 @@ mod x86 {
             // within the `n + 16` given.
             unsafe {
                 let key = _mm512_loadu_si512(chunk.as_ptr().cast());
-                let kept =
-                    _mm512_cmpge_epu32_mask(key, low_v) & _mm512_cmple_epu32_mask(key, high_v);
+                let kept = _mm512_cmpge_epu32_mask(key, low_v)
+                    & _mm512_cmple_epu32_mask(key, high_v);
                 let to = out[count..][..16].as_mut_ptr();
-                _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi32(kept, key));
+                _mm512_storeu_si512(
+                    to.cast(),
+                    _mm512_maskz_compress_epi32(kept, key),
+                );
                 count += kept.count_ones() as usize;
             }
         }

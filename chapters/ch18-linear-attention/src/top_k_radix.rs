@@ -20,7 +20,9 @@
 
 use shared::exact::Isa;
 
-use crate::top_k_compact::{keys_at_least, keys_between, order_key, payload_at_least};
+use crate::top_k_compact::{
+    keys_at_least, keys_between, order_key, payload_at_least,
+};
 
 /// Reusable buffers for [`RadixTopK::select`]: no allocation per query once they have grown.
 pub struct RadixTopK {
@@ -161,7 +163,12 @@ fn keep_ties(
 
 /// The `top_k`-th largest of `keys` (1 ≤ `top_k` ≤ its length), a byte at a time;
 /// `buffers` hold the candidates between bytes.
-fn threshold(isa: Isa, keys: &[u32], top_k: usize, buffers: &mut [Vec<u32>; 2]) -> Threshold {
+fn threshold(
+    isa: Isa,
+    keys: &[u32],
+    top_k: usize,
+    buffers: &mut [Vec<u32>; 2],
+) -> Threshold {
     let [candidates, next] = buffers;
     // `prefix` holds the bytes found so far; `wanted` how many of the keys that share
     // them must still be counted to reach `top_k`.

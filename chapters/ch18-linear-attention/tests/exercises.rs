@@ -20,7 +20,8 @@ use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::setup::{CHUNK, D, T};
 
-const PYTORCH: &str = include_str!("../../../reference/expected/ch18-linear-attention.txt");
+const PYTORCH: &str =
+    include_str!("../../../reference/expected/ch18-linear-attention.txt");
 
 #[test]
 fn exercise_linear_recurrent_prints_pytorchs_rows() {
@@ -28,10 +29,13 @@ fn exercise_linear_recurrent_prints_pytorchs_rows() {
     let (q, k, v) = (randn(&[T, D]), randn(&[T, D]), randn(&[T, D]));
     let ours = linear_recurrent(&q, &k, &v);
     assert_eq!(ours.sizes(), &[T, D]);
-    let step = step_text(PYTORCH, "Linear attention in three forms").expect("the step");
+    let step =
+        step_text(PYTORCH, "Linear attention in three forms").expect("the step");
     let header = "recurrent, rows 0-2, first 6 features:";
     let rows = ours.slice(0, ..3).slice(1, ..6).to_string();
-    if let Err(e) = printed::compare(&rows, lines_after(step, header, 3).expect("the rows")) {
+    if let Err(e) =
+        printed::compare(&rows, lines_after(step, header, 3).expect("the rows"))
+    {
         panic!("your rows 0-2 are not what PyTorch printed:\n{e}");
     }
     let last = ours.get(-1).slice(0, ..6).to_string();
@@ -55,10 +59,13 @@ fn exercise_ut_transform_prints_pytorchs_chunked_rows() {
     let log_alpha = log_sigmoid(&(randn(&[T]) + 3.0));
     let ours = gated_delta_chunked(&q, &k, &v, &log_alpha, &beta, CHUNK);
     let step =
-        step_text(PYTORCH, "Gated DeltaNet, token by token and chunk by chunk").expect("the step");
+        step_text(PYTORCH, "Gated DeltaNet, token by token and chunk by chunk")
+            .expect("the step");
     let rows = ours.slice(0, ..3).slice(1, ..6).to_string();
     let header = "chunked (chunks of 16), rows 0-2, first 6 features:";
-    if let Err(e) = printed::compare(&rows, lines_after(step, header, 3).expect("the rows")) {
+    if let Err(e) =
+        printed::compare(&rows, lines_after(step, header, 3).expect("the rows"))
+    {
         panic!("your chunked rows 0-2 are not what PyTorch printed:\n{e}");
     }
     let last = ours.get(-1).slice(0, ..6).to_string();
@@ -98,7 +105,8 @@ fn inverse_broken(
         return Some(format!("{input}: your T has {above} above its diagonal"));
     }
     let gap = max_abs_diff(&t.matmul(&(a + eye(c))), &eye(c));
-    (gap > 1e-5).then(|| format!("{input}: T (I + A) is {gap} away from the identity"))
+    (gap > 1e-5)
+        .then(|| format!("{input}: T (I + A) is {gap} away from the identity"))
 }
 
 /// Where `f` differs from the parallel form on `t` tokens of `d` features (values of
@@ -169,7 +177,11 @@ fn delta_broken(
 
 /// Where `f` is not the fewest tokens after which the KV cache holds more numbers than the
 /// state, as the chapter's `numbers_kept` counts them.
-fn crossing_broken(f: &dyn Fn(usize, usize) -> usize, d_k: usize, d_v: usize) -> Option<String> {
+fn crossing_broken(
+    f: &dyn Fn(usize, usize) -> usize,
+    d_k: usize,
+    d_v: usize,
+) -> Option<String> {
     let n = f(d_k, d_v);
     let more = |n: usize| {
         let kept = numbers_kept(n, d_k, d_v);
@@ -294,7 +306,8 @@ fn wrong_answers_fail_the_exercise_tests() {
 /// PyTorch's table; and the cache grows with the tokens, the state does not.
 #[test]
 fn numbers_kept_prints_pytorchs_table() {
-    let printed = step_text(PYTORCH, "The state against a KV cache").expect("the step");
+    let printed =
+        step_text(PYTORCH, "The state against a KV cache").expect("the step");
     for n in [1024, 32768, 262144] {
         let kept = numbers_kept(n, 128, 128);
         let line = format!(

@@ -61,7 +61,8 @@ mod with_the_solved_exercises {
         manual_seed(18);
         let layers = hybrid_stack(D);
         for n in [1, 64, 1000] {
-            let kept: Vec<usize> = layers.iter().map(|layer| layer.numbers_kept(n)).collect();
+            let kept: Vec<usize> =
+                layers.iter().map(|layer| layer.numbers_kept(n)).collect();
             // A delta layer: its state and the last 3 inputs of its 3 convolutions.
             let delta = D * D + 3 * 3 * D;
             assert_eq!(kept, [delta, delta, delta, n * 2 * D], "n = {n}");

@@ -8,7 +8,9 @@ use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randn};
 
 use ch18_linear_attention::sparse::{index_scores, sparse_attention, top_k_kept};
-use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel, index_scores_of_tile, keep_top_k};
+use ch18_linear_attention::sparse_kernel::{
+    Indexer, dsa_kernel, index_scores_of_tile, keep_top_k,
+};
 
 /// Chapter 16's tolerance between a tiled kernel and the formula, for inputs of size 1.
 const TOLERANCE: f32 = 2e-6;

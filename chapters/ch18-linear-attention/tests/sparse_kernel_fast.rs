@@ -9,7 +9,9 @@ use proptest::prelude::*;
 use shared::exact::Isa;
 use shared::{Tensor, manual_seed, randn};
 
-use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel, index_scores_of_tile, keep_top_k};
+use ch18_linear_attention::sparse_kernel::{
+    Indexer, dsa_kernel, index_scores_of_tile, keep_top_k,
+};
 use ch18_linear_attention::sparse_kernel_fast::{
     IndexInputs, dsa_kernel_fast, dsa_kernel_fast_with, index_scores_into,
 };
@@ -191,7 +193,8 @@ fn the_fast_kernel_agrees_at_the_benchmarks_sizes() {
 fn the_index_scores_of_long_rows_are_the_listings_bit_for_bit() {
     manual_seed(5);
     let (t, heads, d) = (1300, 4, 32);
-    let (q_index, k_index, w) = (randn(&[t, heads, d]), randn(&[t, d]), randn(&[t, heads]));
+    let (q_index, k_index, w) =
+        (randn(&[t, heads, d]), randn(&[t, d]), randn(&[t, heads]));
     let (qf, kf, wf) = (q_index.to_vec(), k_index.to_vec(), w.to_vec());
     let index = IndexInputs {
         q: &qf,
@@ -202,7 +205,8 @@ fn the_index_scores_of_long_rows_are_the_listings_bit_for_bit() {
     };
     let (mut products, mut scores) = (Vec::new(), Vec::new());
     for queries in [0..64, 480..560, 1000..1064, 1236..1300, 1299..1300] {
-        let expected = index_scores_of_tile(&q_index, &k_index, &w, queries.clone()).to_vec();
+        let expected =
+            index_scores_of_tile(&q_index, &k_index, &w, queries.clone()).to_vec();
         index_scores_into(&index, queries.clone(), &mut products, &mut scores);
         let got = &scores[..queries.len() * queries.end];
         let same = got

@@ -9,7 +9,8 @@ use shared::{Tensor, manual_seed, randn};
 
 use ch16_flex_attention::block_mask::TileKind;
 use ch18_linear_attention::sparse::{
-    Kept, index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+    Kept, index_scores, sparse_attention, sparse_attention_tiled, top_k_kept,
+    top_k_tiles_kept,
 };
 
 /// Chapter 16's tolerance between its tiled kernel and the formula.
@@ -41,7 +42,8 @@ fn check(
     kept: &Kept,
     tile: usize,
 ) -> Result<(), TestCaseError> {
-    let (tiled, block_mask, visits) = sparse_attention_tiled(q, k, v, kept, tile).unwrap();
+    let (tiled, block_mask, visits) =
+        sparse_attention_tiled(q, k, v, kept, tile).unwrap();
     let gap = (&tiled - &sparse_attention(q, k, v, kept))
         .abs()
         .max()
@@ -111,5 +113,7 @@ fn a_block_mask_of_another_size_is_an_error() {
     let ([q, k, v], scores) = inputs(8);
     let kept = top_k_kept(&scores, 3);
     let short = |x: &Tensor| x.slice(0, ..6);
-    assert!(sparse_attention_tiled(&short(&q), &short(&k), &short(&v), &kept, 4).is_err());
+    assert!(
+        sparse_attention_tiled(&short(&q), &short(&k), &short(&v), &kept, 4).is_err()
+    );
 }

@@ -5,7 +5,9 @@
 use ch10_backward::attention::{AttentionGrads, AttentionTape, attention_backward};
 use ch10_backward::linear::{LinearGrads, linear_backward};
 use ch11_training::adamw::{StepConstants, adamw_update};
-use ch11_training::cross_entropy::{CrossEntropy, cross_entropy, cross_entropy_backward};
+use ch11_training::cross_entropy::{
+    CrossEntropy, cross_entropy, cross_entropy_backward,
+};
 use shared::Tensor;
 use shared::nn::Linear;
 
@@ -58,7 +60,13 @@ impl Arithmetic for Formulas {
     fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor {
         cross_entropy_backward(log_probs, targets)
     }
-    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants) {
+    fn adamw_update(
+        p: &mut f32,
+        g: f32,
+        m: &mut f32,
+        v: &mut f32,
+        k: &StepConstants,
+    ) {
         adamw_update(p, g, m, v, k)
     }
 }

@@ -95,14 +95,18 @@ impl Checkpoint {
     }
 
     /// Reads a checkpoint for `model`'s parameter shapes, logged every `log_every` steps.
-    pub fn from_bytes(bytes: &[u8], model: &AttentionOnly, log_every: u32) -> Result<Checkpoint> {
+    pub fn from_bytes(
+        bytes: &[u8],
+        model: &AttentionOnly,
+        log_every: u32,
+    ) -> Result<Checkpoint> {
         let bad = |detail: String| Error::InvalidArgument {
             op: "Checkpoint::from_bytes",
             detail,
         };
-        let rest = bytes
-            .strip_prefix(MAGIC)
-            .ok_or_else(|| bad("not a chapter 19 checkpoint (wrong first line)".into()))?;
+        let rest = bytes.strip_prefix(MAGIC).ok_or_else(|| {
+            bad("not a chapter 19 checkpoint (wrong first line)".into())
+        })?;
         let mut reader = Reader { bytes: rest };
         let seed = u64::from_le_bytes(reader.take()?);
         let steps = u32::from_le_bytes(reader.take()?);
@@ -212,13 +216,12 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let (head, rest) =
-            self.bytes
-                .split_first_chunk::<N>()
-                .ok_or_else(|| Error::InvalidArgument {
-                    op: "Checkpoint::from_bytes",
-                    detail: "the checkpoint ends too early".into(),
-                })?;
+        let (head, rest) = self.bytes.split_first_chunk::<N>().ok_or_else(|| {
+            Error::InvalidArgument {
+                op: "Checkpoint::from_bytes",
+                detail: "the checkpoint ends too early".into(),
+            }
+        })?;
         self.bytes = rest;
         Ok(*head)
     }

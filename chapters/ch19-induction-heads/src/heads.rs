@@ -25,7 +25,9 @@ pub fn offset_score(weights: &shared::Tensor, offset: usize) -> [f64; HEADS] {
         let mut sum = 0.0;
         for b in 0..n {
             for i in offset..TOKENS {
-                sum += f64::from(w[((b * HEADS + h) * TOKENS + i) * TOKENS + i - offset]);
+                sum += f64::from(
+                    w[((b * HEADS + h) * TOKENS + i) * TOKENS + i - offset],
+                );
             }
         }
         *score = sum / (n * (TOKENS - offset)) as f64;

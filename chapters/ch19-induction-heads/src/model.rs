@@ -62,7 +62,11 @@ impl Block {
     /// # Shapes
     /// `x`: `[batch, tokens, D_MODEL]`. Returns `[batch, tokens, D_MODEL]`.
     // ANCHOR: block_forward
-    pub fn forward_taped(&self, x: &Tensor, keep: [bool; HEADS]) -> (Tensor, BlockTape) {
+    pub fn forward_taped(
+        &self,
+        x: &Tensor,
+        keep: [bool; HEADS],
+    ) -> (Tensor, BlockTape) {
         let tokens = x.size(1);
         let qkv = self.qkv.forward(x);
         // The three slices of the fused projection, each cut into heads.
@@ -78,7 +82,8 @@ impl Block {
             heads
         } else {
             // 1 for a kept head, 0 for a zeroed one.
-            let gate: Vec<f32> = keep.iter().map(|&k| f32::from(u8::from(k))).collect();
+            let gate: Vec<f32> =
+                keep.iter().map(|&k| f32::from(u8::from(k))).collect();
             &heads * &Tensor::from_vec(gate, &[1, HEADS, 1, 1])
         };
         let context = merge_heads(&heads);
@@ -142,7 +147,11 @@ impl AttentionOnly {
     /// `ids`: `[batch, tokens]`, `tokens <= TOKENS`. Returns the logits
     /// `[batch, tokens, VOCAB]` and the tape.
     // ANCHOR: forward
-    pub fn forward_with_tape(&self, ids: &Tensor<i64>, ablate: Option<Head>) -> (Tensor, Tape) {
+    pub fn forward_with_tape(
+        &self,
+        ids: &Tensor<i64>,
+        ablate: Option<Head>,
+    ) -> (Tensor, Tape) {
         let positions = arange(0, ids.size(1), 1);
         let mut x = &self.tok.forward(ids) + &self.pos.forward(&positions);
         let mut tapes = Vec::with_capacity(LAYERS);

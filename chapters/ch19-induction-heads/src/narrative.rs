@@ -47,9 +47,11 @@ pub fn run(seed: Seed, options: RunOptions) -> Result<Narrative> {
     if options.train || options.write_checkpoint.is_some() {
         let run = train_runs(seed.or(SEED));
         if let Some(path) = &options.write_checkpoint {
-            std::fs::write(path, run.to_bytes()).map_err(|e| Error::InvalidArgument {
-                op: "write_checkpoint",
-                detail: format!("cannot write {}: {e}", path.display()),
+            std::fs::write(path, run.to_bytes()).map_err(|e| {
+                Error::InvalidArgument {
+                    op: "write_checkpoint",
+                    detail: format!("cannot write {}: {e}", path.display()),
+                }
             })?;
         }
         return story(seed.or(SEED), &run);
@@ -69,7 +71,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
 
 /// The printed steps of a trained run.
 fn story(seed: u64, run: &Checkpoint) -> Result<Narrative> {
-    let mut story = Narrative::new("Chapter 19: Induction heads: what trained heads do");
+    let mut story =
+        Narrative::new("Chapter 19: Induction heads: what trained heads do");
 
     manual_seed(seed);
     let mut model = AttentionOnly::new();

@@ -20,7 +20,9 @@
 use ch10_backward::attention::{AttentionGrads, AttentionTape};
 use ch10_backward::linear::LinearGrads;
 use ch10_backward::matmul::matmul_backward;
-use ch10_backward::pointwise::{dropout_backward, masked_fill_backward, scale_backward};
+use ch10_backward::pointwise::{
+    dropout_backward, masked_fill_backward, scale_backward,
+};
 use ch10_backward::pytorch_order::softmax_backward_in_pytorch_order;
 use ch11_training::adamw::StepConstants;
 use ch11_training::cross_entropy::CrossEntropy;
@@ -51,7 +53,13 @@ impl Arithmetic for PytorchOrder {
     fn cross_entropy_backward(log_probs: &Tensor, targets: &Tensor<i64>) -> Tensor {
         cross_entropy_backward_in_pytorch_order(log_probs, targets)
     }
-    fn adamw_update(p: &mut f32, g: f32, m: &mut f32, v: &mut f32, k: &StepConstants) {
+    fn adamw_update(
+        p: &mut f32,
+        g: f32,
+        m: &mut f32,
+        v: &mut f32,
+        k: &StepConstants,
+    ) {
         adamw_update_in_pytorch_order(p, g, m, v, k)
     }
 }
@@ -95,7 +103,9 @@ pub fn weight_gradient_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let settings = ThreadSettings::current();
     let blocks: Vec<Tensor> = row_blocks(x2.size(0))
         .into_par_iter()
-        .map(|rows| settings.run(|| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows))))
+        .map(|rows| {
+            settings.run(|| g2.slice(0, rows.clone()).t().matmul(&x2.slice(0, rows)))
+        })
         .collect();
     let mut blocks = blocks.into_iter();
     let first = blocks.next().expect("at least one block");
@@ -141,11 +151,19 @@ pub fn linear_backward_in_pytorch_order(
 ///
 /// # Shapes
 /// As `attention_backward_in_pytorch_order`.
-pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
-    let (grad_dropped, grad_values) = matmul_backward(&tape.dropped, &tape.values, grad_out);
+pub fn attention_backward_in_one_pass(
+    tape: &AttentionTape,
+    grad_out: &Tensor,
+) -> AttentionGrads {
+    let (grad_dropped, grad_values) =
+        matmul_backward(&tape.dropped, &tape.values, grad_out);
     let grad_weights = dropout_backward(&grad_dropped, tape.noise.as_ref());
-    let grad_scores =
-        softmax_scale_mask_backward(&tape.weights, &grad_weights, tape.scale, &tape.hidden);
+    let grad_scores = softmax_scale_mask_backward(
+        &tape.weights,
+        &grad_weights,
+        tape.scale,
+        &tape.hidden,
+    );
     // `scores = queries·keysᵀ`. Chapter 10 takes the gradient of `keysᵀ`, `queriesᵀ·grad`,
     // and transposes it; `gradᵀ·queries` adds the same products in the same order (one
     // fused chain over the tokens per element), laid out as the keys are.
@@ -166,7 +184,10 @@ pub fn attention_backward_in_one_pass(tape: &AttentionTape, grad_out: &Tensor) -
 ///
 /// # Shapes
 /// As `attention_backward_in_pytorch_order`, with the batch as the first dim.
-pub fn attention_backward_by_sequences(tape: &AttentionTape, grad_out: &Tensor) -> AttentionGrads {
+pub fn attention_backward_by_sequences(
+    tape: &AttentionTape,
+    grad_out: &Tensor,
+) -> AttentionGrads {
     let batch = if grad_out.dim() >= 3 {
         grad_out.size(0)
     } else {
@@ -226,10 +247,13 @@ pub fn softmax_scale_mask_backward(
     scale: f32,
     hidden: &Tensor<bool>,
 ) -> Tensor {
-    let one_block =
-        y.dim() >= 2 && y.sizes() == grad_y.sizes() && hidden.sizes() == &y.sizes()[y.dim() - 2..];
+    let one_block = y.dim() >= 2
+        && y.sizes() == grad_y.sizes()
+        && hidden.sizes() == &y.sizes()[y.dim() - 2..];
     let values = (y.as_slice(), grad_y.as_slice(), hidden.as_slice());
-    let (true, (Some(y_values), Some(g_values), Some(hidden_values))) = (one_block, values) else {
+    let (true, (Some(y_values), Some(g_values), Some(hidden_values))) =
+        (one_block, values)
+    else {
         let grad_scaled = softmax_backward_in_pytorch_order(y, grad_y);
         return masked_fill_backward(&scale_backward(&grad_scaled, scale), hidden);
     };
@@ -245,15 +269,16 @@ pub fn softmax_scale_mask_backward(
     // `ROWS_GRAIN` elements each, as ATen's grain), each row computed as on one thread.
     let rows = grad_x.par_chunks_mut(keys).zip(y_values.par_chunks(keys));
     let rows = rows.zip(g_values.par_chunks(keys)).enumerate();
-    rows.with_min_len(ROWS_GRAIN.div_ceil(keys))
-        .for_each(|(row, ((out, y_row), g_row))| {
+    rows.with_min_len(ROWS_GRAIN.div_ceil(keys)).for_each(
+        |(row, ((out, y_row), g_row))| {
             let hidden_row = hidden_rows[row % hidden_rows.len()];
             let dot = lane_dot(g_row, y_row, lanes, halving);
             let values = g_row.iter().zip(y_row).zip(hidden_row);
             for (o, ((&g, &y), &h)) in out.iter_mut().zip(values) {
                 *o = if h { 0.0 } else { (g - dot) * y / scale };
             }
-        });
+        },
+    );
     Tensor::from_vec(grad_x, y.sizes())
 }
 

@@ -32,11 +32,13 @@ pub fn train_runs(seed: u64) -> Checkpoint {
     let mut model = AttentionOnly::new();
     let eval = Repeats::Variable.draw(EVAL);
     let _shown = Repeats::Variable.draw(1);
-    let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, STEPS, &eval);
+    let (losses, log, snapshots) =
+        logged_training(&mut model, Repeats::Variable, STEPS, &eval);
     manual_seed(seed.wrapping_add(1));
     let mut fixed = AttentionOnly::new();
     let fixed_eval = Repeats::Fixed.draw(EVAL);
-    let (_, fixed_log, _) = logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
+    let (_, fixed_log, _) =
+        logged_training(&mut fixed, Repeats::Fixed, FIXED_STEPS, &fixed_eval);
     Checkpoint {
         seed,
         losses,

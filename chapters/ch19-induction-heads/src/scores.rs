@@ -77,7 +77,11 @@ pub fn scores(model: &AttentionOnly, batch: &Batch, ablate: Option<Head>) -> Sco
 ///
 /// # Shapes
 /// `ids`: `[n, TOKENS]`.
-pub fn attention_weights(model: &AttentionOnly, ids: &Tensor<i64>, layer: usize) -> Tensor {
+pub fn attention_weights(
+    model: &AttentionOnly,
+    ids: &Tensor<i64>,
+    layer: usize,
+) -> Tensor {
     let (_, tape) = model.forward_with_tape(ids, None);
     tape.blocks[layer].attention.weights.clone()
 }
@@ -92,7 +96,11 @@ pub fn attention_weights(model: &AttentionOnly, ids: &Tensor<i64>, layer: usize)
 /// `weights`: `[n, heads, tokens, tokens]`, `offset <= first_query < tokens`. Returns one
 /// score per head.
 // ANCHOR: mean_weight_at_offset
-pub fn mean_weight_at_offset(weights: &Tensor, offset: usize, first_query: usize) -> Vec<f64> {
+pub fn mean_weight_at_offset(
+    weights: &Tensor,
+    offset: usize,
+    first_query: usize,
+) -> Vec<f64> {
     let [n, heads, tokens, _] = weights.sizes()[..] else {
         panic!("mean_weight_at_offset: weights must be [n, heads, tokens, tokens]");
     };
@@ -101,7 +109,9 @@ pub fn mean_weight_at_offset(weights: &Tensor, offset: usize, first_query: usize
         .map(|h| {
             let sum: f64 = (0..n)
                 .flat_map(|b| (first_query..tokens).map(move |i| (b, i)))
-                .map(|(b, i)| f64::from(w[((b * heads + h) * tokens + i) * tokens + i - offset]))
+                .map(|(b, i)| {
+                    f64::from(w[((b * heads + h) * tokens + i) * tokens + i - offset])
+                })
                 .sum();
             sum / (n * (tokens - first_query)) as f64
         })

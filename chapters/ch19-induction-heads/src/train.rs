@@ -40,7 +40,11 @@ impl Block {
     /// `A` is the arithmetic: [`crate::arithmetic::Formulas`], or [`PytorchOrder`] for
     /// PyTorch's bits.
     // ANCHOR: block_backward
-    pub fn backward<A: Arithmetic>(&self, tape: &BlockTape, grad_out: &Tensor) -> BlockGrads {
+    pub fn backward<A: Arithmetic>(
+        &self,
+        tape: &BlockTape,
+        grad_out: &Tensor,
+    ) -> BlockGrads {
         let proj = A::linear_backward(&self.proj, &tape.context, grad_out);
         let grad_heads = merge_heads_backward(&proj.input, HEADS);
         let core = A::attention_backward(&tape.attention, &grad_heads);
@@ -70,7 +74,11 @@ impl AttentionOnly {
     /// `grad_out`: the gradient of the logits, `[batch, tokens, VOCAB]` as the logits of
     /// `tape`.
     // ANCHOR: backward
-    pub fn backward<A: Arithmetic>(&self, tape: &Tape, grad_out: &Tensor) -> Gradients {
+    pub fn backward<A: Arithmetic>(
+        &self,
+        tape: &Tape,
+        grad_out: &Tensor,
+    ) -> Gradients {
         let x = &tape.stream; // the residual stream the unembedding read
         let unembed = A::linear_backward(&self.unembed, x, grad_out);
         let mut grad_stream = unembed.input.clone();

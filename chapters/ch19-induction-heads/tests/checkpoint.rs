@@ -11,7 +11,8 @@ use shared::Tensor;
 use shared::testing::assert_same_bits;
 
 fn saved() -> Checkpoint {
-    Checkpoint::from_bytes(SAVED_RUN, &AttentionOnly::new(), LOG_EVERY).expect("a checkpoint")
+    Checkpoint::from_bytes(SAVED_RUN, &AttentionOnly::new(), LOG_EVERY)
+        .expect("a checkpoint")
 }
 
 #[test]
@@ -44,7 +45,10 @@ fn the_saved_steps_load_and_other_steps_are_an_error() {
 #[test]
 fn a_cut_or_foreign_file_is_an_error_not_a_panic() {
     let model = AttentionOnly::new();
-    assert!(Checkpoint::from_bytes(&SAVED_RUN[..SAVED_RUN.len() - 1], &model, LOG_EVERY).is_err());
+    assert!(
+        Checkpoint::from_bytes(&SAVED_RUN[..SAVED_RUN.len() - 1], &model, LOG_EVERY)
+            .is_err()
+    );
     assert!(Checkpoint::from_bytes(b"not a checkpoint", &model, LOG_EVERY).is_err());
     let mut longer = SAVED_RUN.to_vec();
     longer.push(0);
@@ -58,7 +62,8 @@ fn training_from_the_seed_reproduces_the_first_logged_steps() {
     let mut model = AttentionOnly::new();
     let eval = Repeats::Variable.draw(EVAL);
     let _shown = Repeats::Variable.draw(1);
-    let (losses, log, snapshots) = logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
+    let (losses, log, snapshots) =
+        logged_training(&mut model, Repeats::Variable, LOG_EVERY, &eval);
     let as_tensor = |xs: &[f32]| Tensor::from_vec(xs.to_vec(), &[xs.len()]);
     assert_same_bits(
         &as_tensor(&losses),

@@ -2,7 +2,9 @@
 
 use ch19_induction_heads::checkpoint::Checkpoint;
 use ch19_induction_heads::data::{Batch, Repeats, TOKENS, VOCAB};
-use ch19_induction_heads::heads::{copying_head, key_reads, offset_score, previous_token_head};
+use ch19_induction_heads::heads::{
+    copying_head, key_reads, offset_score, previous_token_head,
+};
 use ch19_induction_heads::model::{AttentionOnly, D_MODEL, HEAD_DIM, HEADS};
 use ch19_induction_heads::runs::{EVAL, LOG_EVERY, SAVED_RUN, SEED};
 use ch19_induction_heads::scores::{attention_weights, scores};
@@ -51,7 +53,12 @@ fn swap_heads(model: &mut AttentionOnly, layer: usize) {
 }
 
 /// The repeated-token loss with one head zeroed.
-fn loss_without(model: &AttentionOnly, batch: &Batch, layer: usize, head: usize) -> f64 {
+fn loss_without(
+    model: &AttentionOnly,
+    batch: &Batch,
+    layer: usize,
+    head: usize,
+) -> f64 {
     scores(model, batch, Some((layer, head))).repeat_loss
 }
 
@@ -121,7 +128,9 @@ fn mean_weight_back(weights: &Tensor, offset: usize) -> [f64; HEADS] {
         let mut sum = 0.0;
         for b in 0..n {
             for i in offset..TOKENS {
-                sum += f64::from(w[((b * HEADS + h) * TOKENS + i) * TOKENS + i - offset]);
+                sum += f64::from(
+                    w[((b * HEADS + h) * TOKENS + i) * TOKENS + i - offset],
+                );
             }
         }
         *score = sum / (n * (TOKENS - offset)) as f64;
@@ -163,7 +172,8 @@ fn exercise_offset_score_shows_the_fixed_offset_shortcut() {
     assert!(s.repeat_loss < 0.5, "repeat loss {}", s.repeat_loss);
     // ...by layer 1 looking 15 places back, while no layer-0 head looks at the previous
     // token: a rule about positions, not an induction circuit.
-    let shortcut = offset_score(&attention_weights(&model, &eval.ids, 1), TOKENS / 2 - 1);
+    let shortcut =
+        offset_score(&attention_weights(&model, &eval.ids, 1), TOKENS / 2 - 1);
     let previous = offset_score(&attention_weights(&model, &eval.ids, 0), 1);
     assert!(
         shortcut.iter().all(|&s| s > 0.8),
@@ -265,7 +275,8 @@ fn wrong_answers_fail_the_exercise_tests() {
     let by_previous_score = |model: &AttentionOnly, batch: &Batch| {
         let scores: Vec<((usize, usize), f64)> = (0..2)
             .flat_map(|layer| {
-                let previous = mean_weight_back(&attention_weights(model, &batch.ids, layer), 1);
+                let previous =
+                    mean_weight_back(&attention_weights(model, &batch.ids, layer), 1);
                 (0..HEADS).map(move |h| ((layer, h), previous[h]))
             })
             .collect();

@@ -11,8 +11,8 @@ use ch19_induction_heads::arithmetic::Formulas;
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
 use ch19_induction_heads::pytorch_order::{
-    BLOCK_ROWS, PytorchOrder, attention_backward_by_sequences, attention_backward_in_one_pass,
-    linear_backward_in_pytorch_order, row_blocks,
+    BLOCK_ROWS, PytorchOrder, attention_backward_by_sequences,
+    attention_backward_in_one_pass, linear_backward_in_pytorch_order, row_blocks,
 };
 use ch19_induction_heads::train::{BATCH, Gradients, loss_and_gradients};
 use course::quiet_proptest::quiet;
@@ -87,8 +87,10 @@ fn a_step_with_the_formulas_agrees_with_a_step_in_pytorch_order() {
     manual_seed(19);
     let model = AttentionOnly::new();
     let batch = Repeats::Variable.draw(BATCH);
-    let (loss_f, Gradients(formulas)) = loss_and_gradients::<Formulas>(&model, &batch.ids);
-    let (loss_p, Gradients(ordered)) = loss_and_gradients::<PytorchOrder>(&model, &batch.ids);
+    let (loss_f, Gradients(formulas)) =
+        loss_and_gradients::<Formulas>(&model, &batch.ids);
+    let (loss_p, Gradients(ordered)) =
+        loss_and_gradients::<PytorchOrder>(&model, &batch.ids);
     assert!(
         (loss_f - loss_p).abs() <= 1e-6 * loss_p.abs(),
         "{loss_f} vs {loss_p}"
@@ -164,31 +166,44 @@ fn the_one_pass_backward_has_chapter_10s_bits_on_any_number_of_threads() {
     for batch in [64, 5] {
         let shape = [batch, 2, 32, 16];
         let (q, k, v) = (randn(&shape), randn(&shape), randn(&shape));
-        let (_, tape) = attention_forward(&q, &k, &v, &causal_mask(32), &Dropout::new(0.0));
+        let (_, tape) =
+            attention_forward(&q, &k, &v, &causal_mask(32), &Dropout::new(0.0));
         let grad_out = randn(&shape);
-        for capability in [Capability::Default, Capability::Avx2, Capability::Avx512] {
-            let as_build = |pool: &rayon::ThreadPool, f: &(dyn Fn() -> AttentionGrads + Sync)| {
-                pool.install(|| {
-                    set_capability(Some(capability));
-                    let grads = f();
-                    set_capability(None);
-                    grads
-                })
-            };
+        for capability in [Capability::Default, Capability::Avx2, Capability::Avx512]
+        {
+            let as_build =
+                |pool: &rayon::ThreadPool,
+                 f: &(dyn Fn() -> AttentionGrads + Sync)| {
+                    pool.install(|| {
+                        set_capability(Some(capability));
+                        let grads = f();
+                        set_capability(None);
+                        grads
+                    })
+                };
             let chapter_10 = as_build(&one, &|| {
                 attention_backward_in_pytorch_order(&tape, &grad_out)
             });
             for (threads, pool) in [(1, &one), (3, &three)] {
-                let one_pass = as_build(pool, &|| attention_backward_in_one_pass(&tape, &grad_out));
-                let by_sequences =
-                    as_build(pool, &|| attention_backward_by_sequences(&tape, &grad_out));
-                for (way, grads) in [("one pass", one_pass), ("by sequences", by_sequences)] {
+                let one_pass = as_build(pool, &|| {
+                    attention_backward_in_one_pass(&tape, &grad_out)
+                });
+                let by_sequences = as_build(pool, &|| {
+                    attention_backward_by_sequences(&tape, &grad_out)
+                });
+                for (way, grads) in
+                    [("one pass", one_pass), ("by sequences", by_sequences)]
+                {
                     for (name, ours, theirs) in [
                         ("queries", &grads.queries, &chapter_10.queries),
                         ("keys", &grads.keys, &chapter_10.keys),
                         ("values", &grads.values, &chapter_10.values),
                     ] {
-                        assert_eq!(ours.sizes(), theirs.sizes(), "{way}: {name}' gradient");
+                        assert_eq!(
+                            ours.sizes(),
+                            theirs.sizes(),
+                            "{way}: {name}' gradient"
+                        );
                         let where_ = format!(
                             "batch {batch}, {capability}, {threads} threads, {way}: {name}'"
                         );
@@ -208,7 +223,9 @@ fn the_linear_backward_has_the_same_bits_on_any_number_of_threads() {
     manual_seed(12);
     let layer = Linear::new(32, 96, true);
     let (x, grad_y) = (randn(&[64, 32, 32]), randn(&[64, 32, 96]));
-    for (capability, torch_threads) in [(Capability::Default, 1), (Capability::Avx512, 4)] {
+    for (capability, torch_threads) in
+        [(Capability::Default, 1), (Capability::Avx512, 4)]
+    {
         let on = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
             pool.expect("a pool").install(|| {
@@ -220,9 +237,12 @@ fn the_linear_backward_has_the_same_bits_on_any_number_of_threads() {
             })
         };
         let (one, three) = (on(1), on(3));
-        let what = |name: &str| format!("{capability}, {torch_threads} PyTorch threads: {name}");
+        let what = |name: &str| {
+            format!("{capability}, {torch_threads} PyTorch threads: {name}")
+        };
         assert_same_bits(&three.weight, &one.weight, &what("the weight's"));
-        let (bias_one, bias_three) = (one.bias.expect("a bias"), three.bias.expect("a bias"));
+        let (bias_one, bias_three) =
+            (one.bias.expect("a bias"), three.bias.expect("a bias"));
         assert_same_bits(&bias_three, &bias_one, &what("the bias'"));
         assert_same_bits(&three.input, &one.input, &what("the input's"));
     }

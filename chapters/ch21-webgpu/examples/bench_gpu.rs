@@ -61,7 +61,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!();
-    println!("| n | kernel | time per call | time / chapter 9 on the CPU | agrees with the CPU |");
+    println!(
+        "| n | kernel | time per call | time / chapter 9 on the CPU | agrees with the CPU |"
+    );
     println!("|---|---|---|---|---|");
     let split = Kernel::SplitKv { splits: 8 };
     for n in sizes {
@@ -93,7 +95,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             cpu_times.push(started.elapsed());
         }
         let cpu_median = median(cpu_times);
-        for (((kernel, _), times), agrees) in kernels.iter().zip(gpu_times).zip(agrees) {
+        for (((kernel, _), times), agrees) in
+            kernels.iter().zip(gpu_times).zip(agrees)
+        {
             let time = median(times);
             println!(
                 "| {n} | {} | {:.3} ms | {:.2} | {} |",

@@ -70,16 +70,16 @@ impl Gpu {
             force_fallback_adapter: choice == AdapterChoice::Cpu,
             ..Default::default()
         };
-        let adapter =
-            instance
-                .request_adapter(&options)
-                .await
-                .map_err(|e| GpuError::NoAdapter {
-                    why: match choice {
-                        AdapterChoice::Preferred => format!("wgpu found none: {e}"),
-                        AdapterChoice::Cpu => format!("wgpu found no software adapter: {e}"),
-                    },
-                })?;
+        let adapter = instance.request_adapter(&options).await.map_err(|e| {
+            GpuError::NoAdapter {
+                why: match choice {
+                    AdapterChoice::Preferred => format!("wgpu found none: {e}"),
+                    AdapterChoice::Cpu => {
+                        format!("wgpu found no software adapter: {e}")
+                    }
+                },
+            }
+        })?;
         let info = adapter.get_info();
         let limits = adapter.limits();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);

@@ -5,7 +5,8 @@
 /// Kernel 1: one invocation per query row, the scores in global memory.
 pub const NAIVE: &str = include_str!("../kernels/01_naive.wgsl");
 /// Kernel 2: one workgroup per query row, the scores in workgroup memory.
-pub const ROW_PER_WORKGROUP: &str = include_str!("../kernels/02_row_per_workgroup.wgsl");
+pub const ROW_PER_WORKGROUP: &str =
+    include_str!("../kernels/02_row_per_workgroup.wgsl");
 /// Kernel 3: FlashAttention's forward pass, without `key_tiles` (see [`CAUSAL_TILES`]).
 pub const FLASH: &str = include_str!("../kernels/03_flash.wgsl");
 /// Kernel 4: split-KV decoding, its parts and their merge.
@@ -37,7 +38,8 @@ pub enum Kernel {
 
 impl Kernel {
     /// The forward kernels, in the order of the chapter.
-    pub const FORWARD: [Kernel; 3] = [Kernel::Naive, Kernel::RowPerWorkgroup, Kernel::Flash];
+    pub const FORWARD: [Kernel; 3] =
+        [Kernel::Naive, Kernel::RowPerWorkgroup, Kernel::Flash];
 
     /// The kernel's name, for messages and timings.
     pub fn name(self) -> &'static str {

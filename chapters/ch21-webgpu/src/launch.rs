@@ -86,7 +86,12 @@ pub struct Launch {
 ///
 /// # Shapes
 /// As [`Inputs`]; returns `out` `[heads, queries, d_v]`, `lse` `[heads, queries]`.
-pub fn attention(gpu: &Gpu, kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<Outputs> {
+pub fn attention(
+    gpu: &Gpu,
+    kernel: Kernel,
+    inputs: &Inputs,
+    causal: bool,
+) -> Result<Outputs> {
     let launch = Launch::new(gpu, kernel, inputs, causal)?;
     launch.run(gpu)?;
     launch.read(gpu)
@@ -98,8 +103,14 @@ impl Launch {
     ///
     /// # Shapes
     /// As [`Inputs`].
-    pub fn new(gpu: &Gpu, kernel: Kernel, inputs: &Inputs, causal: bool) -> Result<Launch> {
-        let tiles = TileSizes::for_limits(&gpu.limits, inputs.shape.d, inputs.shape.d_v);
+    pub fn new(
+        gpu: &Gpu,
+        kernel: Kernel,
+        inputs: &Inputs,
+        causal: bool,
+    ) -> Result<Launch> {
+        let tiles =
+            TileSizes::for_limits(&gpu.limits, inputs.shape.d, inputs.shape.d_v);
         Launch::with_tiles(gpu, kernel, inputs, causal, tiles)
     }
 
@@ -176,12 +187,17 @@ impl Launch {
 
     /// Records the kernel's passes into `encoder`, timed into `timestamps` (two queries,
     /// before and after) if given.
-    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, timestamps: Option<&wgpu::QuerySet>) {
-        let timestamp_writes = timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
-        });
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<&wgpu::QuerySet>,
+    ) {
+        let timestamp_writes =
+            timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
+                query_set,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(self.kernel.name()),
             timestamp_writes,
@@ -266,7 +282,11 @@ fn make_pipeline(
 
 /// Compiles WGSL `source` into a shader module; a source the device rejects is an error
 /// naming `kernel` and the device's message (with the line and column).
-pub fn compile(gpu: &Gpu, kernel: &'static str, source: &str) -> Result<wgpu::ShaderModule> {
+pub fn compile(
+    gpu: &Gpu,
+    kernel: &'static str,
+    source: &str,
+) -> Result<wgpu::ShaderModule> {
     let errors = ErrorScopes::push(gpu);
     let module = gpu
         .device
@@ -357,13 +377,15 @@ impl Plan {
             d_v,
         } = shape;
         let limits = &gpu.limits;
-        let over = |what: String, needed: usize, limit_name, limit: u64| GpuError::OverLimit {
-            kernel: kernel.name(),
-            sizes: sizes.to_string(),
-            what,
-            needed: needed as u64,
-            limit_name,
-            limit,
+        let over = |what: String, needed: usize, limit_name, limit: u64| {
+            GpuError::OverLimit {
+                kernel: kernel.name(),
+                sizes: sizes.to_string(),
+                what,
+                needed: needed as u64,
+                limit_name,
+                limit,
+            }
         };
         let rows = heads * queries;
         let (passes, constants, splits, scratch) = match kernel {
@@ -402,7 +424,9 @@ impl Plan {
                 }
                 if tiles.tile_k == 0 {
                     return Err(over(
-                        format!("one key and one value of {d} and {d_v} floats (bytes)"),
+                        format!(
+                            "one key and one value of {d} and {d_v} floats (bytes)"
+                        ),
                         4 * (d + d_v),
                         "max_compute_workgroup_storage_size",
                         limits.max_compute_workgroup_storage_size.into(),
@@ -423,7 +447,9 @@ impl Plan {
                 let part_len = keys.div_ceil(splits as usize);
                 if part_len > tiles.row_capacity {
                     return Err(over(
-                        format!("a part of {part_len} scores in workgroup memory (bytes)"),
+                        format!(
+                            "a part of {part_len} scores in workgroup memory (bytes)"
+                        ),
                         4 * (part_len + WORKGROUP),
                         "max_compute_workgroup_storage_size",
                         limits.max_compute_workgroup_storage_size.into(),
@@ -509,7 +535,12 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(gpu: &Gpu, uniform: &ShapeUniform, inputs: &Inputs, plan: &Plan) -> Buffers {
+    fn new(
+        gpu: &Gpu,
+        uniform: &ShapeUniform,
+        inputs: &Inputs,
+        plan: &Plan,
+    ) -> Buffers {
         let device = &gpu.device;
         // ANCHOR: buffers
         let input = |label, data: &[f32]| {
@@ -565,7 +596,8 @@ impl Buffers {
     ) -> wgpu::BindGroup {
         // ANCHOR: bind_group
         let layout = pipeline.get_bind_group_layout(0);
-        let mut all = vec![&self.shape, &self.q, &self.k, &self.v, &self.out, &self.lse];
+        let mut all =
+            vec![&self.shape, &self.q, &self.k, &self.v, &self.out, &self.lse];
         all.extend(&self.scratch);
         let entries: Vec<wgpu::BindGroupEntry> = bindings
             .iter()
@@ -592,7 +624,8 @@ struct ErrorScopes {
 impl ErrorScopes {
     fn push(gpu: &Gpu) -> ErrorScopes {
         let validation = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let out_of_memory = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let out_of_memory =
+            gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         ErrorScopes {
             out_of_memory,
             validation,

@@ -14,7 +14,9 @@ use crate::device::{AdapterChoice, Gpu, describe, list_adapters};
 use crate::kernels::Kernel;
 use crate::key_reads::key_reads;
 use crate::launch::{Launch, Outputs, attention};
-use crate::setup::{CACHE, EXAMPLE, EXP_AT, HostInputs, SPLITS, cpu_attention, draw_qkv};
+use crate::setup::{
+    CACHE, EXAMPLE, EXP_AT, HostInputs, SPLITS, cpu_attention, draw_qkv,
+};
 use crate::tolerance::{compare, rescales, tolerance};
 
 /// The chapter's own options.
@@ -53,7 +55,8 @@ pub fn run(seed: Seed, options: GpuOptions) -> Result<Narrative> {
 /// `--list-adapters`: every adapter, one line each.
 fn adapters() -> Narrative {
     let mut story = Narrative::new("GPU adapters");
-    let step = story.step("Found by wgpu (WGPU_BACKEND=vulkan, metal or dx12 narrows it)");
+    let step =
+        story.step("Found by wgpu (WGPU_BACKEND=vulkan, metal or dx12 narrows it)");
     let found = list_adapters();
     if found.is_empty() {
         step.print("none");
@@ -126,7 +129,8 @@ fn inputs(story: &mut Narrative, seed: u64, q: &Tensor) {
 }
 
 fn reference(story: &mut Narrative, cpu: &Outputs) {
-    let step = story.step("Causal attention on the CPU (chapter 9's kernel; PyTorch's SDPA)");
+    let step = story
+        .step("Causal attention on the CPU (chapter 9's kernel; PyTorch's SDPA)");
     step.print(format!("out[0, 1, -1, :4]: {}", last_row(&cpu.out, 1)));
     step.print(format!("logsumexp[0, 1, -4:]: {}", last_lse(&cpu.lse, 1)));
 }
@@ -152,8 +156,12 @@ fn forward(
         agreement.worst_ratio
     );
     let title = match kernel {
-        Kernel::Naive => "Kernel 1: one invocation per query row, the scores in global memory",
-        Kernel::RowPerWorkgroup => "Kernel 2: one workgroup per query row, tree reductions",
+        Kernel::Naive => {
+            "Kernel 1: one invocation per query row, the scores in global memory"
+        }
+        Kernel::RowPerWorkgroup => {
+            "Kernel 2: one workgroup per query row, tree reductions"
+        }
         _ => "Kernel 3: FlashAttention, tiles of keys and values in workgroup memory",
     };
     let step = story.step(title);
@@ -173,7 +181,8 @@ fn tiles(story: &mut Narrative, gpu: &Gpu, host: &HostInputs) -> Result<()> {
     let launch = Launch::new(gpu, Kernel::Flash, &host.inputs(), true)?;
     let tiles = launch.tiles();
     let n = host.shape.queries;
-    let (query_tiles, key_tiles) = (n.div_ceil(tiles.tile_q), n.div_ceil(tiles.tile_k));
+    let (query_tiles, key_tiles) =
+        (n.div_ceil(tiles.tile_q), n.div_ceil(tiles.tile_k));
     let visited: usize = (0..query_tiles)
         .map(|t| ((t + 1) * tiles.tile_q).min(n).div_ceil(tiles.tile_k))
         .sum();
@@ -195,7 +204,13 @@ fn tiles(story: &mut Narrative, gpu: &Gpu, host: &HostInputs) -> Result<()> {
     Ok(())
 }
 
-fn no_mask(story: &mut Narrative, gpu: &Gpu, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<()> {
+fn no_mask(
+    story: &mut Narrative,
+    gpu: &Gpu,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+) -> Result<()> {
     let host = HostInputs::new(q, k, v);
     let cpu = cpu_attention(q, k, v, false);
     let gpu_out = attention(gpu, Kernel::Flash, &host.inputs(), false)?;

@@ -59,7 +59,7 @@ pub fn time_once(gpu: &Gpu, launch: &Launch) -> Result<(Duration, Clock)> {
         [values[0], values[1]]
     };
     readable.unmap();
-    let nanos =
-        ticks[1].saturating_sub(ticks[0]) as f64 * f64::from(gpu.queue.get_timestamp_period());
+    let nanos = ticks[1].saturating_sub(ticks[0]) as f64
+        * f64::from(gpu.queue.get_timestamp_period());
     Ok((Duration::from_nanos(nanos as u64), Clock::Timestamps))
 }

@@ -94,18 +94,22 @@ pub fn tolerance(inputs: &Inputs, causal: bool, rescales: usize) -> Tolerance {
             let eta = gamma(d + 2) * magnitude;
             let range = high - low + 2.0 * eta;
             let exp_error = (3.0 + 2.0 * range) * 2.0 * U;
-            let a = (2.0 * eta).exp() * (1.0 + exp_error).powi(rescales as i32 + 1) - 1.0;
+            let a =
+                (2.0 * eta).exp() * (1.0 + exp_error).powi(rescales as i32 + 1) - 1.0;
             let sums = gamma(visible);
             let flushed = visible as f64 * f64::from(f32::MIN_POSITIVE);
-            let one_side = (2.0 * a + 2.0 * sums + 5.0 * U) / (1.0 - a - sums) + flushed;
+            let one_side =
+                (2.0 * a + 2.0 * sums + 5.0 * U) / (1.0 - a - sums) + flushed;
             tolerance.out.push(2.0 * one_side * largest_value);
             // L = max + log(sum): the max is off by η, log(sum) by the sum's relative
             // error, plus log's own error (2⁻²¹ near 1, 3 units of the last place elsewhere),
             // plus the final addition's rounding.
             let lse = high + (visible as f64).ln();
             let log_error = 2f64.powi(-21) + 6.0 * U * (visible as f64).ln();
-            let one_side =
-                2.0 * eta + (a + sums) / (1.0 - a - sums) + log_error + 2.0 * U * lse.abs();
+            let one_side = 2.0 * eta
+                + (a + sums) / (1.0 - a - sums)
+                + log_error
+                + 2.0 * U * lse.abs();
             tolerance.lse.push(2.0 * one_side);
         }
     }
@@ -159,7 +163,8 @@ pub fn compare(gpu: &Outputs, cpu: &Outputs, tolerance: &Tolerance) -> Agreement
     for row in 0..rows {
         for c in 0..d_v {
             let index = row * d_v + c;
-            let difference = (f64::from(gpu.out[index]) - f64::from(cpu.out[index])).abs();
+            let difference =
+                (f64::from(gpu.out[index]) - f64::from(cpu.out[index])).abs();
             check(difference, tolerance.out[row], (row, Some(c)));
             if difference > agreement.largest_difference || difference.is_nan() {
                 agreement.largest_difference = difference;

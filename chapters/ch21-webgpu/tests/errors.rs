@@ -29,7 +29,13 @@ fn inputs(shape: AttentionShape, buffers: &mut Vec<Vec<f32>>) -> Inputs<'_> {
     }
 }
 
-fn shape(heads: usize, queries: usize, keys: usize, d: usize, d_v: usize) -> AttentionShape {
+fn shape(
+    heads: usize,
+    queries: usize,
+    keys: usize,
+    d: usize,
+    d_v: usize,
+) -> AttentionShape {
     AttentionShape {
         heads,
         queries,
@@ -93,7 +99,8 @@ fn a_row_over_the_workgroup_memory_names_the_limit() {
         "{error}"
     );
     // Kernel 3 reads the keys in tiles: the same row is no problem.
-    let out = attention(gpu, Kernel::Flash, &inputs(sizes, &mut buffers), false).unwrap();
+    let out =
+        attention(gpu, Kernel::Flash, &inputs(sizes, &mut buffers), false).unwrap();
     assert!((out.out[0] - 1.0).abs() < 1e-6, "{}", out.out[0]);
 }
 

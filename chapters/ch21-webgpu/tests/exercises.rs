@@ -27,7 +27,13 @@ fn tiles(tile_q: usize, tile_k: usize) -> TileSizes {
 /// The keys each kernel reads, counted by following its loops as the WGSL files run them:
 /// kernels 1, 2 and 4 read `k` once per visible key of each row; kernel 3 copies the
 /// keys of every tile `key_tiles` lets a workgroup visit.
-fn traced_reads(kernel: Kernel, queries: usize, keys: usize, causal: bool, t: TileSizes) -> usize {
+fn traced_reads(
+    kernel: Kernel,
+    queries: usize,
+    keys: usize,
+    causal: bool,
+    t: TileSizes,
+) -> usize {
     let visible = |i: usize| if causal { (i + 1).min(keys) } else { keys };
     let mut reads = 0;
     match kernel {
@@ -204,7 +210,8 @@ fn key_tiles_on_the_gpu(cases: &[[u32; 4]]) -> Vec<u32> {
     gpu.queue.submit([encoder.finish()]);
     readable.map_async(wgpu::MapMode::Read, .., |_| {});
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let tiles = bytemuck::cast_slice(&readable.get_mapped_range(..).unwrap()).to_vec();
+    let tiles =
+        bytemuck::cast_slice(&readable.get_mapped_range(..).unwrap()).to_vec();
     readable.unmap();
     tiles
 }
@@ -245,8 +252,14 @@ fn exercise_causal_tiles() {
     for causal in [true, false] {
         let [q, k, v] = draw_qkv(21, &[2, 150, 16], &[2, 150, 16]);
         let host = HostInputs::new(&q, &k, &v);
-        let launch =
-            Launch::with_tiles(gpu, Kernel::Flash, &host.inputs(), causal, tiles(32, 16)).unwrap();
+        let launch = Launch::with_tiles(
+            gpu,
+            Kernel::Flash,
+            &host.inputs(),
+            causal,
+            tiles(32, 16),
+        )
+        .unwrap();
         launch.run(gpu).unwrap();
         let got = launch.read(gpu).unwrap();
         let want = cpu_attention(&q, &k, &v, causal);

@@ -59,7 +59,8 @@ fn exp_on_the_gpu(gpu: &ch21_webgpu::device::Gpu, x: &[f32]) -> Vec<f32> {
     gpu.queue.submit([encoder.finish()]);
     readable.map_async(wgpu::MapMode::Read, .., |_| {});
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let values = bytemuck::cast_slice(&readable.get_mapped_range(..).unwrap()).to_vec();
+    let values =
+        bytemuck::cast_slice(&readable.get_mapped_range(..).unwrap()).to_vec();
     readable.unmap();
     values
 }
@@ -87,7 +88,8 @@ fn exp_on_the_gpu_within_wgsl_s_promise() {
         .exp()
         .to_vec();
     let got = exp_on_the_gpu(gpu, &EXP_AT);
-    let mut table = String::from("x        on the GPU      in PyTorch      GPU - PyTorch\n");
+    let mut table =
+        String::from("x        on the GPU      in PyTorch      GPU - PyTorch\n");
     for ((&x, &ours), &theirs) in EXP_AT.iter().zip(&got).zip(&pytorch) {
         let units = (f64::from(ours) - f64::from(theirs)).abs() / spacing(theirs);
         // WGSL's promise, plus PyTorch's own unit.

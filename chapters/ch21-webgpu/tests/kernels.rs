@@ -148,7 +148,8 @@ fn lavapipe_stops_long_loops_and_only_the_comparison_sees_it() {
     let Some(gpu) = common::gpu() else {
         return;
     };
-    let Some((agreement, ..)) = check(Kernel::Naive, [1, 64, 512, 64, 64], false, 5) else {
+    let Some((agreement, ..)) = check(Kernel::Naive, [1, 64, 512, 64, 64], false, 5)
+    else {
         return;
     };
     if common::is_lavapipe(gpu) {

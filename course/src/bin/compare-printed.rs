@@ -18,7 +18,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let read = |path: &String| {
-        std::fs::read_to_string(path).map_err(|e| format!("compare-printed: {path}: {e}"))
+        std::fs::read_to_string(path)
+            .map_err(|e| format!("compare-printed: {path}: {e}"))
     };
     let (ours, pytorch) = match (read(ours), read(pytorch)) {
         (Ok(a), Ok(b)) => (a, b),

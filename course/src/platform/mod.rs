@@ -88,7 +88,8 @@ pub fn probe() -> shared::Result<ProbeReport> {
         let input = |i: usize| decode(&case["inputs"][i]);
         let got = match case["op"].as_str() {
             Some("linear") => {
-                let bias = (case["inputs"].as_array().map_or(0, Vec::len) == 3).then(|| input(2));
+                let bias = (case["inputs"].as_array().map_or(0, Vec::len) == 3)
+                    .then(|| input(2));
                 Linear::f_from_parameters(input(1), bias)?.f_forward(&input(0))?
             }
             Some("softmax") => {
@@ -103,7 +104,8 @@ pub fn probe() -> shared::Result<ProbeReport> {
             report.values += 1;
             if g.to_bits() != w.to_bits() {
                 report.differing += 1;
-                let relative = (g as f64 - *w as f64).abs() / scale.max(f64::MIN_POSITIVE);
+                let relative =
+                    (g as f64 - *w as f64).abs() / scale.max(f64::MIN_POSITIVE);
                 report.largest_relative = report.largest_relative.max(relative);
             }
         }
@@ -113,7 +115,8 @@ pub fn probe() -> shared::Result<ProbeReport> {
 
 /// A float32 tensor stored as `{"shape", "values"}` with `"0x%08x"` bit patterns.
 fn decode(t: &Value) -> Tensor {
-    let shape: Vec<usize> = serde_json::from_value(t["shape"].clone()).expect("a shape");
+    let shape: Vec<usize> =
+        serde_json::from_value(t["shape"].clone()).expect("a shape");
     let values = t["values"]
         .as_array()
         .expect("values")
@@ -144,7 +147,9 @@ pub fn platform() -> Platform {
         return platform.clone();
     }
     let platform = match key.0 {
-        Device::Cuda(_) => Platform::Other(format!("{}: a GPU adds in its own orders", key.0)),
+        Device::Cuda(_) => {
+            Platform::Other(format!("{}: a GPU adds in its own orders", key.0))
+        }
         device => match probe() {
             Ok(p) if p.differing == 0 => Platform::Reference,
             Ok(p) => Platform::Other(format!(
@@ -176,7 +181,9 @@ pub fn assert_printed(ours: &str, pytorch: &str, what: &str) {
                     .lines()
                     .zip(pytorch.lines())
                     .position(|(a, b)| a != b)
-                    .unwrap_or_else(|| ours.lines().count().min(pytorch.lines().count()));
+                    .unwrap_or_else(|| {
+                        ours.lines().count().min(pytorch.lines().count())
+                    });
                 panic!(
                     "{what}: ours differs from PyTorch's text at line {}\n  ours:    {}\n  \
                      PyTorch: {}\n--- ours ---\n{ours}\n--- PyTorch ---\n{pytorch}",

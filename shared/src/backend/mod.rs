@@ -62,7 +62,9 @@ impl FromStr for Device {
     /// `cpu`, `torch-cpu`, `cuda` (the first GPU) or `cuda:N`.
     fn from_str(s: &str) -> Result<Device> {
         let bad = || Error::Device {
-            detail: format!("unknown device {s:?}: expected cpu, torch-cpu, cuda or cuda:N"),
+            detail: format!(
+                "unknown device {s:?}: expected cpu, torch-cpu, cuda or cuda:N"
+            ),
         };
         match s {
             "cpu" => Ok(Device::Cpu),

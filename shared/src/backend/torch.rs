@@ -59,7 +59,9 @@ pub(crate) fn f_check(device: Device) -> Result<()> {
         let count = Cuda::device_count() as usize;
         if index >= count {
             return Err(Error::Device {
-                detail: format!("{device} does not exist: libtorch sees {count} GPU(s)"),
+                detail: format!(
+                    "{device} does not exist: libtorch sees {count} GPU(s)"
+                ),
             });
         }
     }
@@ -85,9 +87,11 @@ pub fn to_tch(t: &Tensor, device: tch::Device) -> tch::Tensor {
             .to_device(device),
         // Dense in another order (a transposed view) with non-negative strides: the first
         // element in memory is element [0, 0, ...], so the same strides describe it.
-        Some(values) if strides.iter().all(|&s| s >= 0) => tch::Tensor::from_slice(values)
-            .as_strided(&shape[..], &strides[..], None::<i64>)
-            .to_device(device),
+        Some(values) if strides.iter().all(|&s| s >= 0) => {
+            tch::Tensor::from_slice(values)
+                .as_strided(&shape[..], &strides[..], None::<i64>)
+                .to_device(device)
+        }
         // A view with gaps (a narrowed or sliced tensor), non-negative strides: libtorch gets
         // the stretch of memory from its first to its last element and the same strides, so
         // it walks the values as PyTorch walks such a view (its sums add in memory order).
@@ -188,7 +192,10 @@ pub(crate) fn f_binary(
     b: &Tensor,
     out_shape: &[usize],
     device: tch::Device,
-    compute: impl FnOnce(&tch::Tensor, &tch::Tensor) -> std::result::Result<tch::Tensor, tch::TchError>,
+    compute: impl FnOnce(
+        &tch::Tensor,
+        &tch::Tensor,
+    ) -> std::result::Result<tch::Tensor, tch::TchError>,
 ) -> Result<Tensor> {
     f_run(op, out_shape, || {
         compute(&to_tch(a, device), &to_tch(b, device))

@@ -124,15 +124,19 @@ impl<'s> Layout<'s> {
         let children: Vec<String> = slots
             .iter()
             .map(|slot| match slot {
-                Slot::Index(i) => {
-                    self.render_block(formatter, dim + 1, offset + i * stride, indent + 1)
-                }
+                Slot::Index(i) => self.render_block(
+                    formatter,
+                    dim + 1,
+                    offset + i * stride,
+                    indent + 1,
+                ),
                 Slot::Ellipsis => String::from("..."),
             })
             .collect();
         // d − 1 newlines, so that blank lines show how deep the split is. The spaces come
         // after the last newline only, so blank lines are truly empty.
-        let separator = format!(",{}{}", "\n".repeat(dims_left - 1), " ".repeat(indent + 1));
+        let separator =
+            format!(",{}{}", "\n".repeat(dims_left - 1), " ".repeat(indent + 1));
         format!("[{}]", children.join(&separator))
     }
 }
@@ -145,7 +149,8 @@ fn vector(cells: &[String], width: usize, indent: usize) -> String {
     // than the width (and the ellipsis) still count as one, so such lines can run past
     // 80 columns.
     let per_line = (LINE_WIDTH.saturating_sub(indent) / (width + 2)).max(1);
-    let lines: Vec<String> = cells.chunks(per_line).map(|line| line.join(", ")).collect();
+    let lines: Vec<String> =
+        cells.chunks(per_line).map(|line| line.join(", ")).collect();
     // Continuation lines start under the first cell, one column after the bracket.
     format!(
         "[{}]",

@@ -95,7 +95,11 @@ pub struct Suffixes {
 ///
 /// # Panics
 /// If `values.len()` does not match `shape`.
-pub fn format_tensor(values: Values<'_>, shape: &[usize], suffixes: &Suffixes) -> String {
+pub fn format_tensor(
+    values: Values<'_>,
+    shape: &[usize],
+    suffixes: &Suffixes,
+) -> String {
     let numel: usize = shape.iter().product();
     assert_eq!(
         values.len(),

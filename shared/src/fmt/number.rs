@@ -45,12 +45,15 @@ impl<'a> Formatter<'a> {
     /// changes nothing.
     pub(super) fn new(values: Values<'a>, shown: &[usize]) -> Self {
         let (style, width) = match values {
-            Values::F32(v) => float_style_and_width(shown.iter().map(|&i| f64::from(v[i]))),
+            Values::F32(v) => {
+                float_style_and_width(shown.iter().map(|&i| f64::from(v[i])))
+            }
             Values::F64(v) => float_style_and_width(shown.iter().map(|&i| v[i])),
             Values::I64(_) | Values::I32(_) | Values::Bool(_) => {
                 // Integers and bools have nothing to decide: the width is simply the
                 // longest shown cell.
-                let longest = shown.iter().map(|&i| plain_text(values, i).len()).max();
+                let longest =
+                    shown.iter().map(|&i| plain_text(values, i).len()).max();
                 (None, longest.unwrap_or(0).max(1))
             }
         };
@@ -89,7 +92,9 @@ fn plain_text(values: Values<'_>, index: usize) -> String {
         Values::I32(v) => v[index].to_string(),
         // Python's `str(True)`.
         Values::Bool(v) => String::from(if v[index] { "True" } else { "False" }),
-        Values::F32(_) | Values::F64(_) => unreachable!("float cells are written by float_text"),
+        Values::F32(_) | Values::F64(_) => {
+            unreachable!("float cells are written by float_text")
+        }
     }
 }
 
@@ -97,7 +102,9 @@ fn plain_text(values: Values<'_>, index: usize) -> String {
 ///
 /// The decision uses only S, the shown values that are finite and non-zero: a column of
 /// zeros, NaNs and infinities says nothing about the magnitudes to display.
-fn float_style_and_width(shown: impl Iterator<Item = f64>) -> (Option<FloatStyle>, usize) {
+fn float_style_and_width(
+    shown: impl Iterator<Item = f64>,
+) -> (Option<FloatStyle>, usize) {
     let s: Vec<f64> = shown.filter(|v| v.is_finite() && *v != 0.0).collect();
     let style = float_style(&s);
     // Each value of S contributes the length of its own cell; others contribute nothing.

@@ -9,7 +9,11 @@
 use super::{LINE_WIDTH, Suffixes, Values};
 
 /// The suffixes of a tensor, in PyTorch's order: `size=`, `dtype=`, then autograd state.
-pub(super) fn suffixes(values: Values<'_>, shape: &[usize], autograd: &Suffixes) -> Vec<String> {
+pub(super) fn suffixes(
+    values: Values<'_>,
+    shape: &[usize],
+    autograd: &Suffixes,
+) -> Vec<String> {
     let mut list = Vec::new();
     let empty = shape.iter().product::<usize>() == 0;
     let dtype = dtype_name(values);

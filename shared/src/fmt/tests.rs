@@ -78,10 +78,12 @@ fn cells_outside_s_are_not_padded_to_fit() {
 
 #[test]
 fn integer_and_bool_tensors() {
-    let ints = |v: &[i64]| format_tensor(Values::I64(v), &[v.len()], &Suffixes::default());
+    let ints =
+        |v: &[i64]| format_tensor(Values::I64(v), &[v.len()], &Suffixes::default());
     assert_eq!(ints(&[0, 4, 5, 2, 1, 3]), "tensor([0, 4, 5, 2, 1, 3])");
     assert_eq!(ints(&[-1, 10]), "tensor([-1, 10])");
-    let bools = format_tensor(Values::Bool(&[true, false]), &[2], &Suffixes::default());
+    let bools =
+        format_tensor(Values::Bool(&[true, false]), &[2], &Suffixes::default());
     assert_eq!(bools, "tensor([ True, False])");
     let int32 = format_tensor(Values::I32(&[1, 2]), &[2], &Suffixes::default());
     assert_eq!(int32, "tensor([1, 2], dtype=torch.int32)");
@@ -123,7 +125,8 @@ tensor([[[[ 0,  1],
 
          [[12, 13],
           [14, 15]]]])";
-    let got = format_tensor(Values::I64(&values), &[2, 2, 2, 2], &Suffixes::default());
+    let got =
+        format_tensor(Values::I64(&values), &[2, 2, 2, 2], &Suffixes::default());
     assert_eq!(got, expected_4d);
 }
 
@@ -195,8 +198,8 @@ fn suffix_goes_to_its_own_line_past_76_columns() {
         "tensor([0.9416, 0.0933, 0.8172, 0.0613, 0.7317, 0.6571], requires_grad=True)"
     );
     let rows: [f64; 16] = [
-        0.2151, 0.9466, 0.1289, 0.5808, 0.9035, 0.8554, 0.9968, 0.4093, 0.3238, 0.3659, 0.6303,
-        0.3005, 0.9155, 0.2884, 0.5053, 0.3331,
+        0.2151, 0.9466, 0.1289, 0.5808, 0.9035, 0.8554, 0.9968, 0.4093, 0.3238,
+        0.3659, 0.6303, 0.3005, 0.9155, 0.2884, 0.5053, 0.3331,
     ];
     let expected = "\
 tensor([[0.2151, 0.9466, 0.1289, 0.5808, 0.9035, 0.8554, 0.9968, 0.4093],

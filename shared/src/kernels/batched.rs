@@ -11,7 +11,9 @@
 //! apart), two batch dims that do not merge (the heads of a permuted view) are indexed as
 //! such, and only other batches pay for the general multi-index.
 
-use ndarray::{ArrayView2, ArrayView3, ArrayView4, ArrayViewD, ArrayViewMut2, ArrayViewMutD};
+use ndarray::{
+    ArrayView2, ArrayView3, ArrayView4, ArrayViewD, ArrayViewMut2, ArrayViewMutD,
+};
 use ndarray::{Axis, Ix2, Ix3, Ix4};
 use rayon::prelude::*;
 
@@ -87,7 +89,9 @@ impl<'a> Matrices<'a> {
             while merged.ndim() > 3 {
                 merged = merged.index_axis_move(Axis(0), 0);
             }
-            return Matrices::Merged(merged.into_dimensionality::<Ix3>().expect("three dims"));
+            return Matrices::Merged(
+                merged.into_dimensionality::<Ix3>().expect("three dims"),
+            );
         }
         match view.clone().into_dimensionality::<Ix4>() {
             Ok(four) => Matrices::Two(four),
@@ -135,23 +139,33 @@ mod tests {
                 b2 = b2.index_axis_move(Axis(0), i);
                 c2 = c2.index_axis_move(Axis(0), i);
             }
-            let two = |v: ArrayViewD<f32>| v.into_dimensionality::<Ix2>().unwrap().to_owned();
+            let two = |v: ArrayViewD<f32>| {
+                v.into_dimensionality::<Ix2>().unwrap().to_owned()
+            };
             let c2 = c2.into_dimensionality::<Ix2>().unwrap();
             plain_product(two(a2).view(), two(b2).view(), c2);
         }
     }
 
     /// A plain fused chain per output, in order of `k`.
-    fn plain_product(a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: ArrayViewMut2<f32>) {
+    fn plain_product(
+        a: ArrayView2<f32>,
+        b: ArrayView2<f32>,
+        mut c: ArrayViewMut2<f32>,
+    ) {
         for ((i, j), out) in c.indexed_iter_mut() {
-            *out = (0..a.dim().1).fold(0.0, |acc, p| a[[i, p]].mul_add(b[[p, j]], acc));
+            *out =
+                (0..a.dim().1).fold(0.0, |acc, p| a[[i, p]].mul_add(b[[p, j]], acc));
         }
     }
 
     fn values(shape: &[usize], seed: u32) -> ArrayD<f32> {
         let n: usize = shape.iter().product();
         let v = (0..n)
-            .map(|i| ((i as u32).wrapping_mul(2654435761) ^ seed) as f32 / u32::MAX as f32 - 0.5)
+            .map(|i| {
+                ((i as u32).wrapping_mul(2654435761) ^ seed) as f32 / u32::MAX as f32
+                    - 0.5
+            })
             .collect();
         Array::from_shape_vec(IxDyn(shape), v).unwrap()
     }
@@ -187,9 +201,17 @@ mod tests {
                     .build()
                     .unwrap();
                 let mut got = ArrayD::from_elem(IxDyn(&shape), f32::NAN);
-                pool.install(|| batched_into(a.view(), b.view(), got.view_mut(), plain_product));
-                let bits = |x: &ArrayD<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&got), bits(&expected), "{shape:?}, {threads} threads");
+                pool.install(|| {
+                    batched_into(a.view(), b.view(), got.view_mut(), plain_product)
+                });
+                let bits = |x: &ArrayD<f32>| {
+                    x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    bits(&got),
+                    bits(&expected),
+                    "{shape:?}, {threads} threads"
+                );
             }
         }
     }

@@ -160,7 +160,8 @@ impl Plan {
         let [rows, columns] = self.shape[..] else {
             return None;
         };
-        let columns_across = self.out == [0, 1] && self.input == [columns as isize, 1];
+        let columns_across =
+            self.out == [0, 1] && self.input == [columns as isize, 1];
         if !columns_across || columns < LANES {
             return None;
         }
@@ -206,7 +207,13 @@ impl Plan {
 
     /// Runs the sum loop over the elements `range` of the walk (PyTorch's `serial_for_each`):
     /// as many whole blocks of the first two dims as the range allows.
-    fn for_each(&self, x: &[f32], out: &mut [f32], at: Offsets, range: std::ops::Range<usize>) {
+    fn for_each(
+        &self,
+        x: &[f32],
+        out: &mut [f32],
+        at: Offsets,
+        range: std::ops::Range<usize>,
+    ) {
         let strides = |v: &[isize]| [v[0], v.get(1).copied().unwrap_or(0)];
         let block = |at: Offsets, size: [usize; 2]| Block {
             at,
@@ -251,7 +258,8 @@ impl Plan {
             block(start, [step0, step1]).run(x, out);
             offset += step0 * step1;
             // Advance the multi-index by the block just done, carrying into slower dims.
-            let (mut dim, mut carry) = if step1 == 1 { (0, step0) } else { (1, step1) };
+            let (mut dim, mut carry) =
+                if step1 == 1 { (0, step0) } else { (1, step1) };
             while dim < index.len() && carry > 0 {
                 index[dim] += carry;
                 carry = usize::from(index[dim] >= self.shape[dim]);
@@ -379,15 +387,19 @@ impl Block {
             self.size.swap(0, 1);
         }
         let [n0, n1] = self.size;
-        let value =
-            |start: isize, stride: isize| move |k: usize| x[(start + k as isize * stride) as usize];
-        let line = |j: usize| value(self.at.read + j as isize * self.read[1], self.read[0]);
+        let value = |start: isize, stride: isize| {
+            move |k: usize| x[(start + k as isize * stride) as usize]
+        };
+        let line =
+            |j: usize| value(self.at.read + j as isize * self.read[1], self.read[0]);
         let target = |j: usize| (self.at.out + j as isize * self.out[1]) as usize;
         if self.out[0] != 0 {
             // Nothing reduced here (a dim of size 1 was summed): each element is one result.
             for j in 0..n1 {
                 for i in 0..n0 {
-                    let o = (self.at.out + i as isize * self.out[0] + j as isize * self.out[1])
+                    let o = (self.at.out
+                        + i as isize * self.out[0]
+                        + j as isize * self.out[1])
                         as usize;
                     out[o] += line(j)(i);
                 }

@@ -36,7 +36,12 @@ pub fn column_sums(x: &[f32], rows: usize, columns: usize) -> Vec<f32> {
 /// `row_sum` of each column in `cols`: four interleaved cascades (row `4g + j` into
 /// cascade `j`), the last `rows mod 4` rows added to the first, then
 /// `((a0 + a1) + a2) + a3`.
-fn row_sum_columns(x: &[f32], width: usize, cols: Range<usize>, rows: usize) -> Vec<f32> {
+fn row_sum_columns(
+    x: &[f32],
+    width: usize,
+    cols: Range<usize>,
+    rows: usize,
+) -> Vec<f32> {
     let groups = rows / 4;
     let mut acc: Vec<Vec<f32>> = (0..4)
         .map(|j| cascade_columns(x, width, cols.clone(), |g| 4 * g + j, groups))

@@ -15,7 +15,9 @@ use super::vec_math::{expf_u10, expf_u10_steps, glibc_expf};
 /// `x` and `out`: the same length.
 pub(crate) fn sleef_exp_shifted(x: &[f32], shift: f32, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the processor has AVX2 and the FMA instructions.
         unsafe { sleef_exp_shifted_avx2(x, shift, out) };
         return;
@@ -55,7 +57,8 @@ mod tests {
     /// that leave partial vectors.
     #[test]
     fn the_row_has_the_bits_of_the_scalar_exp() {
-        let mut values: Vec<f32> = (0..40_000).map(|i| -120.0 + i as f32 * 0.00537).collect();
+        let mut values: Vec<f32> =
+            (0..40_000).map(|i| -120.0 + i as f32 * 0.00537).collect();
         values.extend([
             0.0,
             -0.0,

@@ -76,7 +76,12 @@ fn make_heap<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> bool) {
 
 /// `std::__pop_heap(first, last, result)`: the heap is `v[..last]`; its top goes to
 /// `v[result]` and the old `v[result]` is sifted into the heap.
-fn pop_heap<T: Copy>(v: &mut [T], last: usize, result: usize, less: &impl Fn(&T, &T) -> bool) {
+fn pop_heap<T: Copy>(
+    v: &mut [T],
+    last: usize,
+    result: usize,
+    less: &impl Fn(&T, &T) -> bool,
+) {
     let value = v[result];
     v[result] = v[0];
     adjust_heap(v, 0, last, value, less);
@@ -104,7 +109,11 @@ fn sort_heap<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> bool) {
 
 /// `std::partial_sort(first, first + middle, last)`: the `middle` best elements, sorted, in
 /// `v[..middle]`; the rest in no particular (but determined) order.
-pub(crate) fn partial_sort<T: Copy>(v: &mut [T], middle: usize, less: &impl Fn(&T, &T) -> bool) {
+pub(crate) fn partial_sort<T: Copy>(
+    v: &mut [T],
+    middle: usize,
+    less: &impl Fn(&T, &T) -> bool,
+) {
     heap_select(v, middle, less);
     sort_heap(&mut v[..middle], less);
 }
@@ -163,7 +172,10 @@ fn unguarded_partition<T: Copy>(
 
 /// `std::__unguarded_partition_pivot`: the median of three moved to the front, then a
 /// partition of the rest around it.
-fn unguarded_partition_pivot<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> bool) -> usize {
+fn unguarded_partition_pivot<T: Copy>(
+    v: &mut [T],
+    less: &impl Fn(&T, &T) -> bool,
+) -> usize {
     let last = v.len();
     let mid = last / 2;
     move_median_to_first(v, 0, 1, mid, last - 1, less);
@@ -172,7 +184,11 @@ fn unguarded_partition_pivot<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> boo
 
 /// `std::__unguarded_linear_insert(last)`: moves `v[last]` left to its place; something
 /// not greater is known to stand before it.
-fn unguarded_linear_insert<T: Copy>(v: &mut [T], mut last: usize, less: &impl Fn(&T, &T) -> bool) {
+fn unguarded_linear_insert<T: Copy>(
+    v: &mut [T],
+    mut last: usize,
+    less: &impl Fn(&T, &T) -> bool,
+) {
     let value = v[last];
     let mut next = last - 1;
     while less(&value, &v[next]) {
@@ -200,7 +216,11 @@ fn insertion_sort<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> bool) {
 const SORT_THRESHOLD: usize = 16;
 
 /// `std::__introsort_loop`.
-fn introsort_loop<T: Copy>(mut v: &mut [T], mut depth: usize, less: &impl Fn(&T, &T) -> bool) {
+fn introsort_loop<T: Copy>(
+    mut v: &mut [T],
+    mut depth: usize,
+    less: &impl Fn(&T, &T) -> bool,
+) {
     while v.len() > SORT_THRESHOLD {
         if depth == 0 {
             let len = v.len();
@@ -234,7 +254,11 @@ pub(crate) fn sort<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> bool) {
 
 /// `std::nth_element(first, first + nth, last)`: `v[nth]` becomes the element a full sort
 /// would put there, with nothing after it going before it and nothing before it after it.
-pub(crate) fn nth_element<T: Copy>(v: &mut [T], nth: usize, less: &impl Fn(&T, &T) -> bool) {
+pub(crate) fn nth_element<T: Copy>(
+    v: &mut [T],
+    nth: usize,
+    less: &impl Fn(&T, &T) -> bool,
+) {
     if nth >= v.len() {
         return;
     }

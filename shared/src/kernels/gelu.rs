@@ -392,7 +392,9 @@ impl Width {
     pub(crate) fn current() -> Width {
         match crate::cpu::capability() {
             crate::cpu::Capability::Avx512 => Width::Avx512,
-            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => Width::Avx2,
+            crate::cpu::Capability::Avx2 | crate::cpu::Capability::Default => {
+                Width::Avx2
+            }
         }
     }
 

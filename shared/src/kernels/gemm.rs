@@ -73,7 +73,12 @@ pub fn gemm_into(a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewMut2<f32>) 
 ///
 /// # Panics
 /// If the processor cannot run `isa`, or the shapes do not match.
-pub fn gemm_with(isa: Isa, a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayViewMut2<f32>) {
+pub fn gemm_with(
+    isa: Isa,
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    c: ArrayViewMut2<f32>,
+) {
     assert!(isa.is_available(), "this processor cannot run {isa:?}");
     let ((m, k), (k2, n)) = (a.dim(), b.dim());
     assert!(k == k2 && c.dim() == (m, n), "mismatched shapes");
@@ -190,12 +195,18 @@ fn packed_blocks<K: MicroKernel>(
             for jc in (0..n).step_by(NC) {
                 let nc = NC.min(n - jc);
                 pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
-                for (ir, a_strip) in (0..mc).step_by(mr).zip(a_pack.chunks_exact(mr * kc)) {
-                    for (jr, b_strip) in (0..nc).step_by(nr).zip(b_pack.chunks_exact(nr * kc)) {
+                for (ir, a_strip) in
+                    (0..mc).step_by(mr).zip(a_pack.chunks_exact(mr * kc))
+                {
+                    for (jr, b_strip) in
+                        (0..nc).step_by(nr).zip(b_pack.chunks_exact(nr * kc))
+                    {
                         let (i, j) = (ic + ir, jc + jr);
                         let (rows, cols) = (mr.min(m - i), nr.min(n - j));
                         // SAFETY: (i, j) is inside `c`, so the offset stays in its buffer.
-                        let corner = unsafe { c_ptr.offset(i as isize * rs_c + j as isize * cs_c) };
+                        let corner = unsafe {
+                            c_ptr.offset(i as isize * rs_c + j as isize * cs_c)
+                        };
                         let (a_ptr, b_ptr) = (a_strip.as_ptr(), b_strip.as_ptr());
                         let accumulate = pc > 0;
                         if rows == mr && cols == nr && cs_c == 1 {
@@ -203,25 +214,34 @@ fn packed_blocks<K: MicroKernel>(
                             // `gemm_with`; the strips hold `kc·MR` and `kc·NR` numbers; the
                             // whole tile lies inside `c` (row stride `rs_c`, unit column
                             // stride), which borrows mutably and so overlaps no input.
-                            unsafe { K::tile(kc, a_ptr, b_ptr, corner, rs_c, accumulate) };
+                            unsafe {
+                                K::tile(kc, a_ptr, b_ptr, corner, rs_c, accumulate)
+                            };
                             continue;
                         }
                         // An edge tile (or a strided `c`) goes through a full scratch tile.
-                        let at = |r: usize, q: usize| r as isize * rs_c + q as isize * cs_c;
+                        let at = |r: usize, q: usize| {
+                            r as isize * rs_c + q as isize * cs_c
+                        };
                         for r in 0..rows {
                             for q in 0..cols {
                                 // SAFETY: (i + r, j + q) is inside `c`.
-                                scratch[r * nr + q] = unsafe { *corner.offset(at(r, q)) };
+                                scratch[r * nr + q] =
+                                    unsafe { *corner.offset(at(r, q)) };
                             }
                         }
                         let tile = scratch.as_mut_ptr();
                         // SAFETY: as above, the tile being `scratch` (`MR·NR ≤ MAX_TILE`
                         // numbers, row stride `NR`).
-                        unsafe { K::tile(kc, a_ptr, b_ptr, tile, nr as isize, accumulate) };
+                        unsafe {
+                            K::tile(kc, a_ptr, b_ptr, tile, nr as isize, accumulate)
+                        };
                         for r in 0..rows {
                             for q in 0..cols {
                                 // SAFETY: (i + r, j + q) is inside `c`.
-                                unsafe { *corner.offset(at(r, q)) = scratch[r * nr + q] };
+                                unsafe {
+                                    *corner.offset(at(r, q)) = scratch[r * nr + q]
+                                };
                             }
                         }
                     }
@@ -253,7 +273,8 @@ fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
         // the `height` rows of the strip are read side by side.
         for (p, slots) in out.chunks_exact_mut(width).enumerate() {
             // SAFETY: row `first` and column `p` are inside `block`.
-            let column = unsafe { base.offset(first as isize * rs + p as isize * cs) };
+            let column =
+                unsafe { base.offset(first as isize * rs + p as isize * cs) };
             if rs == 1 {
                 // SAFETY: the `height` numbers below are inside `block`, one apart.
                 let values = unsafe { std::slice::from_raw_parts(column, height) };
@@ -312,8 +333,9 @@ mod x86 {
             for (i, row) in sums.iter_mut().enumerate() {
                 for (v, sum) in row.iter_mut().enumerate() {
                     // SAFETY: row `i`, columns `16v..16v + 16` are inside the tile.
-                    *sum =
-                        unsafe { _mm512_loadu_ps(c.offset(i as isize * rs_c + 16 * v as isize)) };
+                    *sum = unsafe {
+                        _mm512_loadu_ps(c.offset(i as isize * rs_c + 16 * v as isize))
+                    };
                 }
             }
         }
@@ -338,7 +360,12 @@ mod x86 {
         for (i, row) in sums.iter().enumerate() {
             for (v, sum) in row.iter().enumerate() {
                 // SAFETY: row `i`, columns `16v..16v + 16` are inside the tile.
-                unsafe { _mm512_storeu_ps(c.offset(i as isize * rs_c + 16 * v as isize), *sum) };
+                unsafe {
+                    _mm512_storeu_ps(
+                        c.offset(i as isize * rs_c + 16 * v as isize),
+                        *sum,
+                    )
+                };
             }
         }
     }
@@ -379,7 +406,9 @@ mod x86 {
             for (i, row) in sums.iter_mut().enumerate() {
                 for (v, sum) in row.iter_mut().enumerate() {
                     // SAFETY: row `i`, columns `8v..8v + 8` are inside the tile.
-                    *sum = unsafe { _mm256_loadu_ps(c.offset(i as isize * rs_c + 8 * v as isize)) };
+                    *sum = unsafe {
+                        _mm256_loadu_ps(c.offset(i as isize * rs_c + 8 * v as isize))
+                    };
                 }
             }
         }
@@ -404,7 +433,12 @@ mod x86 {
         for (i, row) in sums.iter().enumerate() {
             for (v, sum) in row.iter().enumerate() {
                 // SAFETY: row `i`, columns `8v..8v + 8` are inside the tile.
-                unsafe { _mm256_storeu_ps(c.offset(i as isize * rs_c + 8 * v as isize), *sum) };
+                unsafe {
+                    _mm256_storeu_ps(
+                        c.offset(i as isize * rs_c + 8 * v as isize),
+                        *sum,
+                    )
+                };
             }
         }
     }
@@ -430,7 +464,13 @@ mod tests {
     /// Checks `c = a · b` against a float64 reference: each output within `(k + 2)` units
     /// of float32 rounding of `Σ |a·b|` (the bound of a chain of `k` roundings). With
     /// `exact`, also the bits of `fused_sum`, the order the micro-kernels promise.
-    fn check(a: ArrayView2<f32>, b: ArrayView2<f32>, c: ArrayView2<f32>, exact: bool, what: &str) {
+    fn check(
+        a: ArrayView2<f32>,
+        b: ArrayView2<f32>,
+        c: ArrayView2<f32>,
+        exact: bool,
+        what: &str,
+    ) {
         let k = a.dim().1;
         let unit = f32::EPSILON as f64 / 2.0;
         for ((i, j), &got) in c.indexed_iter() {
@@ -439,10 +479,11 @@ mod tests {
                 .into_iter()
                 .copied()
                 .zip(b.column(j).into_iter().copied());
-            let (sum, size) = pairs.clone().fold((0.0f64, 0.0f64), |(s, z), (x, y)| {
-                let p = x as f64 * y as f64;
-                (s + p, z + p.abs())
-            });
+            let (sum, size) =
+                pairs.clone().fold((0.0f64, 0.0f64), |(s, z), (x, y)| {
+                    let p = x as f64 * y as f64;
+                    (s + p, z + p.abs())
+                });
             let bound = (k + 2) as f64 * unit * size;
             assert!(
                 (got as f64 - sum).abs() <= bound,
@@ -509,7 +550,12 @@ mod tests {
                 for (y, b) in b_views.iter().enumerate() {
                     let what = format!("{isa:?} a {x} b {y}");
                     let mut c_t = Array2::from_elem((n, m), f32::NAN);
-                    gemm_with(isa, a.view(), b.view(), c_t.view_mut().reversed_axes());
+                    gemm_with(
+                        isa,
+                        a.view(),
+                        b.view(),
+                        c_t.view_mut().reversed_axes(),
+                    );
                     check(
                         a.view(),
                         b.view(),
@@ -518,8 +564,19 @@ mod tests {
                         &format!("{what} c transposed"),
                     );
                     let mut c_wide = Array2::from_elem((m, 2 * n), f32::NAN);
-                    gemm_with(isa, a.view(), b.view(), c_wide.slice_mut(s![.., ..;2]));
-                    check(a.view(), b.view(), c_wide.slice(s![.., ..;2]), exact, &what);
+                    gemm_with(
+                        isa,
+                        a.view(),
+                        b.view(),
+                        c_wide.slice_mut(s![.., ..;2]),
+                    );
+                    check(
+                        a.view(),
+                        b.view(),
+                        c_wide.slice(s![.., ..;2]),
+                        exact,
+                        &what,
+                    );
                 }
             }
         }
@@ -530,7 +587,8 @@ mod tests {
         let mut seed = 3;
         let (m, k, n) = (301, 300, 37);
         let (a, b) = (random(m, k, &mut seed), random(k, n, &mut seed));
-        let bits = |x: &Array2<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let bits =
+            |x: &Array2<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         for isa in Isa::available() {
             let mut one = Array2::zeros((m, n));
             gemm_with(isa, a.view(), b.view(), one.view_mut());
@@ -543,7 +601,9 @@ mod tests {
                 let mut many = Array2::zeros((m, n));
                 pool.scope(|scope| {
                     let parts = a.axis_chunks_iter(ndarray::Axis(0), rows);
-                    for (a, c) in parts.zip(many.axis_chunks_iter_mut(ndarray::Axis(0), rows)) {
+                    for (a, c) in
+                        parts.zip(many.axis_chunks_iter_mut(ndarray::Axis(0), rows))
+                    {
                         let b = b.view();
                         scope.spawn(move |_| gemm_with(isa, a, b, c));
                     }

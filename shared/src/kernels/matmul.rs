@@ -77,7 +77,9 @@ pub fn matmul_into(
     // A one-row product (or a matrix times a vector) whose rows lie contiguous in memory
     // goes to the kernel that takes four outputs per pass over the vector, on every thread;
     // each output keeps its own order, so the bits are those of the loop below.
-    if order == Order::RowDots && super::row_dots::row_dots_of_views(a, b, c.view_mut()) {
+    if order == Order::RowDots
+        && super::row_dots::row_dots_of_views(a, b, c.view_mut())
+    {
         return;
     }
     let (m, k) = a.dim();
@@ -85,7 +87,9 @@ pub fn matmul_into(
     // A matrix–vector product costs one multiply-add per matrix entry in any order, so it
     // keeps MKL's order at every size.
     let vector_like = matches!(order, Order::RowDots | Order::ColumnSweeps);
-    if !vector_like && (k > 256 || m.saturating_mul(n).saturating_mul(k) > EXACT_LIMIT) {
+    if !vector_like
+        && (k > 256 || m.saturating_mul(n).saturating_mul(k) > EXACT_LIMIT)
+    {
         blocked_into(a, b, c);
         return;
     }
@@ -98,7 +102,9 @@ pub fn matmul_into(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the processor has AVX2 and the FMA instructions.
         unsafe { exact_products_fma(order, a, b, c) };
         return;
@@ -123,7 +129,12 @@ unsafe fn exact_products_fma(
 
 /// The loop of [`matmul_into`] for the products whose order of additions is PyTorch's.
 #[inline(always)]
-fn exact_products(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: ArrayViewMut2<f32>) {
+fn exact_products(
+    order: Order,
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    mut c: ArrayViewMut2<f32>,
+) {
     let (m, k) = a.dim();
     let n = b.dim().1;
     let mut column = vec![0.0f32; k];
@@ -176,10 +187,14 @@ fn exact_products(order: Order, a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: A
             // the column of a matrix times a vector, along the row of a row times a matrix.
             let (index, count) = if n == 1 { (i, m) } else { (j, n) };
             c[[i, j]] = match order {
-                Order::Lanes => lane_sum(row.iter().copied().zip(column.iter().copied())),
+                Order::Lanes => {
+                    lane_sum(row.iter().copied().zip(column.iter().copied()))
+                }
                 Order::RowDots => row_dot_sum(row, column, index, count),
                 Order::ColumnSweeps => column_sweep_sum(row, column, index, count),
-                Order::Plain | Order::Fused => unreachable!("summed side by side above"),
+                Order::Plain | Order::Fused => {
+                    unreachable!("summed side by side above")
+                }
             };
         }
     }
@@ -211,7 +226,11 @@ const MIN_ROWS_PER_THREAD: usize = 64;
 ///
 /// # Shapes
 /// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
-pub fn blocked_into(a: ArrayView2<f32>, b: ArrayView2<f32>, mut c: ArrayViewMut2<f32>) {
+pub fn blocked_into(
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    mut c: ArrayViewMut2<f32>,
+) {
     let m = a.dim().0;
     let threads = rayon::current_num_threads()
         .min(m / MIN_ROWS_PER_THREAD)
@@ -438,7 +457,9 @@ pub(super) fn finish_row_dot(mut lanes: [f32; 16], row: &[f32], x: &[f32]) -> f3
 #[inline(always)]
 fn fused_rounds(lanes: &mut [f32; 16], row: &[f32], x: &[f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the processor has AVX2 and the FMA instructions.
         unsafe { fused_rounds_avx2(lanes, row, x) };
         return;
@@ -464,7 +485,11 @@ unsafe fn fused_rounds_avx2(lanes: &mut [f32; 16], row: &[f32], x: &[f32]) {
         let (r, v) = (row.as_ptr(), x.as_ptr());
         let mut e = 0;
         while e < n {
-            low = _mm256_fmadd_ps(_mm256_loadu_ps(r.add(e)), _mm256_loadu_ps(v.add(e)), low);
+            low = _mm256_fmadd_ps(
+                _mm256_loadu_ps(r.add(e)),
+                _mm256_loadu_ps(v.add(e)),
+                low,
+            );
             high = _mm256_fmadd_ps(
                 _mm256_loadu_ps(r.add(e + 8)),
                 _mm256_loadu_ps(v.add(e + 8)),
@@ -521,7 +546,12 @@ fn tail_dot(row: &[f32], x: &[f32], two_sets: bool) -> f32 {
 /// # Shapes
 /// `column`: `[k]` (the matrix entries of this output), `x`: `[k]`.
 #[inline(always)]
-pub fn column_sweep_sum(column: &[f32], x: &[f32], index: usize, count: usize) -> f32 {
+pub fn column_sweep_sum(
+    column: &[f32],
+    x: &[f32],
+    index: usize,
+    count: usize,
+) -> f32 {
     let k = x.len();
     let pairs = column.iter().copied().zip(x.iter().copied());
     if index >= count / 16 * 16 || k < 8 {
@@ -598,10 +628,12 @@ mod tests {
     #[test]
     fn a_blocked_product_has_the_same_bits_on_any_number_of_threads() {
         let (m, k, n) = (301, 300, 37);
-        let a =
-            ndarray::Array2::from_shape_fn((m, k), |(i, j)| ((i * 7 + j * 3) % 11) as f32 / 7.0);
-        let b =
-            ndarray::Array2::from_shape_fn((k, n), |(i, j)| ((i * 5 + j) % 13) as f32 / 9.0 - 0.6);
+        let a = ndarray::Array2::from_shape_fn((m, k), |(i, j)| {
+            ((i * 7 + j * 3) % 11) as f32 / 7.0
+        });
+        let b = ndarray::Array2::from_shape_fn((k, n), |(i, j)| {
+            ((i * 5 + j) % 13) as f32 / 9.0 - 0.6
+        });
         let mut one = ndarray::Array2::zeros((m, n));
         gemm_into(a.view(), b.view(), one.view_mut());
         for threads in [2, 3] {
@@ -611,7 +643,9 @@ mod tests {
                 .unwrap();
             let mut many = ndarray::Array2::zeros((m, n));
             pool.install(|| blocked_into(a.view(), b.view(), many.view_mut()));
-            let bits = |x: &ndarray::Array2<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            let bits = |x: &ndarray::Array2<f32>| {
+                x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            };
             assert_eq!(bits(&one), bits(&many), "{threads} threads");
         }
     }
@@ -680,7 +714,9 @@ mod tests {
         let absorbed = |k: usize, i: usize, j: usize| {
             let mut a = vec![1.0f32; k];
             (a[i], a[j]) = (2f32.powi(40), -(2f32.powi(40)));
-            let sum = strided_sdot_sum(a.iter().map(|&x| (x, 1.0)).collect::<Vec<_>>().into_iter());
+            let sum = strided_sdot_sum(
+                a.iter().map(|&x| (x, 1.0)).collect::<Vec<_>>().into_iter(),
+            );
             k - 2 - sum as usize
         };
         // Four accumulators in turn, then (0 + 2) and (1 + 3).

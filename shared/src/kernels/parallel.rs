@@ -129,7 +129,8 @@ mod tests {
                     .to_owned();
                 let zip = Zip::from(out.view_mut()).and(a.view()).and(b.view());
                 for_each3(zip, |o: &mut f32, &x: &f32, &y: &f32| *o = x * 2.0 + y);
-                let expected = Zip::from(&a).and(&b).map_collect(|&x, &y| x * 2.0 + y);
+                let expected =
+                    Zip::from(&a).and(&b).map_collect(|&x, &y| x * 2.0 + y);
                 assert_eq!(out, expected, "{threads} threads");
                 let mut copy = ArrayD::<f32>::zeros(IxDyn(&[3, 301, 257]));
                 for_each2(
@@ -169,7 +170,9 @@ mod tests {
         // dims swapped): an odd first dim of 5 (uneven halves), and a first dim of 1
         // (nothing to cut along).
         for shape in [[7, 5, 3001], [40, 1, 3001]] {
-            let a = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[0] * 7 + i[1] * 3 + i[2]) as f32);
+            let a = ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+                (i[0] * 7 + i[1] * 3 + i[2]) as f32
+            });
             let mut swapped = a.view();
             swapped.swap_axes(0, 1);
             let expected = swapped.to_owned();

@@ -77,7 +77,12 @@ pub fn row_dots_into(rows: &[f32], x: &[f32], out: &mut [f32]) {
 ///
 /// # Shapes
 /// As [`row_dots_into`].
-fn row_dots_on_threads(rows: &[f32], x: &[f32], out: &mut [f32], min_per_thread: usize) {
+fn row_dots_on_threads(
+    rows: &[f32],
+    x: &[f32],
+    out: &mut [f32],
+    min_per_thread: usize,
+) {
     let (count, k) = (out.len(), x.len());
     assert_eq!(
         rows.len(),
@@ -108,9 +113,17 @@ fn row_dots_on_threads(rows: &[f32], x: &[f32], out: &mut [f32], min_per_thread:
 ///
 /// # Shapes
 /// `rows`: `[out.len(), k]` row-major (the rows of these outputs), `x`: `[k]`.
-fn row_dots_part(rows: &[f32], x: &[f32], first: usize, out: &mut [f32], count: usize) {
+fn row_dots_part(
+    rows: &[f32],
+    x: &[f32],
+    first: usize,
+    out: &mut [f32],
+    count: usize,
+) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the processor has AVX2 and the FMA instructions.
         unsafe { row_dots_part_fma(rows, x, first, out, count) };
         return;
@@ -121,7 +134,13 @@ fn row_dots_part(rows: &[f32], x: &[f32], first: usize, out: &mut [f32], count: 
 /// [`row_dots_part_body`] compiled with AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row_dots_part_fma(rows: &[f32], x: &[f32], first: usize, out: &mut [f32], count: usize) {
+unsafe fn row_dots_part_fma(
+    rows: &[f32],
+    x: &[f32],
+    first: usize,
+    out: &mut [f32],
+    count: usize,
+) {
     row_dots_part_body(rows, x, first, out, count);
 }
 
@@ -129,7 +148,13 @@ unsafe fn row_dots_part_fma(rows: &[f32], x: &[f32], first: usize, out: &mut [f3
 /// them: an output's order depends only on whether it is in a block, not on which block),
 /// the one to three outputs of MKL's tail one at a time by [`row_dot_sum`].
 #[inline(always)]
-fn row_dots_part_body(rows: &[f32], x: &[f32], first: usize, out: &mut [f32], count: usize) {
+fn row_dots_part_body(
+    rows: &[f32],
+    x: &[f32],
+    first: usize,
+    out: &mut [f32],
+    count: usize,
+) {
     let k = x.len();
     let blocked = count / BLOCK * BLOCK;
     let mut i = 0;
@@ -163,7 +188,9 @@ fn row_dots_part_body(rows: &[f32], x: &[f32], first: usize, out: &mut [f32], co
 #[inline(always)]
 fn fused_rounds_4(lanes: &mut [[f32; 16]; BLOCK], rows: [&[f32]; BLOCK], x: &[f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the processor has AVX2 and the FMA instructions.
         unsafe { fused_rounds_4_avx2(lanes, rows, x) };
         return;
@@ -180,7 +207,11 @@ fn fused_rounds_4(lanes: &mut [[f32; 16]; BLOCK], rows: [&[f32]; BLOCK], x: &[f3
 /// [`fused_rounds_4`] in eight 8-lane registers, two per output.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn fused_rounds_4_avx2(lanes: &mut [[f32; 16]; BLOCK], rows: [&[f32]; BLOCK], x: &[f32]) {
+unsafe fn fused_rounds_4_avx2(
+    lanes: &mut [[f32; 16]; BLOCK],
+    rows: [&[f32]; BLOCK],
+    x: &[f32],
+) {
     use std::arch::x86_64::{__m256, _mm256_fmadd_ps};
     // Loads go through `[f32; 8]` references, not `_mm256_loadu_ps`: in the dev profile
     // that intrinsic's copy checks its pointers on every load, several times the load.
@@ -189,7 +220,8 @@ unsafe fn fused_rounds_4_avx2(lanes: &mut [[f32; 16]; BLOCK], rows: [&[f32]; BLO
         (low.try_into().unwrap(), high.try_into().unwrap())
     };
     // SAFETY: `[f32; 8]` and `__m256` are 32 bytes, and every bit pattern is valid in both.
-    let vector = |values: [f32; 8]| unsafe { std::mem::transmute::<[f32; 8], __m256>(values) };
+    let vector =
+        |values: [f32; 8]| unsafe { std::mem::transmute::<[f32; 8], __m256>(values) };
     let mut acc = lanes.map(|lanes| {
         let (low, high) = halves(&lanes);
         [vector(low), vector(high)]

@@ -18,7 +18,11 @@ use crate::tensor::Tensor;
 /// is sixteen `0.` and a `-0.`; a transposed operand gives `-0.` everywhere. Results of
 /// 32768 elements or more are split between threads, each starting its own vectors: that
 /// split is not followed.
-pub(crate) fn vectorised_run(a: &Tensor, b: &Tensor, shape: &[usize]) -> Option<usize> {
+pub(crate) fn vectorised_run(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+) -> Option<usize> {
     if shape.contains(&0) {
         return None;
     }

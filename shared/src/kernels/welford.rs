@@ -34,7 +34,8 @@ impl LaneMoments {
         for l in 0..LANES {
             let delta = other.mean[l] - self.mean[l];
             let moved = share * delta;
-            self.m2[l] = (delta * self.count as f32).mul_add(moved, self.m2[l] + other.m2[l]);
+            self.m2[l] =
+                (delta * self.count as f32).mul_add(moved, self.m2[l] + other.m2[l]);
             self.mean[l] += moved;
         }
         self.count = total;

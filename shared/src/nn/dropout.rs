@@ -20,7 +20,9 @@ impl Dropout {
         if !(0.0..=1.0).contains(&p) {
             return Err(Error::InvalidArgument {
                 op: "dropout",
-                detail: format!("dropout probability has to be between 0 and 1, but got {p}"),
+                detail: format!(
+                    "dropout probability has to be between 0 and 1, but got {p}"
+                ),
             });
         }
         Ok(Dropout { p, training: true })
@@ -111,7 +113,9 @@ mod tests {
             let y = dropout.forward(&x);
             manual_seed(11);
             let (y_noise, noise) = dropout.forward_with_noise(&x);
-            let bits = |t: &Tensor| t.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            let bits = |t: &Tensor| {
+                t.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            };
             assert_eq!(bits(&y), bits(&y_noise), "p = {p}");
             match noise {
                 None => assert_eq!(p, 0.0),

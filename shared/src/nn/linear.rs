@@ -37,7 +37,11 @@ impl Linear {
     ///
     /// # Shapes
     /// `weight`: `[out_features, in_features]`, `bias`: `[out_features]`.
-    pub fn f_new(in_features: usize, out_features: usize, bias: bool) -> Result<Linear> {
+    pub fn f_new(
+        in_features: usize,
+        out_features: usize,
+        bias: bool,
+    ) -> Result<Linear> {
         let mut weight = Tensor::f_full(&[out_features, in_features], 0.0)?;
         if weight.numel() > 0 {
             let bound = linear_weight_bound(in_features);

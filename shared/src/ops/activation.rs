@@ -45,7 +45,9 @@ impl std::str::FromStr for GeluApproximate {
             "tanh" => Ok(GeluApproximate::Tanh),
             _ => Err(Error::InvalidArgument {
                 op: "gelu",
-                detail: format!("approximate argument must be either none or tanh. (got {s:?})"),
+                detail: format!(
+                    "approximate argument must be either none or tanh. (got {s:?})"
+                ),
             }),
         }
     }
@@ -72,14 +74,22 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn silu(&self) -> Tensor {
-        on_libtorch!(|device| or_panic(
-            torch::f_unary("silu", self, self.sizes(), device, |t| t.f_silu())
-        ));
+        on_libtorch!(|device| or_panic(torch::f_unary(
+            "silu",
+            self,
+            self.sizes(),
+            device,
+            |t| t.f_silu()
+        )));
         if !self.is_contiguous() {
             return self.map(silu::silu_scalar);
         }
         let mut values = self.to_vec();
-        silu::silu_contiguous(&mut values, Width::current(), crate::cpu::get_num_threads());
+        silu::silu_contiguous(
+            &mut values,
+            Width::current(),
+            crate::cpu::get_num_threads(),
+        );
         Tensor::from_vec(values, self.sizes())
     }
 
@@ -99,7 +109,10 @@ impl Tensor {
         isa: Width,
         threads: usize,
     ) -> Tensor {
-        if approximate == GeluApproximate::None && self.is_contiguous() && self.numel() > 1 {
+        if approximate == GeluApproximate::None
+            && self.is_contiguous()
+            && self.numel() > 1
+        {
             // oneDNN: every element on its own, the formula chosen by the CPU.
             let f = match isa {
                 Width::Avx2 => gelu::gelu_erf_onednn_avx2,
@@ -171,7 +184,10 @@ mod tests {
             for approximate in [GeluApproximate::None, GeluApproximate::Tanh] {
                 let y = x.gelu_with(approximate, isa, 1).to_vec();
                 for (g, w) in y.iter().zip(want) {
-                    assert!((g - w).abs() < 2e-3, "{approximate:?} {isa:?}: {g} vs {w}");
+                    assert!(
+                        (g - w).abs() < 2e-3,
+                        "{approximate:?} {isa:?}: {g} vs {w}"
+                    );
                 }
             }
         }

@@ -11,7 +11,11 @@ use crate::error::{Error, Result, shape_list};
 ///
 /// # Shapes
 /// `a`, `b`: any shapes. Returns a shape with `max(a.len(), b.len())` dims.
-pub fn f_broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+pub fn f_broadcast_shapes(
+    op: &'static str,
+    a: &[usize],
+    b: &[usize],
+) -> Result<Vec<usize>> {
     let ndim = a.len().max(b.len());
     let mut out = vec![0; ndim];
     for i in 0..ndim {

@@ -91,7 +91,11 @@ pub fn f_where_<E: Element>(
 
 /// Plain form of [`f_where_`].
 #[track_caller]
-pub fn where_<E: Element>(condition: &Tensor<bool>, a: &Tensor<E>, b: &Tensor<E>) -> Tensor<E> {
+pub fn where_<E: Element>(
+    condition: &Tensor<bool>,
+    a: &Tensor<E>,
+    b: &Tensor<E>,
+) -> Tensor<E> {
     or_panic(f_where_(condition, a, b))
 }
 
@@ -146,14 +150,21 @@ impl Tensor {
             // is NaN).
             a == b
                 || (equal_nan && a.is_nan() && b.is_nan())
-                || ((a - b).abs().is_finite() && (a - b).abs() <= atol + (rtol * b).abs())
+                || ((a - b).abs().is_finite()
+                    && (a - b).abs() <= atol + (rtol * b).abs())
         })?;
         Ok(close.array().iter().all(|&c| c))
     }
 
     /// Plain form of [`Tensor::f_allclose`].
     #[track_caller]
-    pub fn allclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> bool {
+    pub fn allclose(
+        &self,
+        other: &Tensor,
+        rtol: f64,
+        atol: f64,
+        equal_nan: bool,
+    ) -> bool {
         or_panic(self.f_allclose(other, rtol, atol, equal_nan))
     }
 
@@ -194,7 +205,9 @@ mod tests {
             f_where_(&cond, &a, &tensor!([1.0, 2.0]))
                 .unwrap_err()
                 .to_string()
-                .contains("the size of tensor a (3) must match the size of tensor b (2)")
+                .contains(
+                    "the size of tensor a (3) must match the size of tensor b (2)"
+                )
         );
     }
 

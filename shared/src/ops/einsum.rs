@@ -62,7 +62,9 @@ fn parse_term(term: &str, offset: usize, whose: &str) -> Result<Vec<Label>> {
                     dots = 0;
                 }
             }
-            c if c.is_ascii_alphabetic() && dots == 0 => labels.push(Label::Letter(c)),
+            c if c.is_ascii_alphabetic() && dots == 0 => {
+                labels.push(Label::Letter(c))
+            }
             _ if dots != 0 => {
                 return Err(error(format!(
                     "found '.' for {whose} that is not part of any ellipsis (...)"
@@ -379,7 +381,11 @@ fn sum_keep(t: Tensor, dims: &[usize]) -> Result<Tensor> {
 /// # Shapes
 /// `left`, `right`: the same rank, every dim equal or 1 on one side; `sum_dims` larger
 /// than 1 on both. Returns that rank, 1 on `sum_dims`.
-fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
+fn sumproduct_pair(
+    left: &Tensor,
+    right: &Tensor,
+    sum_dims: &[usize],
+) -> Result<Tensor> {
     if sum_dims.is_empty() {
         return left.f_mul(right);
     }
@@ -391,7 +397,9 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
             _ => cols.push(d),
         }
     }
-    let size = |t: &Tensor, dims: &[usize]| dims.iter().map(|&d| t.sizes()[d]).product::<usize>();
+    let size = |t: &Tensor, dims: &[usize]| {
+        dims.iter().map(|&d| t.sizes()[d]).product::<usize>()
+    };
     let (b, m, k, n) = (
         size(left, &batch),
         size(left, &rows),
@@ -454,7 +462,8 @@ fn contract(operands: Vec<Tensor>, layout: &Layout) -> Result<Tensor> {
     while operands.len() > 1 {
         let a = operands.pop_front().expect("two operands");
         let b = operands.pop_front().expect("two operands");
-        let (mut sum_dims, mut a_only, mut b_only) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut sum_dims, mut a_only, mut b_only) =
+            (Vec::new(), Vec::new(), Vec::new());
         for (d, count) in counts.iter_mut().enumerate().skip(kept) {
             let (in_a, in_b) = (a.sizes()[d] != 1, b.sizes()[d] != 1);
             if in_a && in_b {

@@ -41,7 +41,9 @@ pub(crate) fn f_zip_with<A: Element, B: Element, O: Element>(
         .expect("shape checked above");
     crate::storage::f_new(op, &shape, |out| {
         let zip = Zip::from(out).and(&a).and(&b);
-        crate::kernels::parallel::for_each3(zip, |o: &mut O, &x: &A, &y: &B| *o = f(x, y));
+        crate::kernels::parallel::for_each3(zip, |o: &mut O, &x: &A, &y: &B| {
+            *o = f(x, y)
+        });
     })
 }
 
@@ -99,9 +101,13 @@ impl Tensor {
     /// # Shapes
     /// Any shape; unchanged.
     pub fn exp(&self) -> Tensor {
-        on_libtorch!(|device| or_panic(
-            torch::f_unary("exp", self, self.sizes(), device, |t| t.f_exp())
-        ));
+        on_libtorch!(|device| or_panic(torch::f_unary(
+            "exp",
+            self,
+            self.sizes(),
+            device,
+            |t| t.f_exp()
+        )));
         // In float64, rounded once: the same bits on every platform's maths library.
         self.map(|x| (x as f64).exp() as f32)
     }
@@ -361,7 +367,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "mul: the size of tensor a (3) must match the size of tensor b (2)")]
+    #[should_panic(
+        expected = "mul: the size of tensor a (3) must match the size of tensor b (2)"
+    )]
     fn a_shape_error_names_the_operation() {
         let _ = &tensor!([1.0, 2.0, 3.0]) * &tensor!([1.0, 2.0]);
     }

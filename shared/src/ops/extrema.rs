@@ -176,7 +176,11 @@ impl Tensor {
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]` (or `[.., 1, ..]` with `keepdim`) for both results;
     /// `n` must not be 0. A 0-d tensor comes back as it is, with index 0.
-    pub fn f_max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor<i64>)> {
+    pub fn f_max_dim(
+        &self,
+        dim: i64,
+        keepdim: bool,
+    ) -> Result<(Tensor, Tensor<i64>)> {
         self.f_extreme_dim("max", Extreme::Max, dim, keepdim)
     }
 
@@ -191,7 +195,11 @@ impl Tensor {
     ///
     /// # Shapes
     /// As [`Tensor::f_max_dim`].
-    pub fn f_min_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor<i64>)> {
+    pub fn f_min_dim(
+        &self,
+        dim: i64,
+        keepdim: bool,
+    ) -> Result<(Tensor, Tensor<i64>)> {
         self.f_extreme_dim("min", Extreme::Min, dim, keepdim)
     }
 
@@ -291,7 +299,12 @@ impl Tensor {
     /// which shows only for zeros: `-0.` and `0.` are equal but print differently. PyTorch's
     /// loop returns the first operand's zero where it compares one element at a time, and the
     /// second operand's where it compares a whole vector of them (see `kernels::vector_loop`).
-    fn f_pairwise(&self, op: &'static str, other: &Tensor, extreme: Extreme) -> Result<Tensor> {
+    fn f_pairwise(
+        &self,
+        op: &'static str,
+        other: &Tensor,
+        extreme: Extreme,
+    ) -> Result<Tensor> {
         let mut out = f_zip_with(op, self, other, |a, b| extreme.of_pair(a, b))?;
         let shape = out.sizes().to_vec();
         let Some(run) = vectorised_run(self, other, &shape) else {

@@ -11,7 +11,12 @@ use crate::error::{Error, Result, or_panic, shape_list};
 use crate::tensor::{Element, Tensor};
 
 /// Checks one index against the size of the dim it indexes.
-fn f_check_index(op: &'static str, index: i64, dim: usize, size: usize) -> Result<usize> {
+fn f_check_index(
+    op: &'static str,
+    index: i64,
+    dim: usize,
+    size: usize,
+) -> Result<usize> {
     if index < 0 || index >= size as i64 {
         return Err(Error::IndexOutOfRange {
             op,

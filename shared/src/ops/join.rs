@@ -16,7 +16,10 @@ use crate::tensor::{Element, Tensor, normalize_dim};
 /// # Shapes
 /// All shapes equal except along `dim`; the result's `dim` is the sum of theirs. No 0-d
 /// tensors.
-pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Result<Tensor<E>> {
+pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(
+    tensors: &[T],
+    dim: i64,
+) -> Result<Tensor<E>> {
     let tensors: Vec<&Tensor<E>> = tensors.iter().map(Borrow::borrow).collect();
     if tensors.is_empty() {
         return Err(Error::InvalidArgument {
@@ -27,7 +30,9 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
     if let Some(i) = tensors.iter().position(|t| t.dim() == 0) {
         return Err(Error::Shape {
             op: "cat",
-            detail: format!("zero-dimensional tensor (at position {i}) cannot be concatenated"),
+            detail: format!(
+                "zero-dimensional tensor (at position {i}) cannot be concatenated"
+            ),
         });
     }
     let skipped = |t: &Tensor<E>| t.sizes() == [0];
@@ -54,7 +59,9 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Resul
                 ),
             });
         }
-        if let Some(j) = (0..t.dim()).find(|&j| j != d && t.sizes()[j] != first.sizes()[j]) {
+        if let Some(j) =
+            (0..t.dim()).find(|&j| j != d && t.sizes()[j] != first.sizes()[j])
+        {
             return Err(Error::Shape {
                 op: "cat",
                 detail: format!(
@@ -111,7 +118,10 @@ pub fn cat<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Tensor<
 ///
 /// # Shapes
 /// All inputs `[s..]`; the result has `tensors.len()` inserted at `dim`.
-pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(tensors: &[T], dim: i64) -> Result<Tensor<E>> {
+pub fn f_stack<E: Element, T: Borrow<Tensor<E>>>(
+    tensors: &[T],
+    dim: i64,
+) -> Result<Tensor<E>> {
     let first = tensors.first().ok_or(Error::InvalidArgument {
         op: "stack",
         detail: "stack expects a non-empty TensorList".into(),

@@ -9,7 +9,11 @@ use crate::tensor::{Element, Tensor};
 
 impl<E: Element> Tensor<E> {
     /// Zeroes the elements where `keep(row, col)` fails, in every matrix of the last two dims.
-    fn f_triangle(&self, op: &'static str, keep: impl Fn(i64, i64) -> bool) -> Result<Tensor<E>> {
+    fn f_triangle(
+        &self,
+        op: &'static str,
+        keep: impl Fn(i64, i64) -> bool,
+    ) -> Result<Tensor<E>> {
         let ndim = self.dim();
         if ndim < 2 {
             return Err(Error::Shape {
@@ -71,7 +75,11 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `mask` must broadcast to `self`'s shape, which is unchanged (an in-place op cannot
     /// grow `self`: a `[2, 3]` mask on a `[3]` tensor is an error here, see `masked_fill`).
-    pub fn f_masked_fill_(&mut self, mask: &Tensor<bool>, value: E) -> Result<&mut Self> {
+    pub fn f_masked_fill_(
+        &mut self,
+        mask: &Tensor<bool>,
+        value: E,
+    ) -> Result<&mut Self> {
         // The mask comes first, as in PyTorch's message ("tensor a" is the mask).
         let shape = f_broadcast_shapes("masked_fill_", mask.sizes(), self.sizes())?;
         if shape != self.sizes() {
@@ -129,7 +137,9 @@ impl<E: Element> Tensor<E> {
             .stored
             .broadcast(IxDyn(&shape))
             .expect("shape checked above");
-        let mut out = crate::storage::f_new("masked_fill", &shape, |mut out| out.assign(&source))?;
+        let mut out = crate::storage::f_new("masked_fill", &shape, |mut out| {
+            out.assign(&source)
+        })?;
         out.f_masked_fill_(mask, value)?;
         Ok(out)
     }

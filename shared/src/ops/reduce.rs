@@ -19,9 +19,13 @@ impl Tensor {
     /// # Shapes
     /// Any shape. Returns `[]`.
     pub fn sum(&self) -> Tensor {
-        on_libtorch!(|device| or_panic(
-            torch::f_unary("sum", self, &[], device, |t| t.f_sum(tch::Kind::Float))
-        ));
+        on_libtorch!(|device| or_panic(torch::f_unary(
+            "sum",
+            self,
+            &[],
+            device,
+            |t| t.f_sum(tch::Kind::Float)
+        )));
         let all = vec![true; self.dim()];
         Tensor::from_vec(cascade_sum::sum(self, &all), &[])
     }

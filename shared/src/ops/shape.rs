@@ -160,12 +160,9 @@ mod tests {
         let e = col.expand(&[3, -1, 2]);
         assert_eq!(e.sizes(), [3, 2, 2]);
         assert_eq!(e.get(2).to_vec(), vec![1.0, 1.0, 2.0, 2.0]);
-        assert!(
-            col.f_expand(&[3, 2])
-                .unwrap_err()
-                .to_string()
-                .contains("must match the existing size (2) at non-singleton dimension 0")
-        );
+        assert!(col.f_expand(&[3, 2]).unwrap_err().to_string().contains(
+            "must match the existing size (2) at non-singleton dimension 0"
+        ));
         assert!(col.f_expand(&[-1, 2, 2]).is_err());
     }
 }

@@ -46,9 +46,13 @@ impl Tensor {
     pub fn f_softmax(&self, dim: i64) -> Result<Tensor> {
         on_libtorch!(|device| {
             self.f_softmax_dim(Function::Softmax, dim)?;
-            crate::backend::torch::f_unary("softmax", self, self.sizes(), device, |t| {
-                t.f_softmax(dim, tch::Kind::Float)
-            })
+            crate::backend::torch::f_unary(
+                "softmax",
+                self,
+                self.sizes(),
+                device,
+                |t| t.f_softmax(dim, tch::Kind::Float),
+            )
         });
         self.softmax_like(Function::Softmax, dim)
     }
@@ -68,9 +72,13 @@ impl Tensor {
     pub fn f_log_softmax(&self, dim: i64) -> Result<Tensor> {
         on_libtorch!(|device| {
             self.f_softmax_dim(Function::LogSoftmax, dim)?;
-            crate::backend::torch::f_unary("log_softmax", self, self.sizes(), device, |t| {
-                t.f_log_softmax(dim, tch::Kind::Float)
-            })
+            crate::backend::torch::f_unary(
+                "log_softmax",
+                self,
+                self.sizes(),
+                device,
+                |t| t.f_log_softmax(dim, tch::Kind::Float),
+            )
         });
         self.softmax_like(Function::LogSoftmax, dim)
     }
@@ -107,7 +115,9 @@ impl Tensor {
         match (function, last_dim) {
             (Function::Softmax, true) => rows::softmax(x, &mut out, n, v),
             (Function::LogSoftmax, true) => rows::log_softmax(x, &mut out, n, v),
-            (Function::Softmax, false) => columns::softmax(x, &mut out, [outer, n, inner], v),
+            (Function::Softmax, false) => {
+                columns::softmax(x, &mut out, [outer, n, inner], v)
+            }
             (Function::LogSoftmax, false) => {
                 columns::log_softmax(x, &mut out, [outer, n, inner], v)
             }

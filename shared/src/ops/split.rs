@@ -15,14 +15,20 @@ impl<E: Element> Tensor<E> {
         if self.dim() == 0 {
             return Err(Error::Shape {
                 op,
-                detail: format!("{op} expects at least a 1-dimensional tensor (shape [])"),
+                detail: format!(
+                    "{op} expects at least a 1-dimensional tensor (shape [])"
+                ),
             });
         }
         self.f_dim_index(op, dim)
     }
 
     /// Views of consecutive runs along dim `d`, one per length in `sizes`.
-    fn pieces(&self, d: usize, sizes: impl IntoIterator<Item = usize>) -> Vec<Tensor<E>> {
+    fn pieces(
+        &self,
+        d: usize,
+        sizes: impl IntoIterator<Item = usize>,
+    ) -> Vec<Tensor<E>> {
         let mut start = 0;
         sizes
             .into_iter()
@@ -34,7 +40,9 @@ impl<E: Element> Tensor<E> {
                         self.array().slice_axis_move(Axis(d), range),
                     );
                 }
-                Tensor::from_array(self.stored.clone().slice_axis_move(Axis(d), range))
+                Tensor::from_array(
+                    self.stored.clone().slice_axis_move(Axis(d), range),
+                )
             })
             .collect()
     }
@@ -110,7 +118,8 @@ impl<E: Element> Tensor<E> {
         if chunks == 0 {
             return Err(Error::InvalidArgument {
                 op: "chunk",
-                detail: "chunk expects `chunks` to be greater than 0, got: 0".to_string(),
+                detail: "chunk expects `chunks` to be greater than 0, got: 0"
+                    .to_string(),
             });
         }
         let n = self.sizes()[d];
@@ -134,14 +143,20 @@ impl<E: Element> Tensor<E> {
         if self.dim() == 0 {
             return Err(Error::Shape {
                 op: "unbind",
-                detail: format!("Dimension specified as {dim} but tensor has no dimensions"),
+                detail: format!(
+                    "Dimension specified as {dim} but tensor has no dimensions"
+                ),
             });
         }
         let d = self.f_dim_index("unbind", dim)?;
         Ok((0..self.sizes()[d])
             .map(|i| match self.is_expanded() {
-                true => Tensor::from_expanded_view(self.array().index_axis_move(Axis(d), i)),
-                false => Tensor::from_array(self.stored.clone().index_axis_move(Axis(d), i)),
+                true => Tensor::from_expanded_view(
+                    self.array().index_axis_move(Axis(d), i),
+                ),
+                false => Tensor::from_array(
+                    self.stored.clone().index_axis_move(Axis(d), i),
+                ),
             })
             .collect())
     }

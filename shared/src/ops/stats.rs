@@ -40,7 +40,11 @@ fn two_pass(values: &[f32], correction: f64, take_sqrt: bool) -> f32 {
 
 /// Welford's one pass in `f64`: each value moves the mean by its share and adds its
 /// deviation from the old mean times its deviation from the new one.
-fn welford<'a>(values: impl Iterator<Item = &'a f32>, correction: f64, take_sqrt: bool) -> f32 {
+fn welford<'a>(
+    values: impl Iterator<Item = &'a f32>,
+    correction: f64,
+    take_sqrt: bool,
+) -> f32 {
     let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
     for &x in values {
         n += 1;
@@ -64,9 +68,8 @@ impl Tensor {
         let shape = self.sizes().to_vec();
         let d = match dim {
             // A 0-d tensor takes dim 0 or -1, like a tensor of one element.
-            Some(dim) => {
-                Some(normalize_dim(op, dim, self.dim().max(1))?).filter(|_| self.dim() > 0)
-            }
+            Some(dim) => Some(normalize_dim(op, dim, self.dim().max(1))?)
+                .filter(|_| self.dim() > 0),
             None => None,
         };
         let out_shape: Vec<usize> = match d {
@@ -115,13 +118,23 @@ impl Tensor {
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., ..]`, or `[.., 1, ..]` with `keepdim`; `None` gives `[]`
     /// (all ones with `keepdim`).
-    pub fn f_var_dim(&self, dim: Option<i64>, correction: f64, keepdim: bool) -> Result<Tensor> {
+    pub fn f_var_dim(
+        &self,
+        dim: Option<i64>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<Tensor> {
         self.f_spread("var", dim, correction, keepdim, false)
     }
 
     /// Plain form of [`Tensor::f_var_dim`].
     #[track_caller]
-    pub fn var_dim(&self, dim: Option<i64>, correction: f64, keepdim: bool) -> Tensor {
+    pub fn var_dim(
+        &self,
+        dim: Option<i64>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Tensor {
         or_panic(self.f_var_dim(dim, correction, keepdim))
     }
 
@@ -139,13 +152,23 @@ impl Tensor {
     ///
     /// # Shapes
     /// As [`Tensor::f_var_dim`].
-    pub fn f_std_dim(&self, dim: Option<i64>, correction: f64, keepdim: bool) -> Result<Tensor> {
+    pub fn f_std_dim(
+        &self,
+        dim: Option<i64>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<Tensor> {
         self.f_spread("std", dim, correction, keepdim, true)
     }
 
     /// Plain form of [`Tensor::f_std_dim`].
     #[track_caller]
-    pub fn std_dim(&self, dim: Option<i64>, correction: f64, keepdim: bool) -> Tensor {
+    pub fn std_dim(
+        &self,
+        dim: Option<i64>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Tensor {
         or_panic(self.f_std_dim(dim, correction, keepdim))
     }
 }

@@ -92,21 +92,33 @@ impl Tensor {
 
     /// Plain form of [`Tensor::f_topk`].
     #[track_caller]
-    pub fn topk(&self, k: usize, dim: i64, largest: bool, sorted: bool) -> (Tensor, Tensor<i64>) {
+    pub fn topk(
+        &self,
+        k: usize,
+        dim: i64,
+        largest: bool,
+        sorted: bool,
+    ) -> (Tensor, Tensor<i64>) {
         or_panic(self.f_topk(k, dim, largest, sorted))
     }
 }
 
 /// Lays out the `k` results of each lane, which came in row-major order of the other dims,
 /// as a tensor of `shape` with `k` in place of the size of `dim`.
-fn place<E: Element>(results: Vec<E>, shape: &[usize], dim: usize, k: usize) -> Tensor<E> {
+fn place<E: Element>(
+    results: Vec<E>,
+    shape: &[usize],
+    dim: usize,
+    k: usize,
+) -> Tensor<E> {
     let mut lane_major = shape.to_vec();
     lane_major.remove(dim);
     lane_major.push(k);
     // `dim` was laid out last: move it back.
     let mut order: Vec<usize> = (0..shape.len() - 1).collect();
     order.insert(dim, shape.len() - 1);
-    let flat = ArrayD::from_shape_vec(IxDyn(&lane_major), results).expect("k results per lane");
+    let flat = ArrayD::from_shape_vec(IxDyn(&lane_major), results)
+        .expect("k results per lane");
     Tensor::from_array(
         flat.permuted_axes(IxDyn(&order))
             .as_standard_layout()

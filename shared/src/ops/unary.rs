@@ -118,7 +118,9 @@ mod tests {
     #[test]
     fn clamp_keeps_nan_and_prefers_max() {
         let x = tensor!([-2.0, -0.0, 0.5, 3.0, f32::NAN]);
-        let bits = |t: crate::Tensor| t.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let bits = |t: crate::Tensor| {
+            t.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        };
         let y = x.clamp(Some(0.0), Some(1.0));
         assert_eq!(bits(y), bits(tensor!([0.0, -0.0, 0.5, 1.0, f32::NAN])));
         assert_eq!(x.clamp(Some(2.0), Some(1.0)).to_vec()[..4], [1.0; 4]);

@@ -191,7 +191,8 @@ impl<E: Element> Tensor<E> {
                 shape[i]
             )));
         }
-        let inferred: Vec<usize> = (0..shape.len()).filter(|&i| shape[i] == -1).collect();
+        let inferred: Vec<usize> =
+            (0..shape.len()).filter(|&i| shape[i] == -1).collect();
         if inferred.len() > 1 {
             return Err(error(format!(
                 "only one dimension can be inferred (shape {shape:?})"
@@ -256,14 +257,19 @@ impl<E: Element> Tensor<E> {
                 .expect("a contiguous tensor with the right element count");
             return Ok(Tensor::from_array(data));
         }
-        let strides: Vec<usize> = self.stored.strides().iter().map(|&s| s as usize).collect();
+        let strides: Vec<usize> =
+            self.stored.strides().iter().map(|&s| s as usize).collect();
         let new_strides = self.f_view_strides(&strides, &shape)?;
         Ok(self.restrided(&shape, &new_strides))
     }
 
     /// The strides `view` gives `shape` over memory laid out with `strides`, or PyTorch's
     /// error when no strides can (a dim of the new shape would span two runs of memory).
-    fn f_view_strides(&self, strides: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
+    fn f_view_strides(
+        &self,
+        strides: &[usize],
+        shape: &[usize],
+    ) -> Result<Vec<usize>> {
         view_strides(self.sizes(), strides, shape).ok_or_else(|| Error::Shape {
             op: "view",
             detail: format!(
@@ -284,13 +290,16 @@ impl<E: Element> Tensor<E> {
         if self.numel() == 0 {
             return Tensor::f_from_vec(Vec::new(), shape);
         }
-        let strides: Vec<usize> = self.array().strides().iter().map(|&s| s as usize).collect();
+        let strides: Vec<usize> =
+            self.array().strides().iter().map(|&s| s as usize).collect();
         let new_strides = self.f_view_strides(&strides, shape)?;
         let layout = IxDyn(shape).strides(IxDyn(&new_strides));
         // SAFETY: `view_strides` only regroups the dims, so every index of the new shape
         // addresses a memory offset that an index of `self.array()` addresses: all inside
         // the stored buffer, which `self` keeps alive while the view is read.
-        let view = unsafe { ndarray::ArrayView::from_shape_ptr(layout, self.stored.as_ptr()) };
+        let view = unsafe {
+            ndarray::ArrayView::from_shape_ptr(layout, self.stored.as_ptr())
+        };
         Ok(Tensor::from_expanded_view(view))
     }
 
@@ -309,7 +318,8 @@ impl<E: Element> Tensor<E> {
         if self.numel() == 0 {
             return fresh();
         }
-        let own: Vec<usize> = self.stored.strides().iter().map(|&s| s as usize).collect();
+        let own: Vec<usize> =
+            self.stored.strides().iter().map(|&s| s as usize).collect();
         let offset = |index: &[usize], strides: &[usize]| -> usize {
             index.iter().zip(strides).map(|(i, s)| i * s).sum()
         };
@@ -327,10 +337,13 @@ impl<E: Element> Tensor<E> {
                 }
             }
         }
-        ndarray::ArcArray::from_shape_vec(IxDyn(shape).strides(IxDyn(strides)), memory)
-            .map(Tensor::from_array)
-            // ndarray refuses strides it cannot check (a dim that steps by 0): copy instead.
-            .unwrap_or_else(|_| fresh())
+        ndarray::ArcArray::from_shape_vec(
+            IxDyn(shape).strides(IxDyn(strides)),
+            memory,
+        )
+        .map(Tensor::from_array)
+        // ndarray refuses strides it cannot check (a dim that steps by 0): copy instead.
+        .unwrap_or_else(|_| fresh())
     }
 
     /// Plain form of [`Tensor::f_view`].
@@ -412,7 +425,11 @@ impl<E: Element> Tensor<E> {
     ///
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., len(range ∩ 0..n), ..]`; not for a 0-d tensor.
-    pub fn f_slice<P: Position>(&self, dim: i64, range: impl RangeBounds<P>) -> Result<Tensor<E>> {
+    pub fn f_slice<P: Position>(
+        &self,
+        dim: i64,
+        range: impl RangeBounds<P>,
+    ) -> Result<Tensor<E>> {
         self.f_not_scalar("slice")?;
         let d = self.f_dim_index("slice", dim)?;
         let size = self.sizes()[d] as i64;
@@ -447,7 +464,11 @@ impl<E: Element> Tensor<E> {
 
     /// Plain form of [`Tensor::f_slice`].
     #[track_caller]
-    pub fn slice<P: Position>(&self, dim: i64, range: impl RangeBounds<P>) -> Tensor<E> {
+    pub fn slice<P: Position>(
+        &self,
+        dim: i64,
+        range: impl RangeBounds<P>,
+    ) -> Tensor<E> {
         or_panic(self.f_slice(dim, range))
     }
 
@@ -457,7 +478,12 @@ impl<E: Element> Tensor<E> {
     /// # Shapes
     /// `[.., n, ..]` becomes `[.., length, ..]`; `start` in `[-n, n]` and the `length`
     /// indices from it must lie inside the dim.
-    pub fn f_narrow<P: Position>(&self, dim: i64, start: P, length: usize) -> Result<Tensor<E>> {
+    pub fn f_narrow<P: Position>(
+        &self,
+        dim: i64,
+        start: P,
+        length: usize,
+    ) -> Result<Tensor<E>> {
         self.f_not_scalar("narrow")?;
         let d = self.f_dim_index("narrow", dim)?;
         let size = self.sizes()[d];
@@ -496,7 +522,12 @@ impl<E: Element> Tensor<E> {
 
     /// Plain form of [`Tensor::f_narrow`].
     #[track_caller]
-    pub fn narrow<P: Position>(&self, dim: i64, start: P, length: usize) -> Tensor<E> {
+    pub fn narrow<P: Position>(
+        &self,
+        dim: i64,
+        start: P,
+        length: usize,
+    ) -> Tensor<E> {
         or_panic(self.f_narrow(dim, start, length))
     }
 
@@ -506,7 +537,9 @@ impl<E: Element> Tensor<E> {
         if self.dim() == 0 {
             return Err(Error::Shape {
                 op,
-                detail: format!("{op}() cannot be applied to a 0-dim tensor (shape [])"),
+                detail: format!(
+                    "{op}() cannot be applied to a 0-dim tensor (shape [])"
+                ),
             });
         }
         Ok(())
@@ -639,7 +672,11 @@ impl Position for isize {
 
 /// The error of the ops that add a dim (`unsqueeze`, `stack`), whose `dim` may also be
 /// `ndim`: it names the tensor's own rank and the range `[-ndim-1, ndim]`.
-pub(crate) fn out_of_range_with_new_dim(op: &'static str, dim: i64, shape: &[usize]) -> Error {
+pub(crate) fn out_of_range_with_new_dim(
+    op: &'static str,
+    dim: i64,
+    shape: &[usize],
+) -> Error {
     let n = shape.len() as i64 + 1;
     Error::Shape {
         op,
@@ -681,7 +718,9 @@ fn view_strides(
             || (old_shape[tensor_d - 1] != 1
                 && old_strides[tensor_d - 1] != tensor_numel * chunk_stride);
         if run_ends {
-            while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
+            while view_d >= 0
+                && (view_numel < tensor_numel || new_shape[view_d as usize] == 1)
+            {
                 new_strides[view_d as usize] = view_numel * chunk_stride;
                 view_numel *= new_shape[view_d as usize];
                 view_d -= 1;
@@ -719,11 +758,9 @@ mod tests {
         assert_eq!(m.view(&[3, -1]).shape(), [3, 2]);
         // The transpose's two dims lie in two runs: flattening them spans both.
         let err = m.t().f_view(&[6]).unwrap_err().to_string();
-        assert!(
-            err.starts_with(
-                "view: view size is not compatible with input tensor's size and stride"
-            )
-        );
+        assert!(err.starts_with(
+            "view: view size is not compatible with input tensor's size and stride"
+        ));
         assert!(err.ends_with("Use .reshape(...) instead."));
         assert_eq!(
             m.t().reshape(&[6]).to_vec(),

@@ -15,7 +15,9 @@ impl Tensor {
         if !(0.0..=1.0).contains(&p) {
             return Err(Error::InvalidArgument {
                 op: "bernoulli_",
-                detail: format!("bernoulli_ expects p to be in [0, 1], but got p={p}"),
+                detail: format!(
+                    "bernoulli_ expects p to be in [0, 1], but got p={p}"
+                ),
             });
         }
         self.fill_in_memory_order(|values, _| {

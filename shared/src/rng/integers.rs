@@ -49,7 +49,11 @@ impl Generator {
 /// # Shapes
 /// Returns `shape`. `low < high`, any integers (an `i64`, or a `usize` such as a vocabulary
 /// size).
-pub fn f_randint(low: impl Position, high: impl Position, shape: &[usize]) -> Result<Tensor<i64>> {
+pub fn f_randint(
+    low: impl Position,
+    high: impl Position,
+    shape: &[usize],
+) -> Result<Tensor<i64>> {
     let (low, high) = (low.to_i64(), high.to_i64());
     if low >= high {
         return Err(Error::InvalidArgument {
@@ -67,6 +71,10 @@ pub fn f_randint(low: impl Position, high: impl Position, shape: &[usize]) -> Re
 
 /// Plain form of [`f_randint`].
 #[track_caller]
-pub fn randint(low: impl Position, high: impl Position, shape: &[usize]) -> Tensor<i64> {
+pub fn randint(
+    low: impl Position,
+    high: impl Position,
+    shape: &[usize],
+) -> Tensor<i64> {
     or_panic(f_randint(low, high, shape))
 }

@@ -55,8 +55,14 @@ impl Tensor {
     /// `probs`: `[n]` or `[rows, n]`, weights finite and non-negative, no row all zero.
     /// Returns `[num_samples]` or `[rows, num_samples]`; `num_samples >= 1`, and without
     /// replacement `num_samples <= n`.
-    pub fn f_multinomial(&self, num_samples: usize, replacement: bool) -> Result<Tensor<i64>> {
-        with_default_generator(|g| self.f_multinomial_with(num_samples, replacement, g))
+    pub fn f_multinomial(
+        &self,
+        num_samples: usize,
+        replacement: bool,
+    ) -> Result<Tensor<i64>> {
+        with_default_generator(|g| {
+            self.f_multinomial_with(num_samples, replacement, g)
+        })
     }
 
     /// Plain form of [`Tensor::f_multinomial`].
@@ -102,7 +108,9 @@ impl Tensor {
         }
         let mut out_shape = self.sizes().to_vec();
         *out_shape.last_mut().expect("1 or 2 dims") = num_samples;
-        if f_checked_numel("multinomial", &out_shape, std::mem::size_of::<i64>())? == 0 {
+        if f_checked_numel("multinomial", &out_shape, std::mem::size_of::<i64>())?
+            == 0
+        {
             return Tensor::f_from_vec(Vec::new(), &out_shape);
         }
         if !replacement || num_samples == 1 {
@@ -176,7 +184,11 @@ impl Tensor {
     /// With replacement (several samples): one uniform per sample, found in the row's
     /// cumulative distribution by bisection. Rows are checked and sampled one after another,
     /// as in PyTorch (a bad row fails after the rows before it have drawn).
-    fn f_inverse_cdf(&self, num_samples: usize, generator: &mut Generator) -> Result<Vec<i64>> {
+    fn f_inverse_cdf(
+        &self,
+        num_samples: usize,
+        generator: &mut Generator,
+    ) -> Result<Vec<i64>> {
         let categories = self.sizes()[self.dim() - 1];
         let values = self.to_vec();
         let rows = if self.dim() == 2 { self.sizes()[0] } else { 1 };

@@ -41,7 +41,13 @@ impl Generator {
     /// # Panics
     ///
     /// If `std < 0` (PyTorch raises an error there).
-    pub fn fill_normal(&mut self, out: &mut [f32], mean: f64, std: f64, contiguous: bool) {
+    pub fn fill_normal(
+        &mut self,
+        out: &mut [f32],
+        mean: f64,
+        std: f64,
+        contiguous: bool,
+    ) {
         assert!(std >= 0.0, "normal expects std >= 0.0, but found std {std}");
         if contiguous && out.len() >= BLOCK {
             // The AVX2 kernel takes its parameters as float32.

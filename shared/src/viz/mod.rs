@@ -199,7 +199,8 @@ mod tests {
             ),
             "{error}"
         );
-        let error = heatmap(&tensor!([[0.5, 0.5]]), &["a", "b"], &["x", "y"]).unwrap_err();
+        let error =
+            heatmap(&tensor!([[0.5, 0.5]]), &["a", "b"], &["x", "y"]).unwrap_err();
         assert_eq!(
             error.to_string(),
             "heatmap: 2 row labels and 2 column labels do not fit weights of shape [1, 2]"

@@ -49,7 +49,12 @@ enum Anchor {
 struct Svg(String);
 
 impl Svg {
-    fn rect_filled(&mut self, (x, y): (i32, i32), (w, h): (i32, i32), fill: (u8, u8, u8)) {
+    fn rect_filled(
+        &mut self,
+        (x, y): (i32, i32),
+        (w, h): (i32, i32),
+        fill: (u8, u8, u8),
+    ) {
         let _ = writeln!(
             self.0,
             r#"<rect x="{x}" y="{y}" width="{w}" height="{h}" opacity="1" fill="{}" stroke="none"/>"#,
@@ -57,7 +62,12 @@ impl Svg {
         );
     }
 
-    fn rect_outline(&mut self, (x, y): (i32, i32), (w, h): (i32, i32), stroke: (u8, u8, u8)) {
+    fn rect_outline(
+        &mut self,
+        (x, y): (i32, i32),
+        (w, h): (i32, i32),
+        stroke: (u8, u8, u8),
+    ) {
         let _ = writeln!(
             self.0,
             r#"<rect x="{x}" y="{y}" width="{w}" height="{h}" opacity="1" fill="none" stroke="{}"/>"#,
@@ -65,7 +75,14 @@ impl Svg {
         );
     }
 
-    fn text(&mut self, text: &str, (x, y): (i32, i32), size: u32, fill: (u8, u8, u8), at: Anchor) {
+    fn text(
+        &mut self,
+        text: &str,
+        (x, y): (i32, i32),
+        size: u32,
+        fill: (u8, u8, u8),
+        at: Anchor,
+    ) {
         let anchor = match at {
             Anchor::Middle => "middle",
             Anchor::End => "end",

@@ -58,15 +58,18 @@ impl Report {
 
 /// Runs every case of a fixture file's JSON text.
 pub fn run_fixture_text(text: &str) -> Result<Report, String> {
-    let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let json: Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     match &json {
         Value::Array(cases) => print_cases::run(cases),
-        Value::Object(map) if map.contains_key("cases") => match map["cases"].as_array() {
-            Some(cases) if cases.iter().any(|c| c.get("op").is_some()) => {
-                ops_cases::run(map, cases)
+        Value::Object(map) if map.contains_key("cases") => {
+            match map["cases"].as_array() {
+                Some(cases) if cases.iter().any(|c| c.get("op").is_some()) => {
+                    ops_cases::run(map, cases)
+                }
+                _ => rng_cases::run(&map["cases"]),
             }
-            _ => rng_cases::run(&map["cases"]),
-        },
+        }
         _ => Err("neither a print fixture list nor an object with `cases`".into()),
     }
 }

@@ -29,7 +29,8 @@ impl Decoded {
 
 fn hex(v: &Value) -> Result<u64, String> {
     let s = v.as_str().ok_or("float values are hex strings")?;
-    u64::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|e| format!("{s}: {e}"))
+    u64::from_str_radix(s.trim_start_matches("0x"), 16)
+        .map_err(|e| format!("{s}: {e}"))
 }
 
 fn decode(dtype: &str, values: &[Value]) -> Result<Decoded, String> {

@@ -50,11 +50,12 @@ fn floats(call: &Value, key: &str) -> Result<Vec<f32>, String> {
         .ok_or(format!("{key} missing"))?
         .iter()
         .map(|v| match v {
-            Value::String(hex) => {
-                u32::from_str_radix(hex.trim_start_matches("0x").trim_start_matches("0X"), 16)
-                    .map(f32::from_bits)
-                    .map_err(|e| format!("{key}: {hex}: {e}"))
-            }
+            Value::String(hex) => u32::from_str_radix(
+                hex.trim_start_matches("0x").trim_start_matches("0X"),
+                16,
+            )
+            .map(f32::from_bits)
+            .map_err(|e| format!("{key}: {hex}: {e}")),
             other => other
                 .as_f64()
                 .map(|x| x as f32)
@@ -123,15 +124,22 @@ fn call(call: &Value) -> Result<Value, String> {
             );
             param(&table.weight)
         }
-        "dropout" => param(&Dropout::new(num(call, "p")?).forward(&ones(&shape(call)?))),
+        "dropout" => {
+            param(&Dropout::new(num(call, "p")?).forward(&ones(&shape(call)?)))
+        }
         "multinomial" => {
-            let probs = Tensor::f_from_vec(floats(call, "probs")?, &shape_of(call, "probs_shape")?)
-                .map_err(|e| e.to_string())?;
-            let replacement = call["replacement"].as_bool().ok_or("replacement missing")?;
+            let probs = Tensor::f_from_vec(
+                floats(call, "probs")?,
+                &shape_of(call, "probs_shape")?,
+            )
+            .map_err(|e| e.to_string())?;
+            let replacement =
+                call["replacement"].as_bool().ok_or("replacement missing")?;
             ids(probs.f_multinomial(usize_of(call, "num_samples")?, replacement))
         }
         "randint" => {
-            let bound = |key: &str| call[key].as_i64().ok_or(format!("{key} missing"));
+            let bound =
+                |key: &str| call[key].as_i64().ok_or(format!("{key} missing"));
             ids(f_randint(bound("low")?, bound("high")?, &shape(call)?))
         }
         other => return Err(format!("unknown op {other}")),
@@ -150,7 +158,8 @@ fn same(expected: &Value, got: &Value) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
         }
         (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
+            a.len() == b.len()
+                && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
         }
         (a, b) => a == b,
     }

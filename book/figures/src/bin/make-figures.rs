@@ -14,7 +14,9 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use book_figures::{DIGEST_MARKER, FIGURES_DIR, Figure, bar_charts, figures, line_charts};
+use book_figures::{
+    DIGEST_MARKER, FIGURES_DIR, Figure, bar_charts, figures, line_charts,
+};
 use shared::viz::{Heatmap, svg};
 
 /// The SVG text of one figure, with its digest in a comment after the opening tag. The
@@ -55,7 +57,9 @@ fn with_digest(mut svg: String, digest: &str) -> Result<String, Box<dyn Error>> 
 fn run(check: bool) -> Result<bool, Box<dyn Error>> {
     let dir = Path::new(FIGURES_DIR);
     if !dir.is_dir() {
-        return Err(format!("{FIGURES_DIR} not found: run from the repository root").into());
+        return Err(
+            format!("{FIGURES_DIR} not found: run from the repository root").into(),
+        );
     }
     let mut stale = Vec::new();
     let mut drawn = Vec::new();

@@ -14,7 +14,9 @@ use ch10_backward::causal::causal_forward;
 use ch10_backward::multihead::multihead_forward;
 use shared::{manual_seed, stack};
 
-use super::{ANY_HEADS, Heatmap, Settings, check_heads, dropout, embeddings, labels, sentence};
+use super::{
+    ANY_HEADS, Heatmap, Settings, check_heads, dropout, embeddings, labels, sentence,
+};
 use crate::controls::Control;
 
 /// The chapter's first run: `CausalAttention` with `d_out = 2`, one head.

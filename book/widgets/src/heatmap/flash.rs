@@ -16,7 +16,9 @@ use ch09_flash_attention::simd::exp2_flushed_scalar;
 use shared::nn::Linear;
 use shared::{Tensor, manual_seed};
 
-use super::{ANY_HEADS, Heatmap, Settings, check_heads, embeddings, labels, sentence};
+use super::{
+    ANY_HEADS, Heatmap, Settings, check_heads, embeddings, labels, sentence,
+};
 use crate::controls::Control;
 
 /// The chapter's drop-in core: `d_out = 2` in total, two heads of one feature each.
@@ -52,7 +54,8 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
     let x = embeddings(&words).unsqueeze(0); // [1, tokens, 3]
 
     manual_seed(seed);
-    let mha = MultiHeadAttention::new(x.size(2), d_out, words.len(), 0.0, heads, false);
+    let mha =
+        MultiHeadAttention::new(x.size(2), d_out, words.len(), 0.0, heads, false);
     let project = |linear: &Linear| split_heads(&linear.forward(&x), heads);
     let (q, k, v) = (
         project(&mha.w_query),
@@ -100,7 +103,8 @@ mod tests {
         let mha = MultiHeadAttention::new(3, d_out, words.len(), 0.0, heads, false);
         let q = split_heads(&mha.w_query.forward(&x), heads);
         let k = split_heads(&mha.w_key.forward(&x), heads);
-        let mut scores = q.matmul(&k.transpose(-2, -1)) / ((d_out / heads) as f32).sqrt();
+        let mut scores =
+            q.matmul(&k.transpose(-2, -1)) / ((d_out / heads) as f32).sqrt();
         if settings.causal.unwrap_or(true) {
             scores.masked_fill_(&causal_mask(words.len()), f32::NEG_INFINITY);
         }
@@ -132,9 +136,15 @@ mod tests {
             for (head, plain_head) in map.heads.iter().zip(&plain) {
                 for (i, (row, plain_row)) in head.iter().zip(plain_head).enumerate() {
                     let sum: f32 = row.iter().sum();
-                    assert!((sum - 1.0).abs() < 1e-6, "{case:?}: row {i} sums to {sum}");
+                    assert!(
+                        (sum - 1.0).abs() < 1e-6,
+                        "{case:?}: row {i} sums to {sum}"
+                    );
                     for (w, p) in row.iter().zip(plain_row) {
-                        assert!((w - p).abs() < 1e-6, "{case:?}: row {i}: {w} against {p}");
+                        assert!(
+                            (w - p).abs() < 1e-6,
+                            "{case:?}: row {i}: {w} against {p}"
+                        );
                     }
                     if case.causal.unwrap_or(true) {
                         assert!(row[i + 1..].iter().all(|&w| w == 0.0));

@@ -12,8 +12,8 @@ use ch16_flex_attention::alibi::{alibi, alibi_slopes};
 use ch16_flex_attention::block_mask::{BlockMask, TileKind};
 use ch16_flex_attention::formula::{hidden, modified};
 use ch16_flex_attention::recipes::{
-    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm, sliding_window,
-    softcap, unchanged,
+    MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,
+    sliding_window, softcap, unchanged,
 };
 use ch16_flex_attention::setup::{CAP, DOCUMENTS, PREFIX, SIZES, TILE, WINDOW};
 use shared::{Tensor, manual_seed, randn};
@@ -66,7 +66,9 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
         ),
         "sliding window" => (
             recipe_weights(qk, unchanged, sliding_window(window), tile)?,
-            format!("sliding window: keys less than {window} positions away, both sides"),
+            format!(
+                "sliding window: keys less than {window} positions away, both sides"
+            ),
         ),
         "causal window" => (
             recipe_weights(qk, unchanged, causal_window(window), tile)?,
@@ -76,7 +78,8 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
             ),
         ),
         "document mask" => {
-            let lengths: Vec<String> = DOCUMENTS.iter().map(|n| n.to_string()).collect();
+            let lengths: Vec<String> =
+                DOCUMENTS.iter().map(|n| n.to_string()).collect();
             (
                 recipe_weights(qk, unchanged, document_mask(&DOCUMENTS), tile)?,
                 format!(
@@ -87,7 +90,9 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
         }
         "prefix-LM" => (
             recipe_weights(qk, unchanged, prefix_lm(PREFIX), tile)?,
-            format!("prefix-LM: the first {PREFIX} tokens see each other, the rest is causal"),
+            format!(
+                "prefix-LM: the first {PREFIX} tokens see each other, the rest is causal"
+            ),
         ),
         "ALiBi" => (
             recipe_weights(qk, alibi(alibi_slopes(heads)), causal, tile)?,
@@ -109,8 +114,8 @@ pub(super) fn weights(settings: &Settings, seed: u64) -> Result<Heatmap, String>
         }
     };
     let positions: Vec<String> = (0..tokens).map(|t| t.to_string()).collect();
-    let [full, partial, empty] =
-        [TileKind::Full, TileKind::Partial, TileKind::Empty].map(|kind| block_mask.count(kind));
+    let [full, partial, empty] = [TileKind::Full, TileKind::Partial, TileKind::Empty]
+        .map(|kind| block_mask.count(kind));
     let caption = format!(
         "{what}. Tiles of {tile} × {tile}: {} of {} computed ({full} full, {partial} partial \
          and masked inside), {empty} skipped (empty, greyed)",
@@ -144,9 +149,11 @@ fn recipe_weights(
     tile: usize,
 ) -> Result<(Tensor, BlockMask), String> {
     let tokens = q.size(2);
-    let block_mask =
-        BlockMask::new(mask_mod.clone(), 1, 1, tokens, tokens, tile).map_err(|e| e.to_string())?;
-    if let Some(query) = (0..tokens).find(|&i| (0..tokens).all(|j| !mask_mod(0, 0, i, j))) {
+    let block_mask = BlockMask::new(mask_mod.clone(), 1, 1, tokens, tokens, tile)
+        .map_err(|e| e.to_string())?;
+    if let Some(query) =
+        (0..tokens).find(|&i| (0..tokens).all(|j| !mask_mod(0, 0, i, j)))
+    {
         return Err(format!(
             "under this mask the query at position {query} sees no key: its softmax has \
              nothing to weigh (a window must be at least 1)"
@@ -203,11 +210,17 @@ mod tests {
                 assert_eq!(tiles.kinds.len(), 16usize.div_ceil(tile));
                 for head in &map.heads {
                     for (i, row) in head.iter().enumerate() {
-                        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{name}");
+                        assert!(
+                            (row.iter().sum::<f32>() - 1.0).abs() < 1e-5,
+                            "{name}"
+                        );
                         for (j, &w) in row.iter().enumerate() {
                             let kind = tiles.kinds[i / tile].as_bytes()[j / tile];
                             if kind == b'.' {
-                                assert_eq!(w, 0.0, "{name}: an empty tile has weight");
+                                assert_eq!(
+                                    w, 0.0,
+                                    "{name}: an empty tile has weight"
+                                );
                             }
                             if kind == b'F' {
                                 assert!(w > 0.0, "{name}: a full tile hides a key");

@@ -116,7 +116,8 @@ fn prompt(ids: Option<&[String]>) -> Result<Vec<i64>, String> {
 /// Checks the query and key/value heads: the query heads share the model's features, and
 /// groups of them share each key/value head.
 fn check_heads(config: &DecoderConfig) -> Result<(), String> {
-    let (heads, kv_heads, d_model) = (config.n_heads, config.n_kv_heads, config.d_model);
+    let (heads, kv_heads, d_model) =
+        (config.n_heads, config.n_kv_heads, config.d_model);
     if !(1..=MAX_HEADS).contains(&heads) || !d_model.is_multiple_of(heads) {
         return Err(format!(
             "query heads: up to {MAX_HEADS}, sharing the {d_model} features evenly, not {heads}"
@@ -175,7 +176,8 @@ mod tests {
         let prompt = Tensor::from_vec(PROMPT.to_vec(), &[1, PROMPT.len()]);
         let run = generate_cached(&model, &prompt, N_NEW, TinyDecoder::forward);
         for (h, head) in map.heads.iter().enumerate() {
-            let rows = Heatmap::of_heads(&run.weight_rows(h).unsqueeze(0), vec![], vec![]);
+            let rows =
+                Heatmap::of_heads(&run.weight_rows(h).unsqueeze(0), vec![], vec![]);
             assert_eq!(head, &rows.heads[0]);
         }
     }

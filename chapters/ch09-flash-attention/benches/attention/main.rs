@@ -44,8 +44,8 @@ use ch09_flash_attention::kernel::{
     AttentionShape, Isa, flash_attention, flash_attention_lse, flash_attention_slices,
 };
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
-    criterion_main, measurement::WallTime,
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput,
+    criterion_group, criterion_main, measurement::WallTime,
 };
 use shared::{Device, Tensor, manual_seed, ones, randn, set_device, stack};
 // Pools of one and two threads for the kernels, their threads pinned to cores.
@@ -123,7 +123,8 @@ fn core_causal(c: &mut Criterion) {
         group.throughput(Throughput::Elements(flops(n, true)));
         let future = causal_mask(n); // chapter 5: true above the diagonal
         bench_one(&mut group, "ch05_masked_softmax", n, &one, || {
-            masked_softmax(&q.matmul(&k.transpose(-2, -1)), &future, HEAD_DIM).matmul(&v)
+            masked_softmax(&q.matmul(&k.transpose(-2, -1)), &future, HEAD_DIM)
+                .matmul(&v)
         });
         let visible = ones(&[n, n]).tril(0).bool(); // chapter 7: true where visible
         bench_one(&mut group, "ch07_sdpa", n, &one, || {
@@ -172,11 +173,15 @@ fn core_full(c: &mut Criterion) {
             bench_one(&mut group, "ch02_loops", n, &one, || {
                 let heads: Vec<Tensor> = (0..HEADS as i64)
                     .map(|h| {
-                        let (q, k, v) = (q.get(0).get(h), k.get(0).get(h), v.get(0).get(h));
+                        let (q, k, v) =
+                            (q.get(0).get(h), k.get(0).get(h), v.get(0).get(h));
                         let rows: Vec<Tensor> = q
                             .iter()
                             .map(|query| {
-                                context_vector(&attention_scores(&query, &k).softmax(0), &v)
+                                context_vector(
+                                    &attention_scores(&query, &k).softmax(0),
+                                    &v,
+                                )
                             })
                             .collect();
                         stack(&rows, 0)
@@ -186,7 +191,8 @@ fn core_full(c: &mut Criterion) {
             });
         }
         bench_one(&mut group, "ch04_matmul", n, &one, || {
-            scaled_attention_weights(&q.matmul(&k.transpose(-2, -1)), HEAD_DIM).matmul(&v)
+            scaled_attention_weights(&q.matmul(&k.transpose(-2, -1)), HEAD_DIM)
+                .matmul(&v)
         });
         bench_one(&mut group, "ch09_flash", n, &one, || {
             flash_attention(&q, &k, &v, false)
@@ -205,7 +211,8 @@ fn module(c: &mut Criterion) {
         manual_seed(0);
         let x = randn(&[1, n, D_MODEL]);
         group.throughput(Throughput::Elements(flops(n, true)));
-        let wrapper = MultiHeadAttentionWrapper::new(D_MODEL, HEAD_DIM, n, 0.0, HEADS, false);
+        let wrapper =
+            MultiHeadAttentionWrapper::new(D_MODEL, HEAD_DIM, n, 0.0, HEADS, false);
         bench_one(&mut group, "ch06_wrapper", n, &one, || wrapper.forward(&x));
         let mha = MultiHeadAttention::new(D_MODEL, D_MODEL, n, 0.0, HEADS, false);
         bench_one(&mut group, "ch07_split", n, &one, || mha.forward(&x));
@@ -231,9 +238,14 @@ fn threads(c: &mut Criterion) {
         group.throughput(Throughput::Elements(flops(n, true)));
         for threads in [1, 2] {
             let pool = pool(threads);
-            group.bench_function(BenchmarkId::new(format!("ch09_flash_{threads}t"), n), |b| {
-                pool.install(|| b.iter(|| black_box(flash_attention(&q, &k, &v, true))))
-            });
+            group.bench_function(
+                BenchmarkId::new(format!("ch09_flash_{threads}t"), n),
+                |b| {
+                    pool.install(|| {
+                        b.iter(|| black_box(flash_attention(&q, &k, &v, true)))
+                    })
+                },
+            );
         }
         #[cfg(feature = "tch")]
         torch::threads(&mut group, n, (&q, &k, &v));
@@ -251,15 +263,23 @@ fn backward(c: &mut Criterion) {
         group.throughput(Throughput::Elements(flops(n, true) * 7 / 2));
         for threads in [1, 2] {
             let pool = pool(threads);
-            group.bench_function(BenchmarkId::new(format!("ch09_flash_{threads}t"), n), |b| {
-                pool.install(|| {
-                    b.iter(|| {
-                        let (out, lse) = flash_attention_lse(&q, &k, &v, true);
-                        let qkv = (&q, &k, &v);
-                        black_box(flash_attention_backward(qkv, (&out, &lse), &grad_out, true))
+            group.bench_function(
+                BenchmarkId::new(format!("ch09_flash_{threads}t"), n),
+                |b| {
+                    pool.install(|| {
+                        b.iter(|| {
+                            let (out, lse) = flash_attention_lse(&q, &k, &v, true);
+                            let qkv = (&q, &k, &v);
+                            black_box(flash_attention_backward(
+                                qkv,
+                                (&out, &lse),
+                                &grad_out,
+                                true,
+                            ))
+                        })
                     })
-                })
-            });
+                },
+            );
         }
         #[cfg(feature = "tch")]
         torch::backward(&mut group, n, (&q, &k, &v), &grad_out);

@@ -29,7 +29,12 @@ fn host(t: &Tensor) -> tch::Tensor {
 ///
 /// # Shapes
 /// `q`, `k`, `v`: `[.., n, d]`. Returns `[.., n, d]`.
-fn sdpa(q: &tch::Tensor, k: &tch::Tensor, v: &tch::Tensor, causal: bool) -> tch::Tensor {
+fn sdpa(
+    q: &tch::Tensor,
+    k: &tch::Tensor,
+    v: &tch::Tensor,
+    causal: bool,
+) -> tch::Tensor {
     tch::Tensor::scaled_dot_product_attention(
         q,
         k,
@@ -118,7 +123,12 @@ impl TorchModule {
     ///
     /// # Shapes
     /// `x`: `[b, n, 768]`, `future`: `[n, n]`. Returns `[b, n, 768]`.
-    fn forward(&self, x: &tch::Tensor, future: &tch::Tensor, fused: bool) -> tch::Tensor {
+    fn forward(
+        &self,
+        x: &tch::Tensor,
+        future: &tch::Tensor,
+        fused: bool,
+    ) -> tch::Tensor {
         let (b, n) = (x.size()[0], x.size()[1]);
         let split = |w: &tch::Tensor| {
             x.linear(w, None::<tch::Tensor>)
@@ -181,9 +191,10 @@ pub fn threads(
     let (q, k, v) = (host(q), host(k), host(v));
     for threads in [1, 2] {
         tch::set_num_threads(threads);
-        group.bench_function(BenchmarkId::new(format!("torch_sdpa_{threads}t"), n), |b| {
-            b.iter(|| black_box(sdpa(&q, &k, &v, true)))
-        });
+        group.bench_function(
+            BenchmarkId::new(format!("torch_sdpa_{threads}t"), n),
+            |b| b.iter(|| black_box(sdpa(&q, &k, &v, true))),
+        );
     }
     tch::set_num_threads(1);
 }
@@ -204,13 +215,21 @@ pub fn backward(
     let grad_out = host(grad_out);
     for threads in [1, 2] {
         tch::set_num_threads(threads);
-        group.bench_function(BenchmarkId::new(format!("torch_sdpa_{threads}t"), n), |b| {
-            b.iter(|| {
-                let out = sdpa(&leaves[0], &leaves[1], &leaves[2], true);
-                let loss = (out * &grad_out).sum(Kind::Float);
-                black_box(tch::Tensor::run_backward(&[loss], &leaves, false, false))
-            })
-        });
+        group.bench_function(
+            BenchmarkId::new(format!("torch_sdpa_{threads}t"), n),
+            |b| {
+                b.iter(|| {
+                    let out = sdpa(&leaves[0], &leaves[1], &leaves[2], true);
+                    let loss = (out * &grad_out).sum(Kind::Float);
+                    black_box(tch::Tensor::run_backward(
+                        &[loss],
+                        &leaves,
+                        false,
+                        false,
+                    ))
+                })
+            },
+        );
     }
     tch::set_num_threads(1);
 }

@@ -31,7 +31,11 @@ pub fn nudged(x: &Tensor, index: usize, delta: f32) -> Tensor {
 }
 
 /// `(loss(x + h·e_i) − loss(x − h·e_i)) / 2h`, the loss evaluated in f64.
-pub fn central_difference(x: &Tensor, index: usize, loss: impl Fn(&Tensor) -> f64) -> f64 {
+pub fn central_difference(
+    x: &Tensor,
+    index: usize,
+    loss: impl Fn(&Tensor) -> f64,
+) -> f64 {
     let up = loss(&nudged(x, index, STEP));
     let down = loss(&nudged(x, index, -STEP));
     (up - down) / (2.0 * STEP as f64)

@@ -121,7 +121,9 @@ impl AdamW {
         }
         self.steps += 1;
         let constants = self.constants(self.steps);
-        for ((param, grad), (m, v)) in params.iter_mut().zip(grads).zip(&mut self.moments) {
+        for ((param, grad), (m, v)) in
+            params.iter_mut().zip(grads).zip(&mut self.moments)
+        {
             assert_eq!(
                 param.sizes(),
                 grad.sizes(),

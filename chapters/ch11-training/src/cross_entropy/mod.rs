@@ -56,7 +56,10 @@ pub fn cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> CrossEntropy {
 ///
 /// # Shapes
 /// `logits`: `[rows, classes]`, `targets`: `[rows]` ids in `0..classes`.
-pub fn f_cross_entropy(logits: &Tensor, targets: &Tensor<i64>) -> Result<CrossEntropy> {
+pub fn f_cross_entropy(
+    logits: &Tensor,
+    targets: &Tensor<i64>,
+) -> Result<CrossEntropy> {
     check_targets(logits, targets)?;
     Ok(cross_entropy(logits, targets))
 }

@@ -41,10 +41,21 @@ impl TransformerBlock {
     ///
     /// # Panics
     /// If `d_model` is not divisible by `n_heads`.
-    pub fn new(d_model: usize, n_heads: usize, context_length: usize) -> TransformerBlock {
+    pub fn new(
+        d_model: usize,
+        n_heads: usize,
+        context_length: usize,
+    ) -> TransformerBlock {
         TransformerBlock {
             ln_1: LayerNorm::new(&[d_model]),
-            attn: MultiHeadAttention::new(d_model, d_model, context_length, 0.0, n_heads, true),
+            attn: MultiHeadAttention::new(
+                d_model,
+                d_model,
+                context_length,
+                0.0,
+                n_heads,
+                true,
+            ),
             ln_2: LayerNorm::new(&[d_model]),
             mlp: Mlp::new(d_model),
         }

@@ -35,7 +35,8 @@ pub fn input_gradient(
                 v[i] += by;
                 Tensor::from_vec(v, &x.shape().0)
             };
-            let slope = (loss(&nudged(eps)) - loss(&nudged(-eps))) / (2.0 * f64::from(eps));
+            let slope =
+                (loss(&nudged(eps)) - loss(&nudged(-eps))) / (2.0 * f64::from(eps));
             slope as f32
         })
         .collect();

@@ -26,7 +26,11 @@ pub enum NormPlacement {
 ///
 /// # Shapes
 /// `x`: `[batch, tokens, d_model]`. Returns `[batch, tokens, d_model]`.
-pub fn stack_forward(blocks: &[TransformerBlock], x: &Tensor, placement: NormPlacement) -> Tensor {
+pub fn stack_forward(
+    blocks: &[TransformerBlock],
+    x: &Tensor,
+    placement: NormPlacement,
+) -> Tensor {
     blocks.iter().fold(x.clone(), |x, block| match placement {
         // The pre-norm forward pass written out here, so that this experiment does not
         // depend on the exercise `block_forward`.

@@ -67,7 +67,10 @@ fn under<'a>(prefix: &str, params: Named<'a>) -> Named<'a> {
 }
 
 /// `weight`, then `bias` if there is one.
-fn weight_and_bias<'a>(weight: Option<&'a Tensor>, bias: Option<&'a Tensor>) -> Named<'a> {
+fn weight_and_bias<'a>(
+    weight: Option<&'a Tensor>,
+    bias: Option<&'a Tensor>,
+) -> Named<'a> {
     let weight = weight.map(|w| ("weight".to_string(), w));
     let bias = bias.map(|b| ("bias".to_string(), b));
     weight.into_iter().chain(bias).collect()

@@ -93,7 +93,12 @@ impl GroupedQueryAttention {
     /// `q`: `[batch, n_heads, queries, head_dim]`, `k`: `[batch, n_kv_heads, keys, head_dim]`,
     /// `hidden`: broadcasts to `[queries, keys]`. Returns `[batch, n_heads, queries, keys]`.
     // ANCHOR: weights
-    pub fn weights(&self, q: &Tensor, k: &Tensor, hidden: Option<&Tensor<bool>>) -> Tensor {
+    pub fn weights(
+        &self,
+        q: &Tensor,
+        k: &Tensor,
+        hidden: Option<&Tensor<bool>>,
+    ) -> Tensor {
         let mut scores = q.matmul(&repeat_kv(k, self.n_rep()).transpose(2, 3));
         if let Some(hidden) = hidden {
             scores.masked_fill_(hidden, f32::NEG_INFINITY);

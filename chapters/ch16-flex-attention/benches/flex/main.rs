@@ -36,10 +36,12 @@ use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::kernel::flex_kernel;
 use ch16_flex_attention::kernel_fused::flex_kernel_fused;
 use ch16_flex_attention::kv_rows::InTensors;
-use ch16_flex_attention::recipes::{MaskMod, causal, causal_window, document_mask, unchanged};
+use ch16_flex_attention::recipes::{
+    MaskMod, causal, causal_window, document_mask, unchanged,
+};
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
-    measurement::WallTime,
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group,
+    criterion_main, measurement::WallTime,
 };
 use shared::{Tensor, manual_seed, randn};
 // Pools of one and two threads pinned to cores, lengths from the environment and criterion's
@@ -75,7 +77,8 @@ fn bench_kernel(
     threads: &rayon::ThreadPool,
 ) {
     let n = q.size(2);
-    let block_mask = BlockMask::new(mask_mod.clone(), 1, 1, n, n, TILE).expect("a block mask");
+    let block_mask =
+        BlockMask::new(mask_mod.clone(), 1, 1, n, n, TILE).expect("a block mask");
     group.bench_function(BenchmarkId::new(name, id), |b| {
         threads.install(|| {
             b.iter(|| {
@@ -177,7 +180,9 @@ fn flex_vs_torch(c: &mut Criterion) {
         let window = causal_window(WINDOW);
         bench_kernel(&mut group, ("ch16_flex", n), (&q, &k, &v), window, &one);
         group.bench_function(BenchmarkId::new("ch16_formula", n), |b| {
-            one.install(|| b.iter(|| black_box(flex_attention(&q, &k, &v, unchanged, window))))
+            one.install(|| {
+                b.iter(|| black_box(flex_attention(&q, &k, &v, unchanged, window)))
+            })
         });
         #[cfg(feature = "tch")]
         torch::window(&mut group, n, (&q, &k, &v), WINDOW);
@@ -193,7 +198,13 @@ fn flex_threads(c: &mut Criterion) {
         for threads in [1, 2] {
             let name = format!("ch16_flex_{threads}t");
             let window = causal_window(WINDOW);
-            bench_kernel(&mut group, (&name, n), (&q, &k, &v), window, &pool(threads));
+            bench_kernel(
+                &mut group,
+                (&name, n),
+                (&q, &k, &v),
+                window,
+                &pool(threads),
+            );
         }
         #[cfg(feature = "tch")]
         torch::threads(&mut group, n, (&q, &k, &v), WINDOW);

@@ -37,7 +37,16 @@ fn sdpa_mask(
     v: &tch::Tensor,
     visible: &tch::Tensor,
 ) -> tch::Tensor {
-    tch::Tensor::scaled_dot_product_attention(q, k, v, Some(visible), 0.0, false, None, false)
+    tch::Tensor::scaled_dot_product_attention(
+        q,
+        k,
+        v,
+        Some(visible),
+        0.0,
+        false,
+        None,
+        false,
+    )
 }
 
 /// `softmax((q @ kᵀ · scale).masked_fill(~visible, -inf)) @ v`, one operation at a time.
@@ -45,7 +54,12 @@ fn sdpa_mask(
 /// # Shapes
 /// `q`, `k`, `v`: `[.., n, d]`, `hidden`: `[n, n]` bool, true where a key is hidden.
 /// Returns `[.., n, d]`.
-fn formula(q: &tch::Tensor, k: &tch::Tensor, v: &tch::Tensor, hidden: &tch::Tensor) -> tch::Tensor {
+fn formula(
+    q: &tch::Tensor,
+    k: &tch::Tensor,
+    v: &tch::Tensor,
+    hidden: &tch::Tensor,
+) -> tch::Tensor {
     let d = *q.size().last().expect("q has a last dim") as f64;
     let scores = q.matmul(&k.transpose(-2, -1)) * (1.0 / d.sqrt());
     scores

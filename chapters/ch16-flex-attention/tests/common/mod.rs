@@ -15,13 +15,24 @@ pub fn capped_grad(cap: f32) -> impl ScoreModGrad + Copy {
 
 /// A bias of ALiBi's form, `score + m_h · (kv_idx − q_idx)`, written here so these tests
 /// do not depend on the exercise `alibi`.
-pub fn distance_bias(score: f32, _b: usize, h: usize, q_idx: usize, kv_idx: usize) -> f32 {
+pub fn distance_bias(
+    score: f32,
+    _b: usize,
+    h: usize,
+    q_idx: usize,
+    kv_idx: usize,
+) -> f32 {
     score + 0.25 / (h + 1) as f32 * (kv_idx as f32 - q_idx as f32)
 }
 
 /// `q`, `k`, `v` and the output's gradient: batch 2, `heads` query heads reading
 /// `kv_heads` key/value heads, `tokens` tokens of 8 features.
-pub fn inputs(seed: u64, heads: usize, kv_heads: usize, tokens: usize) -> [Tensor; 4] {
+pub fn inputs(
+    seed: u64,
+    heads: usize,
+    kv_heads: usize,
+    tokens: usize,
+) -> [Tensor; 4] {
     manual_seed(seed);
     [
         randn(&[2, heads, tokens, 8]),

@@ -133,7 +133,8 @@ fn rows(q: &Tensor, k: &Tensor, v: &Tensor, keys: Range<usize>) -> Vec<Row> {
                     .fold(0.0, f64::max);
                 let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let min = scores.iter().copied().fold(f64::INFINITY, f64::min);
-                let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+                let weights: Vec<f64> =
+                    scores.iter().map(|s| (s - max).exp()).collect();
                 let sum: f64 = weights.iter().sum();
                 let mut out = vec![0.0; d_v];
                 let mut absolute = vec![0.0f64; d_v];
@@ -172,14 +173,17 @@ pub fn exact_and_bounds(
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
     let n = keys.len();
     let tiles = n.div_ceil(tile) as i32;
-    let (mut out, mut lse, mut out_bound, mut lse_bound) = (vec![], vec![], vec![], vec![]);
+    let (mut out, mut lse, mut out_bound, mut lse_bound) =
+        (vec![], vec![], vec![], vec![]);
     for row in rows(q, k, v, keys) {
         let exp_error = 4.0 * U + U * (row.range + 2.0 * row.eta);
         let rounding = (1.0 + exp_error).powi(tiles) * (1.0 + U).powi(tiles) - 1.0;
         let a = (2.0 * row.eta).exp() * (1.0 + rounding) - 1.0;
         let sums = gamma(n + 1);
         let flushed = n as f64 * f64::from(f32::MIN_POSITIVE) * row.largest_value;
-        out_bound.push((2.0 * a + 2.0 * sums + U) / (1.0 - a - sums) * row.weighted + flushed);
+        out_bound.push(
+            (2.0 * a + 2.0 * sums + U) / (1.0 - a - sums) * row.weighted + flushed,
+        );
         let beta = (1.0 + rounding) * (1.0 + gamma(n)) - 1.0;
         lse_bound.push(
             row.eta - (1.0 - beta).ln()
@@ -234,7 +238,9 @@ pub fn merge_bounds(
             .flat_map(|o| &o[row * d_v..][..d_v])
             .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()));
         let largest_t = out_bounds.iter().map(|b| b[row]).fold(0.0, f64::max);
-        out_bound.push(largest_t + (theta + gamma(n_parts + 1) * (1.0 + theta)) * largest_out);
+        out_bound.push(
+            largest_t + (theta + gamma(n_parts + 1) * (1.0 + theta)) * largest_out,
+        );
         lse_bound.push(lambda);
     }
     (out_bound, lse_bound)

@@ -42,12 +42,14 @@ use ch18_linear_attention::gates::{exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::sparse::{
-    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept, top_k_tiles_kept,
+    index_scores, sparse_attention, sparse_attention_tiled, top_k_kept,
+    top_k_tiles_kept,
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
 use ch18_linear_attention::sparse_kernel_fast::dsa_kernel_fast;
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main, measurement::WallTime,
+    BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main,
+    measurement::WallTime,
 };
 use shared::{Tensor, manual_seed, randn};
 // A pool of one thread pinned to a core, lengths from the environment and criterion's
@@ -179,11 +181,13 @@ fn dsa_long(c: &mut Criterion) {
             w: &w_index,
         };
         bench_one(&mut group, "ch18_dsa_kernel", t, &one, || {
-            dsa_kernel_fast(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel_fast")
+            dsa_kernel_fast(&q, &k, &v, &indexer, TOP_K, QUERY_TILE)
+                .expect("dsa_kernel_fast")
         });
         if listing_ns.contains(&t) {
             bench_one(&mut group, "ch18_dsa_kernel_listing", t, &one, || {
-                dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE).expect("dsa_kernel")
+                dsa_kernel(&q, &k, &v, &indexer, TOP_K, QUERY_TILE)
+                    .expect("dsa_kernel")
             });
         }
         // Dense attention of the same heads: each head reads every key it can see.

@@ -19,7 +19,12 @@ use crate::kernels::vec_math::glibc_expf;
 ///
 /// # Shapes
 /// `x` and `out`: `[outer · n · inner]`, row major; all sizes ≥ 1.
-pub(crate) fn softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3], v: Vector) {
+pub(crate) fn softmax(
+    x: &[f32],
+    out: &mut [f32],
+    [outer, n, inner]: [usize; 3],
+    v: Vector,
+) {
     let total = outer * inner;
     let threads = crate::cpu::get_num_threads();
     let piece = if threads > 1 {
@@ -56,7 +61,14 @@ pub(crate) fn softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3],
 
 /// One column on the vector path: NaN-propagating max, the vector `exp`, a running sum
 /// from 0, and a true division.
-fn vector_column(x: &[f32], out: &mut [f32], start: usize, n: usize, stride: usize, v: Vector) {
+fn vector_column(
+    x: &[f32],
+    out: &mut [f32],
+    start: usize,
+    n: usize,
+    stride: usize,
+    v: Vector,
+) {
     let at = |d: usize| start + d * stride;
     let max = (1..n).fold(x[at(0)], |m, d| maximum(m, x[at(d)]));
     let mut sum = 0.0f32;
@@ -92,7 +104,12 @@ fn scalar_column(x: &[f32], out: &mut [f32], start: usize, n: usize, stride: usi
 ///
 /// # Shapes
 /// `x` and `out`: `[outer · n · inner]`, row major; all sizes ≥ 1.
-pub(crate) fn log_softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize; 3], v: Vector) {
+pub(crate) fn log_softmax(
+    x: &[f32],
+    out: &mut [f32],
+    [outer, n, inner]: [usize; 3],
+    v: Vector,
+) {
     let w = v.lanes;
     let chunk = ((128 * 1024 / n / size_of::<f32>()).max(w) / w * w).min(inner);
     for o in 0..outer {
@@ -104,10 +121,9 @@ pub(crate) fn log_softmax(x: &[f32], out: &mut [f32], [outer, n, inner]: [usize;
                 let at = |d: usize| start + d * inner;
                 // `x > max ? x : max` from −∞: a NaN never becomes the max (the sum below
                 // turns the column into NaN anyway).
-                let max = (0..n).fold(
-                    f32::NEG_INFINITY,
-                    |m, d| if x[at(d)] > m { x[at(d)] } else { m },
-                );
+                let max = (0..n).fold(f32::NEG_INFINITY, |m, d| {
+                    if x[at(d)] > m { x[at(d)] } else { m }
+                });
                 let exp = if c < vector_columns {
                     v.exp
                 } else {

@@ -63,7 +63,11 @@ impl Vector {
     // `op` is generic (not a `fn` pointer), and the width a constant of each build, so that
     // each use compiles to straight-line code with its operation inlined.
     #[inline]
-    pub fn reduce_all(&self, row: &[f32], op: impl Fn(f32, f32) -> f32 + Copy) -> f32 {
+    pub fn reduce_all(
+        &self,
+        row: &[f32],
+        op: impl Fn(f32, f32) -> f32 + Copy,
+    ) -> f32 {
         match self.lanes {
             16 => self.reduce_lanes::<16>(row, op),
             8 => self.reduce_lanes::<8>(row, op),
@@ -95,7 +99,11 @@ impl Vector {
     }
 
     #[inline(always)]
-    fn combine<const W: usize>(&self, acc: &mut [f32; W], op: impl Fn(f32, f32) -> f32) -> f32 {
+    fn combine<const W: usize>(
+        &self,
+        acc: &mut [f32; W],
+        op: impl Fn(f32, f32) -> f32,
+    ) -> f32 {
         if !self.halving {
             return acc[1..].iter().fold(acc[0], |a, &x| op(a, x));
         }

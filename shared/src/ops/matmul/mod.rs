@@ -43,7 +43,14 @@ impl Tensor {
         if self.numel() != other.numel() {
             return Err(different_lengths("dot", self.sizes(), other.sizes()));
         }
-        on_libtorch!(|device| torch::f_binary("dot", self, other, &[], device, |a, b| a.f_dot(b)));
+        on_libtorch!(|device| torch::f_binary(
+            "dot",
+            self,
+            other,
+            &[],
+            device,
+            |a, b| a.f_dot(b)
+        ));
         let a = self.array().into_dimensionality().expect("1-D");
         let b = other.array().into_dimensionality().expect("1-D");
         Ok(Tensor::scalar(dot_1d(a, b)))
@@ -168,7 +175,11 @@ impl Tensor {
         }
         let (a, b) = promote_vectors(self, other);
         let shapes = f_product_shapes(op, &a, &b, self, other)?;
-        crate::error::f_checked_numel(op, &shapes.out_shape(), std::mem::size_of::<f32>())?;
+        crate::error::f_checked_numel(
+            op,
+            &shapes.out_shape(),
+            std::mem::size_of::<f32>(),
+        )?;
         on_libtorch!(|device| torch::f_binary(
             op,
             self,
@@ -305,7 +316,8 @@ fn folded_product(
     let a2 = folded.array().into_dimensionality::<Ix2>().expect("2-D");
     let b2 = b.array().into_dimensionality::<Ix2>().expect("2-D");
     let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
-    let mut c = Array::from_shape_vec((rows, shapes.n), zeros).expect("rows × n zeros");
+    let mut c =
+        Array::from_shape_vec((rows, shapes.n), zeros).expect("rows × n zeros");
     let order = kernels::mkl_order(a2.view(), b2.view(), b_is_vector);
     kernels::matmul_into(order, a2, b2, c.view_mut());
     Ok(c.into_shape_with_order(IxDyn(&out_shape))
@@ -332,17 +344,23 @@ fn batched_product(
         .expect("batch broadcast checked");
     let out_shape = shapes.out_shape();
     let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
-    let mut out = Array::from_shape_vec(IxDyn(&out_shape), zeros).expect("the product's zeros");
+    let mut out =
+        Array::from_shape_vec(IxDyn(&out_shape), zeros).expect("the product's zeros");
     // Each matrix keeps its order of additions, on whichever thread multiplies it.
-    crate::kernels::batched::batched_into(a_view, b_view, out.view_mut(), |a2, b2, c2| {
-        // Batched products of small matrices run PyTorch's own `bmm` loop.
-        let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
-            kernels::Order::Plain
-        } else {
-            kernels::mkl_order(a2.view(), b2.view(), b_is_vector)
-        };
-        kernels::matmul_into(order, a2, b2, c2);
-    });
+    crate::kernels::batched::batched_into(
+        a_view,
+        b_view,
+        out.view_mut(),
+        |a2, b2, c2| {
+            // Batched products of small matrices run PyTorch's own `bmm` loop.
+            let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
+                kernels::Order::Plain
+            } else {
+                kernels::mkl_order(a2.view(), b2.view(), b_is_vector)
+            };
+            kernels::matmul_into(order, a2, b2, c2);
+        },
+    );
     Ok(out)
 }
 

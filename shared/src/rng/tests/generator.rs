@@ -29,7 +29,8 @@ fn linear_weights_use_one_fused_multiply_add() {
         let a = -b;
         (0..6)
             .map(|_| {
-                let u = (generator.random() & 0x00FF_FFFF) as f32 / (1u32 << 24) as f32;
+                let u =
+                    (generator.random() & 0x00FF_FFFF) as f32 / (1u32 << 24) as f32;
                 (u * (b - a) + a).to_bits()
             })
             .collect::<Vec<_>>()
@@ -38,7 +39,8 @@ fn linear_weights_use_one_fused_multiply_add() {
         let (fused, _) = linear(&mut Generator::new(seed), 3, 2, false);
         let fused = bits(&fused);
         let unfused = unfused(seed);
-        let differing: Vec<usize> = (0..6).filter(|&i| fused[i] != unfused[i]).collect();
+        let differing: Vec<usize> =
+            (0..6).filter(|&i| fused[i] != unfused[i]).collect();
         assert_eq!(differing, differ, "seed {seed}");
     }
 }
@@ -89,8 +91,10 @@ fn kaiming_gain_uses_pythons_a_squared() {
 #[test]
 fn default_generator_is_per_thread_and_reseedable() {
     let fresh = |seed| Generator::new(seed).random();
-    let draw_on_a_new_thread =
-        || std::thread::spawn(|| with_default_generator(|generator| generator.random())).join();
+    let draw_on_a_new_thread = || {
+        std::thread::spawn(|| with_default_generator(|generator| generator.random()))
+            .join()
+    };
     assert_eq!(draw_on_a_new_thread().ok(), Some(fresh(67_280_421_310_721)));
     manual_seed(123);
     assert_eq!(

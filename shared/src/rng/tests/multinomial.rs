@@ -70,9 +70,9 @@ fn bad_shapes_and_counts_fail_with_pytorchs_messages() {
 fn bad_weights_fail_with_each_paths_message() {
     let fast = "probability tensor contains either `inf`, `nan` or element < 0";
     let zero = "invalid multinomial distribution (sum of probabilities <= 0)";
-    let negative = "invalid multinomial distribution (encountering probability entry < 0)";
-    let infinite =
-        "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
+    let negative =
+        "invalid multinomial distribution (encountering probability entry < 0)";
+    let infinite = "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
     let cases = [
         // (weights, with replacement and 2 samples?, message): one sample or no replacement
         // takes the exponential race, which checks the whole tensor first; several samples
@@ -127,7 +127,8 @@ fn one_sample_is_the_argmax_of_probs_over_exponential_noise() {
         let mut q = vec![0.0; weights.len()];
         noise.fill_exponential(&mut q, 1.0);
         let ratio = &probs(&weights) / &probs(&q);
-        let sampled = probs(&weights).multinomial_with(1, false, &mut Generator::new(seed));
+        let sampled =
+            probs(&weights).multinomial_with(1, false, &mut Generator::new(seed));
         assert_eq!(sampled.to_vec(), ratio.argmax_dim(-1, true).to_vec());
     }
 }
@@ -155,7 +156,8 @@ fn a_transposed_probs_gets_its_noise_in_memory_order() {
         ]
     );
     let with_replacement = [
-        0, 1, 3, 0, 3, 3, 0, 2, 2, 3, 0, 2, 2, 1, 4, 0, 0, 2, 4, 0, 3, 2, 0, 1, 2, 0, 2, 2,
+        0, 1, 3, 0, 3, 3, 0, 2, 2, 3, 0, 2, 2, 1, 4, 0, 0, 2, 4, 0, 3, 2, 0, 1, 2, 0,
+        2, 2,
     ];
     assert_eq!(ids(&p, 4, true), with_replacement);
     assert_eq!(ids(&contiguous, 4, true), with_replacement);

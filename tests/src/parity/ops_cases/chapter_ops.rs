@@ -17,7 +17,9 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
             .into(),
         "triu" => c.f32(0).f_triu(c.arg_i64("diagonal")).into(),
         "tril" => c.f32(0).f_tril(c.arg_i64("diagonal")).into(),
-        "einsum" => shared::f_einsum(c.arg_str("equation"), &c.f32(0), &c.f32(1)).into(),
+        "einsum" => {
+            shared::f_einsum(c.arg_str("equation"), &c.f32(0), &c.f32(1)).into()
+        }
         "linear" => {
             let bias = (c.len() == 3).then(|| c.f32(2));
             Linear::f_from_parameters(c.f32(1), bias)
@@ -46,7 +48,8 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
         "cat" => shared::f_cat(&[c.f32(0), c.f32(1)], c.arg_i64("dim")).into(),
         "stack" => shared::f_stack(&[c.f32(0), c.f32(1)], c.arg_i64("dim")).into(),
         "repeat" => {
-            let repeats: Vec<usize> = c.arg_i64s("repeats").iter().map(|&r| r as usize).collect();
+            let repeats: Vec<usize> =
+                c.arg_i64s("repeats").iter().map(|&r| r as usize).collect();
             c.f32(0).f_repeat(&repeats).into()
         }
         "permute" => c

@@ -22,7 +22,13 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
             .and_then(|t| t.f_reshape(c.arg_i64s("shape")))
             .into(),
         "edge_narrow" => prepared(c)
-            .and_then(|t| t.f_narrow(c.arg_i64("dim"), c.arg_i64("start"), usize_arg(c, "length")))
+            .and_then(|t| {
+                t.f_narrow(
+                    c.arg_i64("dim"),
+                    c.arg_i64("start"),
+                    usize_arg(c, "length"),
+                )
+            })
             .into(),
         "edge_slice" => prepared(c)
             .and_then(|t| slice(&t, c.arg_i64("dim"), c.arg("start"), c.arg("end")))
@@ -84,18 +90,25 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
         }
         "edge_pow" => c.f32(0).pow(c.arg_f64("exponent") as f32).into(),
         "edge_full" => creation(c).into(),
-        "edge_from_vec" => Tensor::<f32>::f_from_vec(vec![], &usizes(c, "size")).into(),
+        "edge_from_vec" => {
+            Tensor::<f32>::f_from_vec(vec![], &usizes(c, "size")).into()
+        }
         "edge_arange_float" => {
             let [start, end, step] = ["start", "end", "step"].map(|k| f64_bits(c, k));
             shared::f_arange(start, end, step).into()
         }
         "edge_arange_int" => {
-            shared::f_arange(c.arg_i64("start"), c.arg_i64("end"), c.arg_i64("step")).into()
+            shared::f_arange(c.arg_i64("start"), c.arg_i64("end"), c.arg_i64("step"))
+                .into()
         }
         "edge_linear_new" => linear_new(c),
         "edge_linear_forward" => {
             manual_seed(c.arg_i64("seed") as u64);
-            let layer = Linear::new(usize_arg(c, "in"), usize_arg(c, "out"), c.arg_bool("bias"));
+            let layer = Linear::new(
+                usize_arg(c, "in"),
+                usize_arg(c, "out"),
+                c.arg_bool("bias"),
+            );
             layer.f_forward(&c.f32(0)).into()
         }
         _ => return None,
@@ -116,12 +129,14 @@ fn prepared(c: &Case) -> shared::Result<Tensor> {
             "t" => t.f_t()?,
             "transpose" => t.f_transpose(int(1), int(2))?,
             "permute" => {
-                let dims: Vec<i64> = serde_json::from_value(step[1].clone()).expect("dims");
+                let dims: Vec<i64> =
+                    serde_json::from_value(step[1].clone()).expect("dims");
                 t.f_permute(&dims)?
             }
             "slice" => t.f_slice(int(1), int(2)..int(3))?,
             "expand" => {
-                let sizes: Vec<i64> = serde_json::from_value(step[1].clone()).expect("sizes");
+                let sizes: Vec<i64> =
+                    serde_json::from_value(step[1].clone()).expect("sizes");
                 t.f_expand(sizes)?
             }
             "select" => t.f_select(int(1), int(2))?,
@@ -166,7 +181,8 @@ fn creation(c: &Case) -> shared::Result<Tensor> {
 /// one) and two more `rand` values, which show how far the generator moved.
 fn linear_new(c: &Case) -> Got {
     manual_seed(c.arg_i64("seed") as u64);
-    let layer = Linear::new(usize_arg(c, "in"), usize_arg(c, "out"), c.arg_bool("bias"));
+    let layer =
+        Linear::new(usize_arg(c, "in"), usize_arg(c, "out"), c.arg_bool("bias"));
     let mut parts = vec![Got::F32(layer.weight.clone())];
     if let Some(b) = &layer.bias {
         parts.push(Got::F32(b.clone()));

@@ -164,7 +164,8 @@ pub(crate) fn decode_f32(t: &Value) -> Tensor {
 }
 
 pub(crate) fn decode_bool(t: &Value) -> Tensor<bool> {
-    let values: Vec<bool> = serde_json::from_value(t["values"].clone()).expect("bools");
+    let values: Vec<bool> =
+        serde_json::from_value(t["values"].clone()).expect("bools");
     Tensor::from_vec(values, &shape(t))
 }
 
@@ -203,7 +204,9 @@ impl Tolerance {
         // Off the reference platform (libtorch on another processor or MKL path, a GPU),
         // nothing is bit for bit the reference machine's: every value within 1e-6 of the
         // scale of its result.
-        if shared::device() != shared::Device::Cpu && !course::platform::platform().is_reference() {
+        if shared::device() != shared::Device::Cpu
+            && !course::platform::platform().is_reference()
+        {
             tol.atol = tol.atol.max(1e-6);
         }
         tol
@@ -229,7 +232,10 @@ fn compare(
             _ => Ok(()),
         }
     };
-    fn check_shape<E: Element>(t: &Tensor<E>, expected: &Value) -> Result<(), String> {
+    fn check_shape<E: Element>(
+        t: &Tensor<E>,
+        expected: &Value,
+    ) -> Result<(), String> {
         let want = shape(expected);
         if t.sizes() != want.as_slice() {
             return Err(format!("shape {:?}, PyTorch {want:?}", t.sizes()));
@@ -254,8 +260,8 @@ fn compare(
                 if ulps(g, e) > 0 {
                     differs = true;
                     drift.differing += 1;
-                    let relative =
-                        (g as f64 - e as f64).abs() / scale.max(f32::MIN_POSITIVE) as f64;
+                    let relative = (g as f64 - e as f64).abs()
+                        / scale.max(f32::MIN_POSITIVE) as f64;
                     if relative.is_finite() {
                         drift.largest_relative = drift.largest_relative.max(relative);
                     }
@@ -274,7 +280,10 @@ fn compare(
         }
         Got::I64(t) => {
             if expected["dtype"] != "int64" {
-                return Err(format!("int64 result, PyTorch's is {}", expected["dtype"]));
+                return Err(format!(
+                    "int64 result, PyTorch's is {}",
+                    expected["dtype"]
+                ));
             }
             check_shape(t, expected)?;
             if t.to_vec() != decode_i64(expected).to_vec() {
@@ -288,7 +297,10 @@ fn compare(
         }
         Got::Bool(t) => {
             if expected["dtype"] != "bool" {
-                return Err(format!("bool result, PyTorch's is {}", expected["dtype"]));
+                return Err(format!(
+                    "bool result, PyTorch's is {}",
+                    expected["dtype"]
+                ));
             }
             check_shape(t, expected)?;
             if t.to_vec() != decode_bool(expected).to_vec() {
@@ -305,11 +317,16 @@ fn compare(
                 .as_array()
                 .ok_or("several results, PyTorch gave one")?;
             if parts.len() != want.len() {
-                return Err(format!("{} results, PyTorch {}", parts.len(), want.len()));
+                return Err(format!(
+                    "{} results, PyTorch {}",
+                    parts.len(),
+                    want.len()
+                ));
             }
             for (i, (g, e)) in parts.iter().zip(want).enumerate() {
                 let r = repr.and_then(|r| r.as_array()).map(|r| &r[i]);
-                compare(g, e, r, tol, drift).map_err(|m| format!("result {i}: {m}"))?;
+                compare(g, e, r, tol, drift)
+                    .map_err(|m| format!("result {i}: {m}"))?;
             }
             Ok(())
         }
@@ -349,7 +366,10 @@ fn run_case(case: &Value, drift: &mut Drift) -> Result<Option<Failure>, String> 
 
 /// Runs every case of an operation fixture file (`header` is the file's top-level object),
 /// computing as the CPU build and thread count it records; both are restored afterwards.
-pub fn run(header: &serde_json::Map<String, Value>, cases: &[Value]) -> Result<Report, String> {
+pub fn run(
+    header: &serde_json::Map<String, Value>,
+    cases: &[Value],
+) -> Result<Report, String> {
     let capability = match header.get("cpu_capability").and_then(Value::as_str) {
         Some(name) => Some(
             Capability::from_env_value(&name.to_lowercase())
@@ -358,7 +378,8 @@ pub fn run(header: &serde_json::Map<String, Value>, cases: &[Value]) -> Result<R
         None => None,
     };
     let threads = header.get("num_threads").and_then(Value::as_u64);
-    let (before_capability, before_threads) = (cpu::capability(), cpu::get_num_threads());
+    let (before_capability, before_threads) =
+        (cpu::capability(), cpu::get_num_threads());
     if capability.is_some() {
         cpu::set_capability(capability);
     }

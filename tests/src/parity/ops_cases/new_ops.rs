@@ -75,14 +75,17 @@ fn extremum(op: &str, c: &Case) -> Option<Got> {
 
 fn shape_and_index(op: &str, c: &Case) -> Option<Got> {
     let t = c.f32(0);
-    let flatten = |t: Tensor| t.f_flatten(c.arg_i64("start_dim"), c.arg_i64("end_dim"));
+    let flatten =
+        |t: Tensor| t.f_flatten(c.arg_i64("start_dim"), c.arg_i64("end_dim"));
     let got: Got = match op {
         "flatten" => flatten(t).into(),
         "flatten_t" => flatten(t.transpose(0, 2)).into(),
         "expand" => t.f_expand(c.arg_i64s("sizes")).into(),
         "expand_t" => t.t().f_expand(c.arg_i64s("sizes")).into(),
         "split" => many(t.f_split(c.arg_i64("size") as usize, c.arg_i64("dim"))),
-        "split_sizes" => many(t.f_split_sizes(&usizes(c.arg_i64s("sizes")), c.arg_i64("dim"))),
+        "split_sizes" => {
+            many(t.f_split_sizes(&usizes(c.arg_i64s("sizes")), c.arg_i64("dim")))
+        }
         "chunk" => many(t.f_chunk(c.arg_i64("chunks") as usize, c.arg_i64("dim"))),
         "unbind" => many(t.f_unbind(c.arg_i64("dim"))),
         "gather" => t.f_gather(c.arg_i64("dim"), &c.i64(1)).into(),
@@ -124,7 +127,9 @@ fn random(op: &str, c: &Case) -> Option<Got> {
 pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
     match op {
         "where" => Some(shared::f_where_(&c.bool(0), &c.f32(1), &c.f32(2)).into()),
-        "eye" => Some(shared::eye_m(c.arg_i64("n") as usize, c.arg_i64("m") as usize).into()),
+        "eye" => Some(
+            shared::eye_m(c.arg_i64("n") as usize, c.arg_i64("m") as usize).into(),
+        ),
         "einsum_n" => {
             let operands: Vec<Tensor> = (0..c.len()).map(|i| c.f32(i)).collect();
             let refs: Vec<&Tensor> = operands.iter().collect();

@@ -21,10 +21,12 @@ pub(super) fn run(op: &str, c: &Case) -> Option<Got> {
         "relu" => x(c).relu().into(),
         "tanh" => x(c).tanh().into(),
         "log" => x(c).log().into(),
-        "gelu" | "gelu_t" | "gelu_narrow" | "gelu_each" => match c.arg_str("approximate").parse() {
-            Ok(approximate) => gelu(op, c, approximate).into(),
-            Err(e) => Got::Error(e.to_string()),
-        },
+        "gelu" | "gelu_t" | "gelu_narrow" | "gelu_each" => {
+            match c.arg_str("approximate").parse() {
+                Ok(approximate) => gelu(op, c, approximate).into(),
+                Err(e) => Got::Error(e.to_string()),
+            }
+        }
         "var" => x(c)
             .f_var_dim(dim(c), c.arg_f64("correction"), c.arg_bool("keepdim"))
             .into(),
