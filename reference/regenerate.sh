@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate reference/expected/*.txt: the exact stdout of each chapter script, and
 # reference/expected/seeds/chNN-slug.seed-S.txt: its stdout with `--seed S`, for each seed
-# that expected/seeds/SEEDS lists for the chapter (the chapters' tests read the same list).
+# that the chapter's manifest lists (`seeds` in chapters/chNN-slug/chapter.toml, which the
+# chapters' tests read too).
 #
 #   PYTHON=/path/to/python reference/regenerate.sh
 #
@@ -12,6 +13,7 @@ set -euo pipefail
 
 PYTHON="${PYTHON:-python3}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../scripts/chapters.sh"
 
 if ! version="$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null)"; then
     echo "regenerate.sh: $PYTHON cannot import torch (set PYTHON, see requirements.txt)" >&2
@@ -69,26 +71,24 @@ for script in "$here"/ch[0-9][0-9]_*.py; do
     echo "wrote ${out#"$here"/}"
 done
 
-# expected/seeds/SEEDS: one line per chapter, "chNN-slug: S1 S2"; "#" starts a comment.
-while IFS= read -r line; do
-    line="${line%%#*}"
-    case "$line" in *:*) ;; *) continue ;; esac
-    chapter="$(echo "${line%%:*}" | tr -d '[:space:]')"
+# Each chapter's seeds, from its manifest.
+for manifest in "$here"/../chapters/*/chapter.toml; do
+    chapter="$(basename "$(dirname "$manifest")")"
     script="$here/${chapter//-/_}.py"
     if [ ! -f "$script" ]; then
-        echo "regenerate.sh: expected/seeds/SEEDS names $chapter, but $script is missing" >&2
+        echo "regenerate.sh: chapters/$chapter has a manifest, but $script is missing" >&2
         exit 1
     fi
-    if [ "$chapter" = ch20-real-model ] && ! { ch20_packages && ch20_model_here; }; then
+    if [ "$(chapter_value "$chapter" needs_model)" = true ] && ! { ch20_packages && ch20_model_here; }; then
         continue
     fi
-    for seed in ${line#*:}; do
+    for seed in $(chapter_seeds "$chapter"); do
         out="$here/expected/seeds/$chapter.seed-$seed.txt"
         PYTHONHASHSEED=0 "$PYTHON" "$script" --seed "$seed" > "$out.tmp"
         mv "$out.tmp" "$out"
         echo "wrote ${out#"$here"/}"
     done
-done < "$here/expected/seeds/SEEDS"
+done
 
 # The texts above are the reference platform's where this script runs on an Intel processor
 # with AVX-512. Elsewhere MKL may add some matrix products in another order, and a printed

@@ -42,11 +42,15 @@ cargo test --quiet -p workspace-tests --test book_includes
 if ! bash scripts/build-wasm.sh; then
   echo "note: no WebAssembly module; the book's pages will show their static figures only"
 fi
-# Chapter 21's kernels, which its page runs on the reader's GPU (theme/gpu.js): the very
-# files the chapter compiles, copied into the book (not committed).
+# The kernels of the chapters whose page runs them on the reader's GPU (`widget = "gpu"` in
+# chapter.toml; theme/gpu.js): the very files the chapter compiles, copied into the book
+# (not committed).
+source scripts/chapters.sh
 rm -rf book/src/widgets/kernels
 mkdir -p book/src/widgets/kernels
-cp chapters/ch21-webgpu/kernels/*.wgsl book/src/widgets/kernels/
+for chapter in $(chapters_where widget gpu); do
+  cp "chapters/$chapter"/kernels/*.wgsl book/src/widgets/kernels/
+done
 # The pages fetch the module where build-wasm.sh marked them (theme/header.hbs); without
 # the module, no mark, so that they ask for nothing.
 if [ ! -f book/src/widgets/book_widgets.wasm ]; then

@@ -48,8 +48,10 @@ if [ -n "${CHAPTERS:-}" ]; then
     read -r -a chapters <<<"$CHAPTERS"
 fi
 
-# Chapter 20 needs the model file and transformers.
-ch20_missing() {
+source scripts/chapters.sh
+# A chapter that reads the model (`needs_model` in its chapter.toml) needs the file and
+# transformers.
+model_missing() {
     local model="${ATTN_MODEL:-models/SmolLM2-135M-Instruct.Q4_1.gguf}"
     if [ ! -f "$model" ]; then
         echo "no $model (bash scripts/get-model.sh)"
@@ -59,12 +61,13 @@ ch20_missing() {
 }
 kept=()
 for chapter in "${chapters[@]}"; do
-    if [ "$chapter" = ch20-real-model ] && missing="$(ch20_missing)" && [ -n "$missing" ]; then
+    if [ "$(chapter_value "$chapter" needs_model)" = true ] && missing="$(model_missing)" &&
+        [ -n "$missing" ]; then
         if [ "${ATTN_REQUIRE_MODEL:-}" = 1 ]; then
-            echo "check-seeds.sh: ATTN_REQUIRE_MODEL=1, but ch20-real-model cannot run: $missing" >&2
+            echo "check-seeds.sh: ATTN_REQUIRE_MODEL=1, but $chapter cannot run: $missing" >&2
             exit 1
         fi
-        echo "skipped ch20-real-model: $missing"
+        echo "skipped $chapter: $missing"
         continue
     fi
     kept+=("$chapter")
@@ -95,9 +98,11 @@ for chapter in "${chapters[@]}"; do
         checked=$((checked + 1))
         if ! diff -u --label "pytorch $chapter --seed $seed" --label "ours" \
             "$tmp/pytorch.txt" "$tmp/ours.txt" >"$tmp/diff.txt"; then
-            # Off the reference platform, and always for chapter 21 (a GPU rounds in its own
-            # order), within one unit of each number's last printed digit is PyTorch's text.
-            if { [ "$reference_platform" -eq 0 ] || [ "$chapter" = ch21-webgpu ]; } &&
+            # Off the reference platform, and always for a chapter that runs on a GPU (which
+            # rounds in its own order), within one unit of each number's last printed digit
+            # is PyTorch's text.
+            if { [ "$reference_platform" -eq 0 ] ||
+                [ "$(chapter_value "$chapter" needs_gpu)" = true ]; } &&
                 "$bin_dir/compare-printed" "$tmp/ours.txt" "$tmp/pytorch.txt" >"$tmp/digits.txt"; then
                 within_digits=$((within_digits + 1))
                 echo "digits  $chapter --seed $seed: $(cat "$tmp/digits.txt")"

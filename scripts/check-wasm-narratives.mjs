@@ -1,8 +1,9 @@
 // Runs every chapter's narrative inside the book's WebAssembly module (under Node) and
 // compares it byte for byte with what the chapter's native binary prints, for the
-// articles' seeds and two others. Chapter 19 trains its model for any seed but its own
-// (too long for a page): it runs here from its saved run only, and another seed must
-// answer a message that gives the `cargo run --release` command.
+// articles' seeds and two others. A chapter whose page replays one saved run (chapter 19
+// trains its model for any seed but its own, too long for a page; `page_run = "seed N"` in
+// its chapter.toml) runs here from that run only, and another seed must answer a message
+// that gives the `cargo run --release` command.
 //
 //   node scripts/check-wasm-narratives.mjs --wasm book/src/widgets/book_widgets.wasm --bin target/debug
 //
@@ -12,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { chapters, savedSeed } from "./chapters.mjs";
 
 const require = createRequire(import.meta.url);
 const { bookWidgetsInstantiate } = require("../book/theme/widgets.js");
@@ -25,15 +27,14 @@ const args = Object.fromEntries(
 const wasm = args.wasm ?? "book/src/widgets/book_widgets.wasm";
 const binDir = args.bin ?? "target/debug";
 const seeds = [null, "7", "18446744073709551615"];
-const packages = [
-  "ch01-embeddings", "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal",
-  "ch06-multihead-wrapper", "ch07-multihead-split", "ch08-cross-attention",
-  "ch09-flash-attention", "ch10-backward", "ch11-training", "ch12-positions", "ch13-block",
-  "ch14-generation", "ch15-modern-layer", "ch16-flex-attention", "ch17-inference", "ch18-linear-attention",
-  "ch19-induction-heads",
-];
-// The seeds each chapter is run with: chapter 19 only from its saved run (its seed, 7).
-const seedsOf = (name) => (name === "ch19-induction-heads" ? [null, "7"] : seeds);
+// The chapters whose page runs their narrative (`page_run` in chapter.toml), and the seeds
+// each is run with: a page that replays one saved run, with that run's seed only.
+const runnable = chapters().filter((c) => c.page_run !== "none");
+const packages = runnable.map((c) => c.package);
+const seedsOf = (name) => {
+  const saved = savedSeed(runnable.find((c) => c.package === name));
+  return saved === null ? seeds : [null, saved];
+};
 
 const request = await bookWidgetsInstantiate(readFileSync(wasm));
 let failures = 0;
@@ -64,14 +65,19 @@ for (const name of packages) {
     }
   }
 }
-// Chapter 19 with another seed: no training in the page, the command instead.
-const trains = request({ run: 19, seed: "8" });
-const command = "cargo run --release -p ch19-induction-heads -- --seed 8";
-if (trains.ok || !trains.text.includes(command)) {
-  console.error(`FAIL ch19-induction-heads --seed 8: the module should answer a message with \`${command}\`, not ${JSON.stringify(trains.text.slice(0, 200))}`);
-  failures++;
-} else {
-  console.log("ok   ch19-induction-heads --seed 8: the module gives the command to train on the reader's machine");
+// A page that replays a saved run, with another seed: no training in the page, the command
+// that runs it natively instead.
+for (const chapter of runnable.filter((c) => savedSeed(c) !== null)) {
+  const other = String(BigInt(savedSeed(chapter)) + 1n);
+  const label = `${chapter.package} --seed ${other}`;
+  const trains = request({ run: chapter.number, seed: other });
+  const command = `cargo run --release -p ${chapter.package} -- --seed ${other}`;
+  if (trains.ok || !trains.text.includes(command)) {
+    console.error(`FAIL ${label}: the module should answer a message with \`${command}\`, not ${JSON.stringify(trains.text.slice(0, 200))}`);
+    failures++;
+  } else {
+    console.log(`ok   ${label}: the module gives the command to run it on the reader's machine`);
+  }
 }
 if (failures) {
   console.error(`${failures} narratives differ between the module and the native binaries`);

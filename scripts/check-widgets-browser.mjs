@@ -21,6 +21,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { chapters, savedSeed } from "./chapters.mjs";
 import { launchChromium } from "./chromium.mjs";
 
 const args = Object.fromEntries(
@@ -35,16 +36,15 @@ const numbers = args.numbers ?? "target/debug/widget-numbers";
 const outDir = args.out ?? "book/build/screenshots";
 const timeoutMs = Number(args.timeout ?? 180000);
 
-const pages = [
-  "ch02-dot-product", "ch03-softmax", "ch04-trainable", "ch05-causal", "ch06-multihead-wrapper",
-  "ch07-multihead-split", "ch08-cross-attention", "ch09-flash-attention", "ch10-backward",
-  "ch11-training", "ch12-positions", "ch13-block", "ch14-generation", "ch15-modern-layer",
-  "ch16-flex-attention", "ch17-inference", "ch18-linear-attention", "ch19-induction-heads",
-];
-// The pages with a run panel and no heatmap.
-const runOnly = new Set(["ch17-inference"]);
-// The seed the run panel is checked with: chapter 19 trains for any seed but its own 7.
-const runSeed = (chapter) => (chapter === 11 || chapter === 19 ? "7" : "2024");
+// The pages with a widget (`widget` in each chapter.toml) that the module drives: a heatmap,
+// or a block diagram beside the run panel (no heatmap to move).
+const manifests = chapters().filter((c) => c.widget === "heatmap" || c.widget === "block");
+const pages = manifests.map((c) => c.package);
+const runOnly = new Set(manifests.filter((c) => c.widget === "block").map((c) => c.package));
+const manifestOf = (page) => manifests.find((c) => c.package === page);
+// The seed the run panel is checked with: a page that replays a saved run, that run's seed
+// (chapter 19 trains for any other); chapter 11's short run, 7.
+const runSeed = (page) => savedSeed(manifestOf(page)) ?? (page === "ch11-training" ? "7" : "2024");
 
 // The moves, one after the other, each a set of knob values; a knob the page does not
 // have (the module declares each chapter's, book/widgets/src/controls.rs), or a value its
@@ -302,12 +302,14 @@ async function main() {
     if (!runOnly.has(page)) {
       for (const knobs of movesOf(chapter)) seen.push(await evaluate(move(knobs), sessionId));
     }
-    const seed = runSeed(chapter);
+    const seed = runSeed(page);
     const printed = await evaluate(runPanel(seed), sessionId);
     const runs = [{ run: chapter, seed }];
-    // Chapter 19 with another seed: the panel shows the message with the command.
-    const trains = chapter === 19 ? await evaluate(runPanel("8"), sessionId) : null;
-    if (chapter === 19) runs.push({ run: chapter, seed: "8" });
+    // A saved run's page with another seed: the panel shows the message with the command.
+    const saved = savedSeed(manifestOf(page));
+    const other = saved === null ? null : String(BigInt(saved) + 1n);
+    const trains = other === null ? null : await evaluate(runPanel(other), sessionId);
+    if (other !== null) runs.push({ run: chapter, seed: other });
     const native = nativeAnswers([...seen.map((s) => ({ heatmap: s.settings })), ...runs]);
     const errors = [];
     seen.forEach((s, i) => {
@@ -346,8 +348,8 @@ async function main() {
     if (printed !== printedNative.ok) errors.push(`the run panel (--seed ${seed}) prints other text than the native code`);
     if (trains !== null) {
       const message = native[seen.length + 1].error;
-      if (message === undefined || !message.includes("cargo run --release")) errors.push("chapter 19 with --seed 8: the native code gives no command to run");
-      if (trains !== message) errors.push(`the run panel (--seed 8) shows ${JSON.stringify(trains?.slice(0, 120))}, not the message that gives the command`);
+      if (message === undefined || !message.includes("cargo run --release")) errors.push(`--seed ${other}: the native code gives no command to run`);
+      if (trains !== message) errors.push(`the run panel (--seed ${other}) shows ${JSON.stringify(trains?.slice(0, 120))}, not the message that gives the command`);
     }
     for (const e of errors) fail(`${page}: ${e}`);
     console.log(`${errors.length ? "FAIL" : "ok  "} ${page}: ${seen.length} moves, ${distinct} distinct heatmaps, run panel ${printed?.length ?? 0} bytes${pools}`);

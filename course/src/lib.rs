@@ -12,6 +12,7 @@
 //! - [`cli`]: the command line every chapter binary shares (the story, `--seed`,
 //!   `--heatmaps`, `--device`, `doctor`);
 //! - [`hints`]: a chapter's exercises and their hints, which `learn` shows;
+//! - [`manifest`]: a chapter's `chapter.toml`, what the tools around it need to know;
 //! - [`peak_memory`]: the peak memory of one call, as Linux reports it, for the examples
 //!   that check what a chapter says a form of attention holds;
 //! - `quiet_proptest` (feature `proptest`, for the exercises' tests): property tests that
@@ -34,6 +35,7 @@
 pub mod cli;
 pub mod doctor;
 pub mod hints;
+pub mod manifest;
 pub mod narrative;
 pub mod peak_memory;
 pub mod platform;

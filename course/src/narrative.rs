@@ -316,73 +316,45 @@ pub fn lines_after<'a>(step: &'a str, header: &str, count: usize) -> Option<&'a 
         .then(|| step[start..offset].trim_end_matches('\n'))
 }
 
-/// The list of extra seeds: one line per chapter, `chNN-slug: S1 S2`; `#` starts a comment.
-/// `reference/regenerate.sh` reads the same file to write PyTorch's output for each seed.
-pub const SEEDS_FILE: &str = "reference/expected/seeds/SEEDS";
+/// The folder of PyTorch's outputs for the seeds each chapter's manifest lists
+/// (`seeds` in `chapters/chNN-slug/chapter.toml`): `chNN-slug.seed-S.txt`, written by
+/// `reference/regenerate.sh`.
+pub const SEEDS_FOLDER: &str = "reference/expected/seeds";
 
-/// The seeds `seeds_file` (the text of [`SEEDS_FILE`]) lists for `chapter`; `None` if the
-/// chapter has no line. A seed that is not a `u64` is an error naming the line.
-pub fn listed_seeds(
-    seeds_file: &str,
-    chapter: &str,
-) -> Result<Option<Vec<u64>>, String> {
-    for line in seeds_file.lines() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        let Some((name, seeds)) = line.split_once(':') else {
-            continue;
-        };
-        if name.trim() == chapter {
-            let seeds = seeds
-                .split_whitespace()
-                .map(|s| {
-                    s.parse::<u64>()
-                        .map_err(|_| format!("{s:?} in {line:?} is not a seed"))
-                })
-                .collect::<Result<Vec<u64>, String>>()?;
-            return Ok(Some(seeds));
-        }
-    }
-    Ok(None)
-}
-
-/// PyTorch's output of `chapter` for each seed [`SEEDS_FILE`] lists, as `(seed, text)`,
-/// read from `reference/expected/seeds/chapter.seed-S.txt` under the workspace root
-/// `root`. For the tests: panics with what is missing and how to make it.
+/// PyTorch's output of `chapter` for each seed its manifest ([`crate::manifest`]) lists,
+/// as `(seed, text)`, read from [`SEEDS_FOLDER`]`/chapter.seed-S.txt` under the workspace
+/// root `root`. For the tests: panics with what is missing and how to make it.
 pub fn seed_references(root: &std::path::Path, chapter: &str) -> Vec<(u64, String)> {
-    let read = |path: &std::path::Path| {
-        std::fs::read_to_string(path).unwrap_or_else(|e| {
-            panic!(
-                "cannot read {}: {e} (reference/regenerate.sh writes it)",
-                path.display()
-            )
-        })
-    };
-    let list = read(&root.join(SEEDS_FILE));
-    let seeds = listed_seeds(&list, chapter)
-        .unwrap_or_else(|e| panic!("{SEEDS_FILE}: {e}"))
-        .unwrap_or_else(|| panic!("{SEEDS_FILE} has no line for {chapter}"));
-    let folder = root.join(SEEDS_FILE).with_file_name("");
-    seeds
+    let manifest =
+        crate::manifest::Manifest::read(&root.join("chapters").join(chapter))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let folder = root.join(SEEDS_FOLDER);
+    manifest
+        .seeds
         .into_iter()
         .map(|seed| {
-            (
-                seed,
-                read(&folder.join(format!("{chapter}.seed-{seed}.txt"))),
-            )
+            let path = folder.join(format!("{chapter}.seed-{seed}.txt"));
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+                panic!(
+                    "cannot read {}: {e} (reference/regenerate.sh writes it)",
+                    path.display()
+                )
+            });
+            (seed, text)
         })
         .collect()
 }
 
 /// The output tests of a chapter, for its `tests/output.rs`:
 /// `output_equals_pytorch` (the whole output with the articles' seeds equals the PyTorch
-/// reference text), `output_equals_pytorch_for_other_seeds` (the same for every seed
-/// [`SEEDS_FILE`] lists for the package, against PyTorch's output for that seed) and
+/// reference text), `output_equals_pytorch_for_other_seeds` (the same for every seed the
+/// chapter's manifest lists, against PyTorch's output for that seed) and
 /// `output_snapshots` (an insta snapshot of every step, the answer key the book includes;
 /// the whole output is their concatenation, which `output_equals_pytorch` checks). The texts are compared byte for byte on the reference platform and
 /// within their printed digits elsewhere ([`crate::platform::assert_printed`]); the
 /// snapshots, which hold the reference platform's text, only on the reference platform. The
-/// chapter's tests need `insta` as a dev-dependency; the package's name is the chapter's name
-/// in [`SEEDS_FILE`].
+/// chapter's tests need `insta` as a dev-dependency; the package's name is its folder's name
+/// under `chapters/`.
 ///
 /// ```ignore
 /// course::chapter_output_tests!(
@@ -523,21 +495,5 @@ mod tests {
         assert_eq!(python_bool(true), "True");
         let vocab = [("Life", 0), ("it's", 1)];
         assert_eq!(python_dict(vocab), "{'Life': 0, \"it's\": 1}");
-    }
-
-    #[test]
-    fn seeds_are_listed_per_chapter() {
-        let list = "# comment\nch01-embeddings: 7 2026\n\
-                    ch02-dot-product:  1  18446744073709551615 # max\n";
-        assert_eq!(
-            listed_seeds(list, "ch01-embeddings"),
-            Ok(Some(vec![7, 2026]))
-        );
-        assert_eq!(
-            listed_seeds(list, "ch02-dot-product"),
-            Ok(Some(vec![1, u64::MAX]))
-        );
-        assert_eq!(listed_seeds(list, "ch03-softmax"), Ok(None));
-        assert!(listed_seeds("ch01-embeddings: -1", "ch01-embeddings").is_err());
     }
 }

@@ -6,16 +6,21 @@
 //! exercise `NAME` is every test in `tests/exercises.rs` whose name starts `exercise_NAME`.
 //!
 //! Each chapter's exercise tests run twice, once with its own code and once with the stubs,
-//! and every test's verdict is read from libtest's output. This builds the chapters again,
-//! in a separate target directory (so it never waits on the `cargo test` that runs it)
-//! unless `EXERCISE_CONTRACT_TARGET` names another (`.ci/run` runs the test binary itself
-//! and points it at the workspace's own, whose dependencies are built already). That takes
-//! a while: it is `#[ignore]`d in a plain `cargo test`. Once you start solving exercises it
-//! fails by design, since your solved stubs pass.
+//! and every test's verdict is read from libtest's output. The solutions' tests are the
+//! ones `cargo test --workspace` builds (one build for every chapter, nothing compiled
+//! again after it); the stubs' are built one chapter at a time (`cargo test -p chNN
+//! --features exercise`: the chapter's stubs against the earlier chapters' own code), which
+//! compiles only that chapter, since a chapter alone resolves the workspace's features
+//! (tests/tests/one_build.rs). That builds in a separate target directory (so it never
+//! waits on the `cargo test` that runs it) unless `EXERCISE_CONTRACT_TARGET` names another
+//! (`.ci/run` runs the test binary itself and points it at the workspace's own, where
+//! everything is built already). It takes a while: it is `#[ignore]`d in a plain `cargo
+//! test`. Once you start solving exercises it fails by design, since your solved stubs pass.
 //!
 //! `EXERCISE_CONTRACT_CHAPTERS="ch15 ch16"` checks only the chapters whose folder name
 //! starts with one of those words (every chapter when it is unset).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,16 +33,13 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The verdict of every test of a chapter's `tests/exercises.rs`, by name, with the
-/// output of the run: the chapter's own code (`as_exercise = false`) or the stubs.
-///
-/// One run per chapter and variant: all the stubs are in place at once either way (the
-/// `exercise` feature swaps them all), so running an exercise's tests alone would not
-/// change any verdict, only build and start the binary once per exercise.
-fn run_chapter_tests(
-    package: &str,
-    as_exercise: bool,
-) -> (Vec<(String, bool)>, String) {
+/// Builds the `exercises` tests of `selection` (`--workspace`, or `-p chNN`) without
+/// running them, with `--features exercise` for the stubs, and returns each chapter's test
+/// executable by package name (a chapter's package is named as its folder).
+fn build_exercise_tests(
+    selection: &[&str],
+    stubs: bool,
+) -> BTreeMap<String, PathBuf> {
     let root = workspace_root();
     let mut cargo = Command::new(env!("CARGO"));
     cargo
@@ -49,13 +51,51 @@ fn run_chapter_tests(
                 PathBuf::from,
             ),
         )
-        .env("INSTA_UPDATE", "no")
-        .args(["test", "-p", package, "--test", "exercises"]);
-    if as_exercise {
+        .args(["test", "--no-run", "--message-format", "json"])
+        .args(selection)
+        .args(["--test", "exercises"]);
+    if stubs {
         cargo.args(["--features", "exercise"]);
     }
-    cargo.args(["--", "exercise_"]);
     let output = cargo.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo test --no-run {selection:?} (stubs: {stubs}) failed to build:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // One JSON message a line; a test's artifact names its executable and its manifest.
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| {
+            m["reason"] == "compiler-artifact" && m["target"]["name"] == "exercises"
+        })
+        .filter_map(|m| {
+            let executable = PathBuf::from(m["executable"].as_str()?);
+            let manifest = Path::new(m["manifest_path"].as_str()?);
+            let package = manifest
+                .parent()?
+                .file_name()?
+                .to_string_lossy()
+                .to_string();
+            Some((package, executable))
+        })
+        .collect()
+}
+
+/// Runs one chapter's built exercise tests (those named `exercise_*`) from the chapter's
+/// folder, as `cargo test` would, and returns every test's verdict by name with the output.
+fn run_exercise_tests(
+    executable: &Path,
+    chapter: &Path,
+) -> (Vec<(String, bool)>, String) {
+    let output = Command::new(executable)
+        .current_dir(chapter)
+        .env("INSTA_UPDATE", "no")
+        .args(["exercise_"])
+        .output()
+        .expect("the test binary runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let text = format!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
     // libtest prints `test NAME ... ok` or `test NAME ... FAILED`, one line per test.
@@ -79,7 +119,7 @@ fn verdicts_of<'a>(all: &'a [(String, bool)], name: &str) -> Vec<&'a (String, bo
 }
 
 #[test]
-#[ignore = "builds every chapter twice more; run by .ci/run with --ignored"]
+#[ignore = "builds every chapter's stubs; run by .ci/run with --ignored"]
 fn every_stub_fails_and_every_solution_passes() {
     let only: Option<Vec<String>> = std::env::var("EXERCISE_CONTRACT_CHAPTERS")
         .ok()
@@ -97,6 +137,7 @@ fn every_stub_fails_and_every_solution_passes() {
             .collect();
     chapters.sort();
     assert!(!chapters.is_empty(), "no chapter has exercises");
+    let solution_executables = build_exercise_tests(&["--workspace"], false);
     let mut problems = Vec::new();
     for chapter in &chapters {
         let package = chapter
@@ -114,8 +155,15 @@ fn every_stub_fails_and_every_solution_passes() {
                 exercises.len()
             ));
         }
-        let (solutions, solution_text) = run_chapter_tests(&package, false);
-        let (stubs, stub_text) = run_chapter_tests(&package, true);
+        let Some(solution_tests) = solution_executables.get(&package) else {
+            problems.push(format!(
+                "{package}: has exercises but no tests/exercises.rs"
+            ));
+            continue;
+        };
+        let (solutions, solution_text) = run_exercise_tests(solution_tests, chapter);
+        let stub_tests = build_exercise_tests(&["-p", &package], true);
+        let (stubs, stub_text) = run_exercise_tests(&stub_tests[&package], chapter);
         for exercise in &exercises {
             if exercise.hints.len() != 3 {
                 problems.push(format!(

@@ -1,7 +1,7 @@
 //! The chapter's output, checked against PyTorch:
 //! - with the default seed (read from the saved run) it equals what the PyTorch reference
 //!   script printed, `reference/expected/ch19-induction-heads.txt`;
-//! - with each seed `reference/expected/seeds/SEEDS` lists for the chapter (trained here,
+//! - with each seed the chapter's `chapter.toml` lists (trained here,
 //!   both runs), it equals what the script printed with `--seed S`;
 //! - it matches the insta snapshots of the whole output and of every step.
 
