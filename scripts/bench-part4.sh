@@ -139,7 +139,7 @@ if [[ " $groups " == *" ch19 "* ]]; then
     ours=("$CARGO_TARGET_DIR/release/ch19-induction-heads" --train)
     torch=("$PYTHON" reference/ch19_induction_heads.py)
   fi
-  # Ours keeps its freed memory itself (chapters/ch19-induction-heads/src/process.rs); the
+  # Ours keeps its freed memory itself (course/src/process.rs); the
   # reference script runs as a reader runs it.
   unset GLIBC_TUNABLES
   python3 - "$out/ch19.json" "${CH19_ROUNDS:-3}" "${#ours[@]}" "${ours[@]}" "${torch[@]}" <<'PY'

@@ -76,17 +76,22 @@ fn paths_after(text: &str, prefix: &str) -> Vec<String> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
             continue;
         }
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = matching_brace(group);
-            out.extend(split_group(&group[..end]));
-        } else {
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-                .unwrap_or(rest.len());
-            out.push(rest[..end].trim_end_matches(':').to_string());
-        }
+        out.extend(path_at(rest));
     }
     out
+}
+
+/// The paths at the start of `text`, the rest of a path after its prefix: `a::b` gives
+/// `a::b`, `{a, b::{c, d}}` gives `a`, `b::c` and `b::d`.
+fn path_at(text: &str) -> Vec<String> {
+    if let Some(group) = text.strip_prefix('{') {
+        let end = matching_brace(group);
+        return split_group(&group[..end]);
+    }
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(text.len());
+    vec![text[..end].trim_end_matches(':').to_string()]
 }
 
 /// The index of the `}` that closes a group whose `{` came just before `text`.
@@ -266,7 +271,8 @@ fn benchmarks_share_code_through_a_crate() {
 }
 
 /// A crate's modules, by path (`ops::views`), and the modules each one names with
-/// `crate::...`, a module's own children and parents left out.
+/// `crate::...`, `super::...` or `self::...` (see [`relative_paths`]), a module's own
+/// children and parents left out.
 fn module_graph(src: &Path) -> BTreeMap<String, Vec<String>> {
     let mut modules: BTreeMap<String, PathBuf> = BTreeMap::new();
     for file in rust_files(src) {
@@ -305,8 +311,9 @@ fn module_graph(src: &Path) -> BTreeMap<String, Vec<String>> {
     for (module, file) in &modules {
         let text = code(&read(file));
         let mut edges: Vec<String> = paths_after(&text, "crate::")
-            .iter()
-            .filter_map(|p| resolve(p))
+            .into_iter()
+            .chain(relative_paths(module, &text))
+            .filter_map(|p| resolve(&p))
             .filter(|target| !related(module, target))
             .collect();
         edges.sort();
@@ -314,6 +321,87 @@ fn module_graph(src: &Path) -> BTreeMap<String, Vec<String>> {
         graph.insert(module.clone(), edges);
     }
     graph
+}
+
+/// The paths that `text`, the file of module `module` (`kernels::matmul`), names with
+/// `super::` or `self::`, written from the crate root: `super::` is the module around the
+/// one it is written in. An inline `mod name { ... }` is a module inside the file's, so a
+/// test module's `use super::*` names the file's own module, and its
+/// `super::super::row_dots` a sibling of the file's. Test modules count: their code is
+/// the module's code, and a cycle through a test still makes each file need the other.
+fn relative_paths(module: &str, text: &str) -> Vec<String> {
+    let file = module.split("::").filter(|p| !p.is_empty());
+    let mut paths = Vec::new();
+    for (at, inline) in inline_modules(text) {
+        let mut base: Vec<&str> = file.clone().chain(inline).collect();
+        let mut tail = &text[at..];
+        if let Some(after) = tail.strip_prefix("self::") {
+            tail = after;
+        }
+        while let Some(after) = tail.strip_prefix("super::") {
+            if base.pop().is_none() {
+                break; // past the crate root: not a path this check can follow
+            }
+            tail = after;
+        }
+        for path in path_at(tail) {
+            let mut full = base.clone();
+            full.extend(path.split("::").filter(|p| !p.is_empty() && *p != "*"));
+            paths.push(full.join("::"));
+        }
+    }
+    paths
+}
+
+/// Where each `super::` or `self::` path starts in `text` (not a `super::` that continues
+/// another), with the inline modules (`mod tests {`) it sits in, outermost first. Braces
+/// are counted to find where an inline module ends; a `'{'` or `'}'` character is not a
+/// brace.
+fn inline_modules(text: &str) -> Vec<(usize, Vec<&str>)> {
+    let mut found = Vec::new();
+    let mut open: Vec<(&str, usize)> = Vec::new(); // inline module, depth inside it
+    let mut depth = 0;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let before = text[..i].chars().next_back();
+        let joined =
+            before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+        if rest.starts_with("'{'") || rest.starts_with("'}'") {
+            i += 3;
+            continue;
+        }
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                if open.last().is_some_and(|&(_, d)| d == depth) {
+                    open.pop();
+                }
+                depth -= 1;
+            }
+            _ if joined => {}
+            _ if rest.starts_with("super::") || rest.starts_with("self::") => {
+                found.push((i, open.iter().map(|&(name, _)| name).collect()));
+                // skip the chain `super::super::`, so that only its start counts
+                while text[i..].starts_with("super::") {
+                    i += "super::".len();
+                }
+                continue;
+            }
+            _ if rest.starts_with("mod ") => {
+                let name_end = rest[4..]
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .map_or(rest.len(), |e| e + 4);
+                if rest[name_end..].trim_start().starts_with('{') {
+                    open.push((&rest[4..name_end], depth + 1));
+                }
+            }
+            _ => {}
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    found
 }
 
 /// The groups of modules that reach each other (Tarjan's strongly connected components of
@@ -423,4 +511,66 @@ fn the_checks_find_what_they_look_for() {
     .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
     .collect();
     assert_eq!(cycles(&graph), [["a", "b", "c"]]);
+}
+
+#[test]
+fn super_paths_are_followed_from_the_module_they_are_written_in() {
+    let text = "use super::{gemm::Isa, row_dots};\nconst OPEN: char = '{';\n\
+                mod tests {\n    use super::*;\n    use super::super::row_dots::tests::bits;\n}\n\
+                use self::inner::f;";
+    assert_eq!(
+        relative_paths("kernels::matmul", text),
+        [
+            "kernels::gemm::Isa",
+            "kernels::row_dots",
+            "kernels::matmul",
+            "kernels::row_dots::tests::bits",
+            "kernels::matmul::inner::f",
+        ]
+    );
+}
+
+/// A crate written to a temporary folder, with a cycle that only `super::` paths make, one
+/// of them in a test module: the check finds it, and finds nothing once the test's import
+/// is gone.
+#[test]
+fn a_cycle_through_super_paths_fails_the_check() {
+    let src = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layout-cycle/src");
+    let write = |files: &[(&str, &str)]| {
+        let _ = std::fs::remove_dir_all(&src);
+        std::fs::create_dir_all(src.join("kernels")).expect("a temporary folder");
+        for (file, text) in files {
+            std::fs::write(src.join(file), text).expect("a fixture file");
+        }
+    };
+    let crate_files = |test_import: &str| {
+        [
+            ("lib.rs", "mod kernels;\n".to_string()),
+            (
+                "kernels/mod.rs",
+                "mod gemm;\nmod matmul;\nmod row_dots;\n".into(),
+            ),
+            (
+                "kernels/matmul.rs",
+                "use super::gemm::gemm;\npub fn fused() {}\n".into(),
+            ),
+            ("kernels/row_dots.rs", "use super::matmul::fused;\n".into()),
+            (
+                "kernels/gemm.rs",
+                format!(
+                    "pub fn gemm() {{}}\nconst OPEN: char = '{{';\n\
+                     #[cfg(test)]\nmod tests {{\n    use super::*;\n    {test_import}\n}}\n"
+                ),
+            ),
+        ]
+    };
+    let files = crate_files("use super::super::matmul::fused;");
+    write(&files.each_ref().map(|(f, t)| (*f, t.as_str())));
+    assert_eq!(
+        cycles(&module_graph(&src)),
+        [["kernels::gemm", "kernels::matmul"]]
+    );
+    let files = crate_files("");
+    write(&files.each_ref().map(|(f, t)| (*f, t.as_str())));
+    assert!(cycles(&module_graph(&src)).is_empty());
 }

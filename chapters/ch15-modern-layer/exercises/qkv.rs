@@ -10,7 +10,8 @@ use crate::rope::{apply_rope, rope_tables};
 
 impl Attention {
     /// Queries, keys and values of tokens at `positions`: projected, split into heads,
-    /// QK-normed (if the recipe says so), the queries and keys turned by RoPE.
+    /// QK-normed (if the recipe says so and the layer has QK-norm), the queries and keys
+    /// turned by RoPE.
     ///
     /// # Shapes
     /// `x`: `[batch, tokens, d_model]`, `positions`: `tokens` of them. Returns q
@@ -22,8 +23,9 @@ impl Attention {
         recipe: &Recipe,
     ) -> (Tensor, Tensor, Tensor) {
         // TODO: the queries, keys and values of every head, the queries and keys normalised
-        // per head (if the recipe says so) and turned by RoPE at the tokens' positions in
-        // the whole text. Which of the three is left unturned, and why normalise first?
+        // per head (if the recipe says so and the layer has QK-norm) and turned by RoPE at
+        // the tokens' positions in the whole text. Which of the three is left unturned, and
+        // why normalise first?
         let _ = (x, positions, recipe, split_heads, apply_rope, rope_tables);
         todo!("qkv")
     }

@@ -45,8 +45,8 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     let layer0 = &model.layers[0];
     let x = model.tok_emb.forward(&prompt);
     let heads = norm_and_heads(&mut story, layer0, &x);
-    let (q, k) = qk_norm_and_rope(&mut story, &layer0.attn, &recipe, &heads);
-    let hidden = scores_softcap_and_sinks(&mut story, &layer0.attn, &recipe, &q, &k);
+    let (q, k) = qk_norm_and_rope(&mut story, &layer0.attn, &recipe, &heads)?;
+    let hidden = scores_softcap_and_sinks(&mut story, &layer0.attn, &recipe, &q, &k)?;
     local_and_global(&mut story, &recipe, &hidden);
     one_layer(&mut story, layer0, &recipe, &x, &heads.x_norm);
     let plain = decoding(&mut story, &model, &recipe, &prompt);
@@ -121,9 +121,12 @@ fn qk_norm_and_rope(
     attn: &Attention,
     recipe: &Recipe,
     Heads { q, k, .. }: &Heads,
-) -> (Tensor, Tensor) {
+) -> Result<(Tensor, Tensor)> {
+    let Some((q_norm, k_norm)) = &attn.qk_norm else {
+        return Err(missing("QK-norm"));
+    };
     // ANCHOR: qk_norm
-    let (q_n, k_n) = (attn.q_norm.forward(q), attn.k_norm.forward(k));
+    let (q_n, k_n) = (q_norm.forward(q), k_norm.forward(k));
     // ANCHOR_END: qk_norm
     let step = story.step("QK-norm: every head's q and k scaled to unit RMS");
     step.print("q[0, 0, :3]:")
@@ -159,7 +162,15 @@ fn qk_norm_and_rope(
         "the first position turns by 0: {}",
         python_bool(q_r.select(2, 0) == q_n.select(2, 0))
     ));
-    (q_r, k_r)
+    Ok((q_r, k_r))
+}
+
+/// The error of a step that shows a part the layer was built without.
+fn missing(part: &str) -> shared::Error {
+    shared::Error::InvalidArgument {
+        op: "narrative",
+        detail: format!("the layer has no {part}"),
+    }
 }
 
 /// The capped scores and the weights with and without sinks; returns the local mask.
@@ -169,7 +180,10 @@ fn scores_softcap_and_sinks(
     recipe: &Recipe,
     q: &Tensor,
     k: &Tensor,
-) -> Tensor<bool> {
+) -> Result<Tensor<bool>> {
+    let Some(sinks) = &attn.sinks else {
+        return Err(missing("sinks"));
+    };
     let cap = recipe.softcap.unwrap_or(f32::INFINITY);
     let scale = (1.0 / (attn.head_dim as f64).sqrt()) as f32;
     let scores = q.matmul(&repeat_kv(k, attn.n_rep()).transpose(2, 3)) * scale;
@@ -183,11 +197,11 @@ fn scores_softcap_and_sinks(
     let hidden = sliding_window_mask(PROMPT.len(), Some(recipe.window));
     let masked = capped.masked_fill(&hidden, f32::NEG_INFINITY);
     let plain = masked.softmax(-1);
-    let sunk = softmax_with_sink(&masked, &attn.sinks);
+    let sunk = softmax_with_sink(&masked, sinks);
     let head0 = |w: &Tensor| w.select(0, 0).select(0, 0);
     let step =
         story.step("Attention sinks: one more column, dropped after the softmax");
-    step.print(format!("sinks: {}", attn.sinks));
+    step.print(format!("sinks: {sinks}"));
     step.print("without sinks, weights[0, 0]:")
         .print(head0(&plain));
     step.print("with sinks, weights[0, 0]:").print(head0(&sunk));
@@ -195,7 +209,7 @@ fn scores_softcap_and_sinks(
         "row sums with sinks, head 0: {}",
         head0(&sunk).sum_dim(-1, false)
     ));
-    hidden
+    Ok(hidden)
 }
 
 fn local_and_global(story: &mut Narrative, recipe: &Recipe, hidden: &Tensor<bool>) {

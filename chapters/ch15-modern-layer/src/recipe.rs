@@ -1,7 +1,9 @@
 //! The switches of a layer: which of the 2026 pieces it uses.
 //!
 //! Every switch changes only the forward pass: the parameters are the same whichever
-//! switches are on, so turning one off shows exactly what that piece does.
+//! switches are on, so turning one off shows exactly what that piece does. A switch turns
+//! on a part the layer has: a layer built without one (chapter 20's model has no sinks, no
+//! output gate, no QK-norm) runs without it whatever the switch says.
 
 /// The pieces a layer uses.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -62,8 +62,9 @@ fn qkv_broken(
 ) -> Option<String> {
     manual_seed(seed);
     let mut attn = Attention::new(16, 4, 2);
-    attn.q_norm.weight = Some(rand(&[attn.head_dim]) + 0.5);
-    attn.k_norm.weight = Some(rand(&[attn.head_dim]) + 0.5);
+    let (q_norm, k_norm) = attn.qk_norm.as_mut().expect("a layer with QK-norm");
+    q_norm.weight = Some(rand(&[attn.head_dim]) + 0.5);
+    k_norm.weight = Some(rand(&[attn.head_dim]) + 0.5);
     let x = randn(&[1, tokens, 16]);
     let positions: Vec<usize> = (start..start + tokens).collect();
     let recipe = Recipe {
@@ -74,7 +75,8 @@ fn qkv_broken(
     let heads = |w: &shared::nn::Linear, n| split_heads(&w.forward(&x), n);
     let (mut q, mut k) = (heads(&attn.w_query, 4), heads(&attn.w_key, 2));
     if qk_norm {
-        (q, k) = (attn.q_norm.forward(&q), attn.k_norm.forward(&k));
+        let (q_norm, k_norm) = attn.qk_norm.as_ref().expect("a layer with QK-norm");
+        (q, k) = (q_norm.forward(&q), k_norm.forward(&k));
     }
     let want = [
         apply_rope(&q, &cos, &sin),
@@ -209,8 +211,10 @@ fn wrong_answers_fail_the_qkv_tests() {
             let (cos, sin) =
                 rope_tables(positions, attn.head_dim, recipe.theta, false);
             let (q, k) = (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin));
-            if recipe.qk_norm {
-                (attn.q_norm.forward(&q), attn.k_norm.forward(&k), v)
+            if let Some((q_norm, k_norm)) = &attn.qk_norm
+                && recipe.qk_norm
+            {
+                (q_norm.forward(&q), k_norm.forward(&k), v)
             } else {
                 (q, k, v)
             }

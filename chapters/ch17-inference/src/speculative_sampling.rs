@@ -18,15 +18,62 @@ use ch15_modern_layer::{Recipe, TinyModel};
 use shared::{Tensor, cat};
 
 use crate::accept_or_replace::accept_or_replace;
-use crate::speculative::{Round, Speculation};
-use crate::target_pass::{prefilled_caches, target_pass, truncate};
+use crate::speculative::{Draft, Round, Speculation, speculate_with};
+
+/// A small model that samples its drafts from its probabilities `q = softmax(logits)`,
+/// and keeps each `q` for the check.
+// ANCHOR: speculate_sampled
+pub struct SampledDraft<'a> {
+    /// The draft model.
+    pub model: &'a TinyModel,
+    /// Its switches.
+    pub recipe: &'a Recipe,
+    /// The distribution each proposal of this round was drawn from.
+    q: Vec<Tensor>,
+}
+
+impl Draft for SampledDraft<'_> {
+    fn propose(&mut self, ids: &Tensor<i64>, k: usize) -> Vec<i64> {
+        let mut candidate = ids.clone();
+        self.q.clear();
+        for _ in 0..k {
+            let (logits, _) = self.model.forward(&candidate, self.recipe);
+            let q = logits.select(1, -1).softmax(-1);
+            candidate = cat(&[&candidate, &q.multinomial(1, false)], 1);
+            self.q.push(q);
+        }
+        candidate.narrow(1, ids.size(1), k).to_vec()
+    }
+
+    fn check(&mut self, drafted: Vec<i64>, logits: &Tensor) -> Round {
+        let p = logits.softmax(-1);
+        let mut written = Vec::new();
+        for (i, q) in self.q.iter().enumerate() {
+            let replaced = accept_or_replace(&p.select(1, i), q, drafted[i]);
+            written.push(replaced.unwrap_or(drafted[i]));
+            if replaced.is_some() {
+                return Round {
+                    drafted,
+                    target: written,
+                    accepted: i,
+                };
+            }
+        }
+        // every draft kept: the target's own next token comes free with the pass
+        written.push(p.select(1, drafted.len()).multinomial(1, false).item());
+        Round {
+            accepted: drafted.len(),
+            drafted,
+            target: written,
+        }
+    }
+}
 
 /// `n_new` tokens of speculative sampling with `k` draft tokens per target pass (fewer
 /// near the end), probabilities `softmax(logits)` for both models.
 ///
 /// # Shapes
 /// `prompt`: `[1, tokens]`.
-// ANCHOR: speculate_sampled
 pub fn speculate_sampled(
     draft: &TinyModel,
     target: &TinyModel,
@@ -35,51 +82,11 @@ pub fn speculate_sampled(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
-    let mut ids = prompt.clone();
-    let mut rounds = Vec::new();
-    let mut caches = prefilled_caches(target, prompt, recipe);
-    while ids.size(1) < prompt.size(1) + n_new {
-        let len = ids.size(1);
-        let k_now = k.min(prompt.size(1) + n_new - len - 1);
-        let mut candidate = ids.clone();
-        let mut qs = Vec::new();
-        for _ in 0..k_now {
-            let (logits, _) = draft.forward(&candidate, recipe);
-            let q = logits.select(1, -1).softmax(-1);
-            candidate = cat(&[&candidate, &q.multinomial(1, false)], 1);
-            qs.push(q);
-        }
-        let tokens = candidate.narrow(1, len - 1, k_now + 1);
-        let logits = target_pass(target, &tokens, len - 1, &mut caches, recipe);
-        let ps = logits.softmax(-1);
-        let drafted = candidate.narrow(1, len, k_now).to_vec();
-        let mut written = Vec::new();
-        let mut replaced = None;
-        for (i, q) in qs.iter().enumerate() {
-            replaced = accept_or_replace(&ps.select(1, i), q, drafted[i]);
-            written.push(replaced.unwrap_or(drafted[i]));
-            if replaced.is_some() {
-                break;
-            }
-        }
-        if replaced.is_none() {
-            // every draft kept: the target's own next token comes free with the pass
-            written.push(ps.select(1, k_now).multinomial(1, false).item());
-        }
-        ids = cat(
-            &[
-                &ids,
-                &Tensor::from_vec(written.clone(), &[1, written.len()]),
-            ],
-            1,
-        );
-        truncate(&mut caches, len + written.len() - 1); // drop the rejected proposals
-        rounds.push(Round {
-            drafted,
-            accepted: written.len() - 1,
-            target: written,
-        });
-    }
-    Speculation { ids, rounds }
+    let mut draft = SampledDraft {
+        model: draft,
+        recipe,
+        q: Vec::new(),
+    };
+    speculate_with(&mut draft, target, prompt, n_new, k, recipe)
 }
 // ANCHOR_END: speculate_sampled

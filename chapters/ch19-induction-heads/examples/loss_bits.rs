@@ -8,8 +8,8 @@
 
 use ch19_induction_heads::data::Repeats;
 use ch19_induction_heads::model::AttentionOnly;
-use ch19_induction_heads::process;
 use ch19_induction_heads::train::train;
+use course::process;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -32,7 +32,6 @@ pub mod data;
 pub mod heads;
 pub mod model;
 pub mod narrative;
-pub mod process;
 pub mod pytorch_order;
 pub mod runs;
 pub mod scores;

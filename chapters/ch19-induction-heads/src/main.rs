@@ -3,7 +3,8 @@
 //! trains first, `--write-checkpoint PATH` also saves the run.
 
 fn main() -> std::process::ExitCode {
-    use ch19_induction_heads::{narrative, process};
+    use ch19_induction_heads::narrative;
+    use course::process;
     process::keep_freed_memory();
     process::on_pool_thread(|| course::cli::chapter_main_with(narrative::run))
 }

@@ -21,7 +21,7 @@ fn arg(name: &str, default: usize) -> usize {
 
 fn main() {
     // As the chapter's binary runs: on a thread of the rayon pool.
-    ch19_induction_heads::process::on_pool_thread(run);
+    course::process::on_pool_thread(run);
 }
 
 fn run() {

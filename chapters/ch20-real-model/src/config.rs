@@ -1,9 +1,10 @@
 //! A model is a configuration plus parameters. The configuration says which layers and how
 //! large; the same numbers come from a GGUF file's metadata or from a `config.json`.
 
+use std::fmt::Debug;
 use std::path::Path;
 
-use serde_json::Value as Json;
+use serde::Deserialize;
 
 use crate::error::LoadError;
 use crate::gguf::GgufFile;
@@ -70,9 +71,9 @@ impl Config {
         self.vocab_size * d + self.n_layers * layer + d + head
     }
 
-    /// Checks what chapter 15's layer can run: heads that split `d_model` evenly, query heads
-    /// a multiple of key/value heads.
-    fn checked(self, path: &Path) -> Result<Config, LoadError> {
+    /// Checks what chapter 15's layer can run, naming the first field it cannot: heads that
+    /// split `d_model` evenly, query heads a multiple of key/value heads, no size of 0.
+    fn validate(self, path: &Path) -> Result<Config, LoadError> {
         let unsupported = |field: &str, value: String| LoadError::Unsupported {
             path: path.to_path_buf(),
             field: field.to_string(),
@@ -101,8 +102,14 @@ impl Config {
                 ),
             ));
         }
-        if self.vocab_size == 0 || self.n_layers == 0 || self.d_ff == 0 {
-            return Err(unsupported("sizes", format!("{self:?}")));
+        for (field, size) in [
+            ("vocab_size", self.vocab_size),
+            ("n_layers", self.n_layers),
+            ("d_ff", self.d_ff),
+        ] {
+            if size == 0 {
+                return Err(unsupported(field, "0".into()));
+            }
         }
         Ok(self)
     }
@@ -163,96 +170,180 @@ impl Config {
                 value: scaling.to_string(),
             });
         }
-        config.checked(path)
+        config.validate(path)
     }
 
     /// The configuration in a transformers `config.json`.
     pub fn from_json(text: &str, path: &Path) -> Result<Config, LoadError> {
-        let json: Json =
-            serde_json::from_str(text).map_err(|e| LoadError::Corrupt {
-                path: path.to_path_buf(),
-                offset: e.column() as u64,
-                detail: format!("not JSON: {e}"),
-            })?;
-        let unsupported = |field: &str, value: &Json| LoadError::Unsupported {
+        HfConfig::parse(text, path)?.config(path)
+    }
+}
+
+/// The keys of a transformers `config.json` that this chapter reads, read by serde: a key
+/// that is missing or holds the wrong type is an error that names it, or its line and
+/// column; [`HfConfig::validate`] names a value chapter 15's layer cannot run.
+#[derive(Debug, Deserialize)]
+pub struct HfConfig {
+    /// `llama` or `qwen3`.
+    pub model_type: String,
+    /// Token ids are `0..vocab_size`.
+    pub vocab_size: usize,
+    /// The width of the residual stream.
+    pub hidden_size: usize,
+    /// Layers.
+    pub num_hidden_layers: usize,
+    /// Query heads per layer.
+    pub num_attention_heads: usize,
+    /// Key/value heads per layer; as many as query heads if absent.
+    pub num_key_value_heads: Option<usize>,
+    /// Features per head; `hidden_size / num_attention_heads` if absent or `null`.
+    pub head_dim: Option<usize>,
+    /// The feed-forward network's inner width.
+    pub intermediate_size: usize,
+    /// RMSNorm's epsilon.
+    pub rms_norm_eps: f64,
+    /// The longest sequence the model was trained on.
+    pub max_position_embeddings: usize,
+    /// Whether the output head is the token embedding.
+    #[serde(default)]
+    pub tie_word_embeddings: bool,
+    /// RoPE's base beside the other keys (transformers before version 5).
+    pub rope_theta: Option<f64>,
+    /// RoPE's base and kind (transformers 5).
+    pub rope_parameters: Option<Rope>,
+    /// RoPE's scaling (transformers before version 5); `null` for none.
+    pub rope_scaling: Option<Rope>,
+    /// Biases on the attention's projections: chapter 15's layer has none.
+    #[serde(default)]
+    pub attention_bias: bool,
+    /// Biases in the feed-forward network: none either.
+    #[serde(default)]
+    pub mlp_bias: bool,
+    /// A sliding window on some layers (Qwen's): every layer here is global.
+    #[serde(default)]
+    pub use_sliding_window: bool,
+    /// The feed-forward network's activation: SwiGLU's `silu`.
+    pub hidden_act: Option<String>,
+    /// The token that starts a sequence.
+    pub bos_token_id: Option<TokenIds>,
+    /// The token that ends a reply.
+    pub eos_token_id: Option<TokenIds>,
+}
+
+/// RoPE's settings, as `rope_parameters` (or before transformers 5 `rope_scaling`) holds
+/// them.
+#[derive(Debug, Deserialize)]
+pub struct Rope {
+    /// `default`, or a scaling (`llama3`, `yarn`, ...).
+    pub rope_type: Option<String>,
+    /// The same, under the key older files use.
+    pub r#type: Option<String>,
+    /// RoPE's base θ.
+    pub rope_theta: Option<f64>,
+}
+
+impl Rope {
+    /// `default`, or the scaling, under either key.
+    fn kind(&self) -> Option<&str> {
+        self.rope_type.as_deref().or(self.r#type.as_deref())
+    }
+}
+
+/// A special token's id: one, or a list (chat models that end a reply at any of several).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum TokenIds {
+    /// One id.
+    One(u32),
+    /// Several ids.
+    Several(Vec<u32>),
+}
+
+impl TokenIds {
+    /// The id, where there is one: generation here stops at a single end token.
+    pub fn single(&self) -> Option<u32> {
+        match self {
+            TokenIds::One(id) => Some(*id),
+            TokenIds::Several(_) => None,
+        }
+    }
+}
+
+impl HfConfig {
+    /// The keys of `text`, the contents of the file at `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<HfConfig, LoadError> {
+        serde_json::from_str(text).map_err(|e| LoadError::Json {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Checks that chapter 15's layer runs this model, naming the first key that says it
+    /// does not: the model type, biases, a sliding window, the activation, RoPE's kind.
+    /// Returns the layer the model type names.
+    pub fn validate(&self, path: &Path) -> Result<Architecture, LoadError> {
+        let unsupported = |field: &str, value: &dyn Debug| LoadError::Unsupported {
             path: path.to_path_buf(),
             field: field.to_string(),
-            value: value.to_string(),
+            value: format!("{value:?}"),
         };
-        let get = |key: &str| {
-            json.get(key).ok_or_else(|| LoadError::MissingKey {
-                path: path.to_path_buf(),
-                key: key.to_string(),
-            })
+        let architecture = match self.model_type.as_str() {
+            "llama" => Architecture::Llama,
+            "qwen3" => Architecture::Qwen3,
+            other => return Err(unsupported("model_type", &other)),
         };
-        let size = |key: &str| -> Result<usize, LoadError> {
-            let v = get(key)?;
-            v.as_u64()
-                .map(|n| n as usize)
-                .ok_or_else(|| unsupported(key, v))
-        };
-        let model_type = get("model_type")?;
-        let architecture = match model_type.as_str() {
-            Some("llama") => Architecture::Llama,
-            Some("qwen3") => Architecture::Qwen3,
-            _ => return Err(unsupported("model_type", model_type)),
-        };
-        // What chapter 15's layer does not have must be off.
-        for (key, off) in [
-            ("attention_bias", Json::Bool(false)),
-            ("mlp_bias", Json::Bool(false)),
-            ("use_sliding_window", Json::Bool(false)),
+        for (key, on) in [
+            ("attention_bias", self.attention_bias),
+            ("mlp_bias", self.mlp_bias),
+            ("use_sliding_window", self.use_sliding_window),
         ] {
-            if let Some(v) = json.get(key).filter(|v| **v != off) {
-                return Err(unsupported(key, v));
+            if on {
+                return Err(unsupported(key, &on));
             }
         }
-        if let Some(v) = json
-            .get("hidden_act")
-            .filter(|v| v.as_str() != Some("silu"))
-        {
-            return Err(unsupported("hidden_act", v));
+        if let Some(act) = self.hidden_act.as_ref().filter(|a| *a != "silu") {
+            return Err(unsupported("hidden_act", act));
         }
-        // transformers 5 keeps RoPE's numbers in `rope_parameters`, earlier versions beside
-        // the others.
-        let rope = json.get("rope_parameters").unwrap_or(&json);
-        let kind = rope
-            .get("rope_type")
-            .or_else(|| json.get("rope_scaling").filter(|v| !v.is_null()));
-        if let Some(kind) = kind.filter(|k| k.as_str() != Some("default")) {
-            return Err(unsupported("rope_type", kind));
+        if let Some(kind) = self.rope_type().filter(|k| *k != "default") {
+            return Err(unsupported("rope_type", &kind));
         }
-        let rope_theta = match rope.get("rope_theta") {
-            Some(v) => v.as_f64().ok_or_else(|| unsupported("rope_theta", v))?,
-            None => 10_000.0,
+        Ok(architecture)
+    }
+
+    /// The configuration of a model that [`HfConfig::validate`] accepts.
+    pub fn config(&self, path: &Path) -> Result<Config, LoadError> {
+        let architecture = self.validate(path)?;
+        let (d_model, n_heads) = (self.hidden_size, self.num_attention_heads);
+        // transformers 5 keeps RoPE's base in `rope_parameters`, earlier versions beside
+        // the other keys.
+        let rope_theta = match &self.rope_parameters {
+            Some(rope) => rope.rope_theta,
+            None => self.rope_theta,
         };
-        let eps = get("rms_norm_eps")?;
-        let (d_model, n_heads) = (size("hidden_size")?, size("num_attention_heads")?);
         let config = Config {
             architecture,
-            vocab_size: size("vocab_size")?,
+            vocab_size: self.vocab_size,
             d_model,
-            n_layers: size("num_hidden_layers")?,
+            n_layers: self.num_hidden_layers,
             n_heads,
-            n_kv_heads: size("num_key_value_heads").unwrap_or(n_heads),
-            head_dim: match json.get("head_dim").filter(|v| !v.is_null()) {
-                Some(v) => {
-                    v.as_u64().ok_or_else(|| unsupported("head_dim", v))? as usize
-                }
-                None if n_heads > 0 => d_model / n_heads,
-                None => 0,
-            },
-            d_ff: size("intermediate_size")?,
-            rms_norm_eps: eps
-                .as_f64()
-                .ok_or_else(|| unsupported("rms_norm_eps", eps))?,
-            rope_theta,
-            context_length: size("max_position_embeddings")?,
-            tied_embeddings: json
-                .get("tie_word_embeddings")
-                .and_then(Json::as_bool)
-                .unwrap_or(false),
+            n_kv_heads: self.num_key_value_heads.unwrap_or(n_heads),
+            head_dim: self
+                .head_dim
+                .unwrap_or(d_model.checked_div(n_heads).unwrap_or(0)),
+            d_ff: self.intermediate_size,
+            rms_norm_eps: self.rms_norm_eps,
+            rope_theta: rope_theta.unwrap_or(10_000.0),
+            context_length: self.max_position_embeddings,
+            tied_embeddings: self.tie_word_embeddings,
         };
-        config.checked(path)
+        config.validate(path)
+    }
+
+    /// RoPE's kind: `rope_parameters`' (transformers 5), else `rope_scaling`'s.
+    fn rope_type(&self) -> Option<&str> {
+        self.rope_parameters
+            .as_ref()
+            .and_then(Rope::kind)
+            .or_else(|| self.rope_scaling.as_ref().and_then(Rope::kind))
     }
 }

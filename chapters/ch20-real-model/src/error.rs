@@ -58,6 +58,15 @@ pub enum LoadError {
         /// Its value.
         value: String,
     },
+    /// A `config.json` that is not JSON, or misses a key the model needs, or holds a
+    /// value of the wrong type (serde's message names the key, or its line and column).
+    #[error("{}: {detail}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// What serde found.
+        detail: String,
+    },
     /// A metadata or configuration key the model needs is missing.
     #[error("{}: missing {key}", path.display())]
     MissingKey {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use ch15_modern_layer::{Recipe, TinyModel};
 use tokenizers::Tokenizer;
 
-use crate::config::Config;
+use crate::config::{Config, HfConfig, TokenIds};
 use crate::error::LoadError;
 use crate::gguf::GgufFile;
 use crate::weights::Weights;
@@ -112,13 +112,11 @@ fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
             .map_err(|source| LoadError::Io { path, source })
     };
     let config_path = dir.join("config.json");
-    let config = Config::from_json(&read("config.json")?, &config_path)?;
+    let hf = HfConfig::parse(&read("config.json")?, &config_path)?;
+    let config = hf.config(&config_path)?;
     let mut weights = Weights::from_safetensors(&dir.join("model.safetensors"))?;
     let model = model::build(&config, &mut weights)?;
     let tokenizer = tokenizer::from_file(&dir.join("tokenizer.json"))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&read("config.json")?).unwrap_or_default();
-    let id = |key: &str| json.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
     // transformers saves the chat template in a file of its own (`chat_template.jinja`)
     // since 2025; older checkpoints keep it in `tokenizer_config.json`.
     let chat_template = read("chat_template.jinja").ok().or_else(|| {
@@ -138,7 +136,7 @@ fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
         model,
         tokenizer,
         chat_template,
-        eos: id("eos_token_id"),
-        bos: id("bos_token_id"),
+        eos: hf.eos_token_id.as_ref().and_then(TokenIds::single),
+        bos: hf.bos_token_id.as_ref().and_then(TokenIds::single),
     })
 }

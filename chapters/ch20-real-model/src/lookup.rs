@@ -3,16 +3,13 @@
 //! Text repeats itself: code repeats names and patterns, an answer quotes its question. So
 //! the cheapest draft is the sequence itself: find the last few tokens earlier in it and
 //! propose the tokens that followed them there (Saxena, 2023, "Prompt Lookup Decoding").
-//! The full model checks the proposals in one pass, with chapter 17's target pass, and
-//! keeps the run it agrees with, plus its own next token: the output is its greedy output,
-//! however good or bad the guesses.
+//! The full model checks the proposals in one pass, with chapter 17's round
+//! (`speculate_with`), and keeps the run it agrees with, plus its own next token: the
+//! output is its greedy output, however good or bad the guesses.
 
-use ch14_generation::KvCache;
 use ch15_modern_layer::{Recipe, TinyModel};
-use ch17_inference::accepted::accepted;
-use ch17_inference::speculative::{Round, Speculation};
-use ch17_inference::target_pass::{prefilled_caches, target_pass, truncate};
-use shared::{Tensor, cat};
+use ch17_inference::speculative::{Draft, Speculation, speculate_with};
+use shared::Tensor;
 
 /// Up to `k` tokens that followed the latest earlier occurrence of the sequence's last
 /// `n` tokens, trying `n = max_ngram` first, then shorter; none if nothing repeats.
@@ -35,12 +32,25 @@ pub fn lookup_draft(ids: &[i64], k: usize, max_ngram: usize) -> Vec<i64> {
 }
 // ANCHOR_END: lookup_draft
 
+/// Prompt lookup as chapter 17's draft: [`lookup_draft`] over the sequence so far, with
+/// n-grams of up to `max_ngram` tokens; the target checks its proposals greedily.
+// ANCHOR: speculate_lookup
+pub struct LookupDraft {
+    /// The longest tail looked up.
+    pub max_ngram: usize,
+}
+
+impl Draft for LookupDraft {
+    fn propose(&mut self, ids: &Tensor<i64>, k: usize) -> Vec<i64> {
+        lookup_draft(&ids.to_vec(), k, self.max_ngram)
+    }
+}
+
 /// `n_new` tokens of greedy speculative decoding with prompt-lookup drafts of up to `k`
-/// tokens (chapter 17's loop, with [`lookup_draft`] as the draft).
+/// tokens (chapter 17's round, with [`LookupDraft`] as the draft).
 ///
 /// # Shapes
 /// `prompt`: `[1, tokens]`.
-// ANCHOR: speculate_lookup
 pub fn speculate_lookup(
     target: &TinyModel,
     prompt: &Tensor<i64>,
@@ -48,35 +58,7 @@ pub fn speculate_lookup(
     k: usize,
     recipe: &Recipe,
 ) -> Speculation {
-    let mut ids = prompt.clone();
-    let mut rounds = Vec::new();
-    let mut caches: Vec<KvCache> = prefilled_caches(target, prompt, recipe);
-    while ids.size(1) < prompt.size(1) + n_new {
-        let len = ids.size(1);
-        let k_now = k.min(prompt.size(1) + n_new - len - 1);
-        let seq = ids.to_vec();
-        let drafted = lookup_draft(&seq, k_now, 3);
-        // the last written token and the proposals, in one pass of the target
-        let mut tokens = vec![seq[len - 1]];
-        tokens.extend(&drafted);
-        let n_tokens = tokens.len();
-        let logits = target_pass(
-            target,
-            &Tensor::from_vec(tokens, &[1, n_tokens]),
-            len - 1,
-            &mut caches,
-            recipe,
-        );
-        let choices = logits.argmax_dim(-1, false); // after each of them
-        let n = accepted(&drafted, &choices.to_vec());
-        ids = cat(&[&ids, &choices.narrow(1, 0, n + 1)], 1);
-        truncate(&mut caches, len + n); // drop the rejected proposals
-        rounds.push(Round {
-            drafted,
-            target: choices.to_vec(),
-            accepted: n,
-        });
-    }
-    Speculation { ids, rounds }
+    let mut draft = LookupDraft { max_ngram: 3 };
+    speculate_with(&mut draft, target, prompt, n_new, k, recipe)
 }
 // ANCHOR_END: speculate_lookup

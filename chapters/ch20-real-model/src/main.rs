@@ -8,9 +8,9 @@ use ch20_real_model::cli::{Options, run};
 
 fn main() -> ExitCode {
     // On a thread of the rayon pool, so that the tensor operations share their work with
-    // the pool's threads without waking one from outside for every operation (chapter 19's
+    // the pool's threads without waking one from outside for every operation (the course's
     // `process` module says more).
-    ch19_induction_heads::process::on_pool_thread(main_on_the_pool)
+    course::process::on_pool_thread(main_on_the_pool)
 }
 
 fn main_on_the_pool() -> ExitCode {

@@ -3,14 +3,13 @@
 //!
 //! Nothing here is new: [`TinyModel`], [`Layer`], [`Attention`], [`SwiGLU`] and
 //! [`Recipe`] are chapter 15's, the RMSNorm is the tensor crate's `nn::RMSNorm`. A real
-//! model only fills them with 30 layers of trained numbers. The recipe switches off what
-//! SmolLM2 does not have (softcapping, sinks, local layers, the output gate) and QK-norm
-//! is on for Qwen3 only.
+//! model only fills them with 30 layers of trained numbers. The parts SmolLM2 does not
+//! have (sinks, the output gate, QK-norm) are `None`, and the recipe switches them off
+//! with softcapping and local layers; QK-norm is on for Qwen3 only.
 
 use ch15_modern_layer::swiglu::SwiGLU;
 use ch15_modern_layer::{Attention, Layer, Recipe, TinyModel};
 use shared::nn::{Embedding, Linear, RMSNorm};
-use shared::zeros;
 
 use crate::config::{Architecture, Config};
 use crate::error::LoadError;
@@ -68,14 +67,13 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
             weights.take(&format!("model.layers.{i}.{name}"), shape)
         };
         let linear = |w| Linear::from_parameters(w, None);
-        let qk_norm = config.architecture == Architecture::Qwen3;
-        let (q_norm, k_norm) = if qk_norm {
-            (
-                take("self_attn.q_norm.weight", &[hd])?,
-                take("self_attn.k_norm.weight", &[hd])?,
-            )
+        let qk_norm = if config.architecture == Architecture::Qwen3 {
+            Some((
+                rms_norm(take("self_attn.q_norm.weight", &[hd])?, eps),
+                rms_norm(take("self_attn.k_norm.weight", &[hd])?, eps),
+            ))
         } else {
-            (zeros(&[hd]), zeros(&[hd])) // not used: the recipe has no QK-norm
+            None
         };
         layers.push(Layer {
             attn_norm: rms_norm(take("input_layernorm.weight", &[d])?, eps),
@@ -87,10 +85,9 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
                 w_key: linear(take("self_attn.k_proj.weight", &[kv * hd, d])?),
                 w_value: linear(take("self_attn.v_proj.weight", &[kv * hd, d])?),
                 out_proj: linear(take("self_attn.o_proj.weight", &[d, h * hd])?),
-                q_norm: rms_norm(q_norm, eps),
-                k_norm: rms_norm(k_norm, eps),
-                sinks: zeros(&[h]),             // no sinks
-                w_gate: linear(zeros(&[0, d])), // no output gate
+                qk_norm,
+                sinks: None,  // no sinks
+                w_gate: None, // no output gate
             },
             ffn_norm: rms_norm(take("post_attention_layernorm.weight", &[d])?, eps),
             ffn: SwiGLU {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use shared::Tensor;
 
-use crate::config::{Architecture, Config};
+use crate::config::Config;
 use crate::error::LoadError;
 use crate::gguf::GgufFile;
 use crate::unpermute::unpermute_rows;
@@ -178,9 +178,4 @@ pub fn hf_name(gguf: &str) -> Option<String> {
     let layer: usize = layer.parse().ok()?;
     let (_, hf) = LAYER_NAMES.iter().find(|(g, _)| *g == param)?;
     Some(format!("model.layers.{layer}.{hf}"))
-}
-
-/// Whether an architecture has QK-norm weights.
-pub fn has_qk_norm(architecture: Architecture) -> bool {
-    architecture == Architecture::Qwen3
 }

@@ -28,7 +28,7 @@
 //! tile's sums start at zero for the first slice of `k` and continue from `c` for the next
 //! ones. So the result does not depend on `KC`, on the tile sizes, on how the rows are split
 //! between threads, nor on the instruction set: it has the bits of
-//! [`fused_sum`](super::matmul::fused_sum) for every output.
+//! [`fused_sum`](super::dot_orders::fused_sum) for every output.
 //!
 //! The AVX-512 micro-kernel is 14 × 32; processors with AVX2 and FMA but without AVX-512
 //! get a 6 × 16 one (16 registers of 8 lanes). Elsewhere (other processors, WebAssembly)
@@ -449,7 +449,7 @@ mod tests {
     use ndarray::{Array2, ArrayView2, s};
 
     use super::*;
-    use crate::kernels::matmul::fused_sum;
+    use crate::kernels::dot_orders::fused_sum;
 
     /// A matrix of numbers in `[-1, 1)` from a small xorshift generator.
     fn random(rows: usize, cols: usize, seed: &mut u64) -> Array2<f32> {

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use ndarray::{ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
-use super::matmul::{finish_row_dot, first_lanes, full_rounds, row_dot_sum};
+use super::dot_orders::{finish_row_dot, first_lanes, full_rounds, row_dot_sum};
 
 /// Outputs per pass over the vector: one of MKL's blocks. Four outputs of two 8-lane
 /// accumulators each, and the vector's two registers, fit the 16 vector registers of AVX2.

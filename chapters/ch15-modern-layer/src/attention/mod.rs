@@ -49,21 +49,21 @@ pub struct Attention {
     pub w_value: Linear,
     /// `[d_model, n_heads · head_dim]`, no bias: mixes the heads.
     pub out_proj: Linear,
-    /// QK-norm of every query head, over its `head_dim` features.
-    pub q_norm: RMSNorm,
-    /// QK-norm of every key head.
-    pub k_norm: RMSNorm,
-    /// `[n_heads]`: each head's learned sink logit.
-    pub sinks: Tensor,
-    /// `[n_heads · head_dim, d_model]`, no bias: the output gate's projection.
-    pub w_gate: Linear,
+    /// QK-norm: the RMSNorm of every query head and that of every key head, over its
+    /// `head_dim` features; `None` in a layer without (chapter 20's Llama).
+    pub qk_norm: Option<(RMSNorm, RMSNorm)>,
+    /// `[n_heads]`: each head's learned sink logit; `None` in a layer without.
+    pub sinks: Option<Tensor>,
+    /// `[n_heads · head_dim, d_model]`, no bias: the output gate's projection; `None` in
+    /// a layer without.
+    pub w_gate: Option<Linear>,
 }
 // ANCHOR_END: attention_struct
 
 impl Attention {
     /// Draws `W_query`, `W_key`, `W_value`, `out_proj` (as `nn.Linear`, no bias), the sink
     /// logits (`torch.randn(n_heads)`), then `W_gate`, in that order, from the default
-    /// generator.
+    /// generator: a layer with every optional part, which the recipe switches on or off.
     ///
     /// # Shapes
     /// Inputs of `[batch, tokens, d_model]`.
@@ -88,10 +88,12 @@ impl Attention {
             w_key: Linear::new(d_model, n_kv_heads * head_dim, false),
             w_value: Linear::new(d_model, n_kv_heads * head_dim, false),
             out_proj: Linear::new(n_heads * head_dim, d_model, false),
-            q_norm: RMSNorm::with_options(&[head_dim], Some(EPS), true),
-            k_norm: RMSNorm::with_options(&[head_dim], Some(EPS), true),
-            sinks: randn(&[n_heads]),
-            w_gate: Linear::new(d_model, n_heads * head_dim, false),
+            qk_norm: Some((
+                RMSNorm::with_options(&[head_dim], Some(EPS), true),
+                RMSNorm::with_options(&[head_dim], Some(EPS), true),
+            )),
+            sinks: Some(randn(&[n_heads])),
+            w_gate: Some(Linear::new(d_model, n_heads * head_dim, false)),
         }
     }
 
@@ -101,7 +103,8 @@ impl Attention {
     }
 
     /// The attention weights of queries over keys: `q·kᵀ/√head_dim`, softcapped, the
-    /// `hidden` keys masked, softmaxed (with each head's sink column if the recipe says so).
+    /// `hidden` keys masked, softmaxed (with each head's sink column if the recipe says so
+    /// and the layer has sinks).
     ///
     /// # Shapes
     /// `q`: `[batch, n_heads, queries, head_dim]`, `k`: `[batch, n_kv_heads, keys, head_dim]`,
@@ -123,10 +126,9 @@ impl Attention {
         if let Some(hidden) = hidden {
             scores.masked_fill_(hidden, f32::NEG_INFINITY);
         }
-        if recipe.sinks {
-            softmax_with_sink(&scores, &self.sinks)
-        } else {
-            scores.softmax(-1)
+        match &self.sinks {
+            Some(sinks) if recipe.sinks => softmax_with_sink(&scores, sinks),
+            _ => scores.softmax(-1),
         }
     }
     // ANCHOR_END: weights
@@ -185,7 +187,8 @@ impl Attention {
     }
     // ANCHOR_END: step
 
-    /// The merged heads times Qwen3-Next's gate `sigmoid(W_g x)` if the recipe says so.
+    /// The merged heads times Qwen3-Next's gate `sigmoid(W_g x)` if the recipe says so and
+    /// the layer has the gate.
     ///
     /// # Shapes
     /// `merged_heads`: `[batch, tokens, n_heads · head_dim]`, `x`: `[batch, tokens,
@@ -197,10 +200,11 @@ impl Attention {
         x: &Tensor,
         recipe: &Recipe,
     ) -> Tensor {
-        if recipe.output_gate {
-            merged_heads * sigmoid(&self.w_gate.forward(x))
-        } else {
-            merged_heads.clone()
+        match &self.w_gate {
+            Some(w_gate) if recipe.output_gate => {
+                merged_heads * sigmoid(&w_gate.forward(x))
+            }
+            _ => merged_heads.clone(),
         }
     }
     // ANCHOR_END: gated

@@ -10,7 +10,8 @@ use crate::rope::{apply_rope, rope_tables};
 
 impl Attention {
     /// Queries, keys and values of tokens at `positions`: projected, split into heads,
-    /// QK-normed (if the recipe says so), the queries and keys turned by RoPE.
+    /// QK-normed (if the recipe says so and the layer has QK-norm), the queries and keys
+    /// turned by RoPE.
     ///
     /// # Shapes
     /// `x`: `[batch, tokens, d_model]`, `positions`: `tokens` of them. Returns q
@@ -25,8 +26,10 @@ impl Attention {
         let mut q = split_heads(&self.w_query.forward(x), self.n_heads);
         let mut k = split_heads(&self.w_key.forward(x), self.n_kv_heads);
         let v = split_heads(&self.w_value.forward(x), self.n_kv_heads);
-        if recipe.qk_norm {
-            (q, k) = (self.q_norm.forward(&q), self.k_norm.forward(&k));
+        if let Some((q_norm, k_norm)) = &self.qk_norm
+            && recipe.qk_norm
+        {
+            (q, k) = (q_norm.forward(&q), k_norm.forward(&k));
         }
         let (cos, sin) = rope_tables(
             positions,

@@ -18,6 +18,7 @@ use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
 use crate::backend::torch;
 use crate::error::{Error, Result, or_panic, shape_list, shape_x};
+use crate::kernels::dot_orders::{sdot_sum, strided_sdot_sum};
 use crate::kernels::matmul as kernels;
 use crate::ops::broadcast::f_broadcast_shapes;
 use crate::tensor::Tensor;
@@ -391,11 +392,11 @@ fn different_lengths(op: &'static str, a: &[usize], b: &[usize]) -> Error {
 }
 
 /// `Σ a[i]·b[i]` in MKL's `sdot` order: for two contiguous vectors
-/// [`kernels::sdot_sum`], otherwise [`kernels::strided_sdot_sum`].
+/// [`sdot_sum`], otherwise [`strided_sdot_sum`].
 fn dot_1d(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
     match (a.as_slice(), b.as_slice()) {
-        (Some(a), Some(b)) => kernels::sdot_sum(a, b),
-        _ => kernels::strided_sdot_sum(a.iter().copied().zip(b.iter().copied())),
+        (Some(a), Some(b)) => sdot_sum(a, b),
+        _ => strided_sdot_sum(a.iter().copied().zip(b.iter().copied())),
     }
 }
 

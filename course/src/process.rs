@@ -1,12 +1,13 @@
-//! How the chapter's programs run a training: on a thread of their own thread pool, with
-//! freed memory kept for the next step. Neither changes a bit of the run, only its speed.
+//! How a chapter's program runs long work (chapter 19's training, chapter 20's model): on
+//! a thread of its own thread pool, with freed memory kept for the next step. Neither
+//! changes a bit of the results, only their speed.
 //!
-//! Every step makes the same tensors again: scores and weights of `[64, 2, 32, 32]`
-//! (512 KiB each), activations and gradients of `[64, 32, 96]`. glibc's `malloc` serves
-//! blocks that large with fresh pages from the kernel and hands them back when they are
-//! freed, so each step would pay again for zeroed pages it just returned (about a quarter of
-//! a step's time, measured on one thread). Told to keep what is freed, it hands the same
-//! memory to the next step's tensors.
+//! Every training step of chapter 19 makes the same tensors again: scores and weights of
+//! `[64, 2, 32, 32]` (512 KiB each), activations and gradients of `[64, 32, 96]`. glibc's
+//! `malloc` serves blocks that large with fresh pages from the kernel and hands them back
+//! when they are freed, so each step would pay again for zeroed pages it just returned
+//! (about a quarter of a step's time, measured on one thread). Told to keep what is freed,
+//! it hands the same memory to the next step's tensors.
 //!
 //! The tensor operations hand their work to the threads of a rayon pool. Called from a
 //! thread outside the pool, each operation wakes a pool thread and waits for it, thousands

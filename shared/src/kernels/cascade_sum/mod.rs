@@ -27,6 +27,10 @@ use ndarray::IxDyn;
 
 use crate::tensor::Tensor;
 
+// The walk down the columns of a row-major matrix, every row added to all the columns'
+// sums at once: part of this sum, in its order, so a module of it.
+mod column_sums;
+
 /// Elements a reduction needs before PyTorch splits it across threads
 /// (`at::internal::GRAIN_SIZE`).
 const GRAIN_SIZE: usize = 32768;
@@ -153,7 +157,7 @@ impl Plan {
     }
 
     /// The sums down the columns of a row-major matrix, read in place by
-    /// [`column_sums`](super::column_sums::column_sums), when the walk is one: a reduced dim
+    /// [`column_sums`](column_sums::column_sums), when the walk is one: a reduced dim
     /// of rows over a kept dim of at least [`LANES`] columns, the values contiguous. `None`
     /// for every other walk.
     fn column_sums(&self, x: &Tensor) -> Option<Vec<f32>> {
@@ -167,7 +171,7 @@ impl Plan {
         }
         let values = x.array();
         let values = values.as_slice()?;
-        Some(super::column_sums::column_sums(values, rows, columns))
+        Some(column_sums::column_sums(values, rows, columns))
     }
 
     /// Merges neighbouring dims that step through memory as one (for every operand), and

@@ -2,9 +2,9 @@
 //! gradient), in PyTorch's order, read where the values lie.
 //!
 //! PyTorch adds such a sum with vectors across the columns: every column is its own chain,
-//! a [`cascade`](super::cascade_sum) over the rows for the columns in whole groups of 32,
+//! a [`cascade`](super) over the rows for the columns in whole groups of 32,
 //! the four interleaved cascades of `row_sum` for the columns after them. The general walk
-//! of [`cascade_sum`](super::cascade_sum) first copies the matrix into column order and then
+//! of [`cascade_sum`](super) first copies the matrix into column order and then
 //! adds each column alone; here every step of the cascades adds a whole row to the sums of
 //! all columns at once. Each column still adds its own values in its own order, so the
 //! bits are the same, and the row is a plain run of memory that the compiler turns into
@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::cascade_sum::ceil_log2;
+use super::ceil_log2;
 
 /// Columns per group that PyTorch sums with a plain cascade each.
 const GROUP: usize = 32;
