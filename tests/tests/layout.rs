@@ -383,7 +383,8 @@ fn inline_modules(text: &str) -> Vec<(usize, Vec<&str>)> {
             _ if joined => {}
             _ if rest.starts_with("super::") || rest.starts_with("self::") => {
                 found.push((i, open.iter().map(|&(name, _)| name).collect()));
-                // skip the chain `super::super::`, so that only its start counts
+                // skip `self::` or the chain `super::super::`, so that only its start counts
+                i += rest.find("::").map_or(0, |e| e + 2);
                 while text[i..].starts_with("super::") {
                     i += "super::".len();
                 }

@@ -80,8 +80,8 @@ pub trait Draft {
     /// `ids`: `[1, tokens]`. Returns at most `k` ids.
     fn propose(&mut self, ids: &Tensor<i64>, k: usize) -> Vec<i64>;
 
-    /// The target's verdict on `drafted`, from its logits after the last written token
-    /// and after each proposal.
+    /// The target's verdict on `drafted`, from its logits after the last written
+    /// token and after each proposal.
     ///
     /// # Shapes
     /// `logits`: `[1, drafted + 1, vocab_size]`.
@@ -98,7 +98,7 @@ pub trait Draft {
 /// `logits`: `[1, drafted + 1, vocab_size]`.
 // ANCHOR: greedy_check
 pub fn greedy_check(drafted: Vec<i64>, logits: &Tensor) -> Round {
-    let target = logits.argmax_dim(-1, false).to_vec(); // after each token of the pass
+    let target = logits.argmax_dim(-1, false).to_vec(); // after each token
     let accepted = accepted(&drafted, &target);
     Round {
         drafted,
@@ -177,7 +177,8 @@ impl Draft for GreedyDraft<'_> {
     }
 }
 
-/// `n_new` tokens of greedy speculative decoding with `k` draft tokens per target pass.
+/// `n_new` tokens of greedy speculative decoding with `k` draft tokens per target
+/// pass.
 ///
 /// # Shapes
 /// `prompt`: `[1, tokens]`.

@@ -69,8 +69,8 @@ impl Draft for SampledDraft<'_> {
     }
 }
 
-/// `n_new` tokens of speculative sampling with `k` draft tokens per target pass (fewer
-/// near the end), probabilities `softmax(logits)` for both models.
+/// `n_new` tokens of speculative sampling with `k` draft tokens per target pass
+/// (fewer near the end), probabilities `softmax(logits)` for both models.
 ///
 /// # Shapes
 /// `prompt`: `[1, tokens]`.

@@ -46,8 +46,8 @@ impl Draft for LookupDraft {
     }
 }
 
-/// `n_new` tokens of greedy speculative decoding with prompt-lookup drafts of up to `k`
-/// tokens (chapter 17's round, with [`LookupDraft`] as the draft).
+/// `n_new` tokens of greedy speculative decoding with prompt-lookup drafts of up to
+/// `k` tokens (chapter 17's round, with [`LookupDraft`] as the draft).
 ///
 /// # Shapes
 /// `prompt`: `[1, tokens]`.
