@@ -12,8 +12,6 @@
 //! - [`cli`]: the command line every chapter binary shares (the story, `--seed`,
 //!   `--heatmaps`, `--device`, `doctor`);
 //! - [`hints`]: a chapter's exercises and their hints, which `learn` shows;
-//! - [`peak_memory`]: the peak memory of one call, as Linux reports it, for the examples
-//!   that check what a chapter says a form of attention holds;
 //! - `quiet_proptest` (feature `proptest`, for the exercises' tests): property tests that
 //!   print one message when they fail.
 //!
@@ -35,7 +33,6 @@ pub mod cli;
 pub mod doctor;
 pub mod hints;
 pub mod narrative;
-pub mod peak_memory;
 pub mod platform;
 pub mod printed;
 #[cfg(not(target_arch = "wasm32"))]
