@@ -4,17 +4,17 @@
 # d_model = 768 (`x·Wᵀ` as nn.Linear computes it, W of [768, 768] and [2304, 768], 1024 and
 # 4096 tokens). Prints each throughput, the ratio ours/PyTorch (above 1: ours is faster), and
 # the fraction of one core's FMA peak (measured by chapter 9's fma_peak example) each reaches.
-#   PYTHON=.venv/bin/python bash scripts/bench-matmul-vs-torch.sh
+#   PYTHON=.venv/bin/python bash perf/scripts/bench-matmul-vs-torch.sh
 # Needs torch==2.13.0 for $PYTHON (see reference/requirements.txt).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 PYTHON=${PYTHON:-python3}
 criterion=${CARGO_TARGET_DIR:-target}/criterion
 
-cargo build -q --release -p ch09-flash-attention --example fma_peak
+cargo build -q --release -p attention-perf --example fma_peak
 peak=$("${CARGO_TARGET_DIR:-target}"/release/examples/fma_peak | sed -n 's/^fma peak: \([0-9.]*\) GFLOP.*/\1/p')
 
-cargo bench -q -p shared --bench ops -- '^(matmul_2d/1024|matmul_module/.*)$' --noplot 2>&1 |
+cargo bench -q -p attention-perf --bench ops -- '^(matmul_2d/1024|matmul_module/.*)$' --noplot 2>&1 |
   grep -E '^[a-z_0-9]+/.*time:|time:' >&2
 
 # One line per product: name, m, k, n, our median in ns.

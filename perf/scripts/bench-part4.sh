@@ -11,7 +11,7 @@
 # time against token by token over T); then chapter 19's
 # whole training run (`ch19-induction-heads --train`, release) and the reference script's
 # PyTorch run are timed in turns, whole processes, A B then B A, both on one thread
-# (RAYON_NUM_THREADS=1, --threads 1), then both on two. scripts/part4_table.py
+# (RAYON_NUM_THREADS=1, --threads 1), then both on two. perf/scripts/part4_table.py
 # prints the tables, writes the book's tables and plots (book/src/bench/part4.md,
 # part4-window.svg, part4-linear.svg) and ends with the lines
 #   flex window time slope over n=1024..32768: X.XX (n·w is 1.00); time per visible pair, largest ÷ smallest S.SS (...)
@@ -29,11 +29,11 @@
 # (time ratios below 1: ours is faster). Everything runs on one thread except the
 # flex_threads group and chapter 19's runs (one thread, then two, on both sides).
 #
-#   bash scripts/bench-part4.sh                      # everything (about half an hour once built)
-#   PART4_GROUPS="flex_window linear" bash scripts/bench-part4.sh --out DIR   # some groups, no ch19
+#   bash perf/scripts/bench-part4.sh                      # everything (about half an hour once built)
+#   PART4_GROUPS="flex_window linear" bash perf/scripts/bench-part4.sh --out DIR   # some groups, no ch19
 #   PART4_BENCH_SECONDS=0.2 CH16_BENCH_NS="1024 2048" CH16_CAUSAL_NS=512 CH16_TORCH_NS=512 \
 #     CH16_DOC_N=1024 CH18_BENCH_NS="256 512" CH18_DSA_NS=1024 CH19_STEPS=20 CH19_ROUNDS=1 \
-#     bash scripts/bench-part4.sh --out DIR          # a smoke run (a few minutes once built)
+#     bash perf/scripts/bench-part4.sh --out DIR          # a smoke run (a few minutes once built)
 #
 # CH19_STEPS=N times, instead of the two whole runs, chapter 19's loss_bits example and the
 # reference script for N steps each (a smoke test of the commands; the table names the
@@ -43,13 +43,13 @@
 # process of its own (the examples peak_memory of chapters 16 and 18): its peak resident
 # memory (Linux's VmHWM) beside its time, in $out/memory.json and a table of its own, and
 # lines "peak memory of the call ÷ <what the chapter says the form holds>: ...".
-#   PART4_GROUPS=memory bash scripts/bench-part4.sh --out DIR     # the memory group alone
+#   PART4_GROUPS=memory bash perf/scripts/bench-part4.sh --out DIR     # the memory group alone
 # --out DIR writes the tables and plots into DIR instead of the book. The first run makes
 # .venv-libtorch (scripts/libtorch-env.sh; TCH_VENV to use another) and builds the benches
 # with tch in target/tch. Numbers taken while other programs run are noisy: the table
 # records the load average before and after.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 page=book/src/bench
 if [ "${1:-}" = "--out" ]; then
@@ -58,8 +58,8 @@ fi
 PYTHON=${PYTHON:-.venv/bin/python}
 # shellcheck source=scripts/libtorch-env.sh
 source scripts/libtorch-env.sh >&2
-# The same target directory as scripts/bench-vs-torch.sh; absolute, because criterion puts
-# its results under it and runs in the chapter's folder.
+# The same target directory as perf/scripts/bench-vs-torch.sh; absolute, because criterion puts
+# its results under it and runs the benches in perf/.
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
 export SHARED_DEVICE=cpu
 
@@ -73,8 +73,7 @@ for group in $groups; do rm -rf "$CARGO_TARGET_DIR/criterion/$group" "$out/$grou
 
 echo "==> building the benches (with tch) and chapter 19" >&2
 # One cargo call for both benches, so that `shared` is built once, with tch.
-benches=(-p ch16-flex-attention -p ch18-linear-attention --features ch16-flex-attention/tch
-  --bench flex --bench linear)
+benches=(-p attention-perf --features tch --bench flex --bench linear)
 cargo bench -q "${benches[@]}" --no-run
 cargo build --release -q -p ch19-induction-heads --bin ch19-induction-heads --example loss_bits
 
@@ -90,8 +89,8 @@ if [ -n "${criterion_groups// /}" ]; then
 fi
 
 # The group memory: each form once, at the longest length its benchmark times, in a process
-# of its own (the chapters' examples peak_memory), its peak resident memory from Linux's
-# VmHWM beside its time. The lengths follow the benchmarks' variables and defaults.
+# of its own (the examples peak_memory_ch16 and peak_memory_ch18), its peak resident memory
+# from Linux's VmHWM beside its time. The lengths follow the benchmarks' variables and defaults.
 if [[ " $groups " == *" memory "* ]]; then
   echo "==> peak memory: each form at its longest length, in a process of its own" >&2
   longest() { tr ' ' '\n' <<<"$1" | sort -n | tail -1; }
@@ -111,18 +110,15 @@ if [[ " $groups " == *" memory "* ]]; then
     "18 chunked $ch18_t" "18 flash-causal $ch18_t" "18 dsa $ch18_dsa" "18 dsa-tiles $ch18_dsa"
     "18 dsa-kernel $ch18_long" "18 flash-8-heads $ch18_long"
   )
-  # Both chapters call their example peak_memory: built one after the other, each copied
-  # out. The same features as the benches, so that `shared` is not built again.
-  for chapter in ch16-flex-attention ch18-linear-attention; do
-    cargo build -q --profile bench -p "$chapter" --features ch16-flex-attention/tch --example peak_memory
-    cp "$CARGO_TARGET_DIR/release/examples/peak_memory" "$out/peak_memory_${chapter%%-*}"
-  done
+  # The same features as the benches, so that `shared` is not built again.
+  cargo build -q --profile bench -p attention-perf --features tch \
+    --example peak_memory_ch16 --example peak_memory_ch18
   # glibc's default malloc, as the chapters' own programs run; a form that fails (memory
   # exhausted) is reported and left out of the table.
   for run in "${memory_runs[@]}"; do
     read -r chapter form n <<<"$run"
     [ -n "$n" ] || continue
-    env -u GLIBC_TUNABLES "$out/peak_memory_ch$chapter" --form "$form" --n "$n" \
+    env -u GLIBC_TUNABLES "$CARGO_TARGET_DIR/release/examples/peak_memory_ch$chapter" --form "$form" --n "$n" \
       || echo "peak_memory: ch$chapter $form at n = $n failed" >&2
   done > "$out/memory.jsonl"
   cat "$out/memory.jsonl" >&2
@@ -212,6 +208,6 @@ json.dump({
 }, open(path, "w"))
 PY
 
-python3 scripts/part4_table.py --criterion "$CARGO_TARGET_DIR/criterion" --ch19 "$out/ch19.json" \
+python3 perf/scripts/part4_table.py --criterion "$CARGO_TARGET_DIR/criterion" --ch19 "$out/ch19.json" \
   --memory "$out/memory.json" --meta "$out/meta.json" --meta-partial "$out/meta-partial.json" --md "$page/part4.md" \
   --svg-window "$page/part4-window.svg" --svg-linear "$page/part4-linear.svg"

@@ -8,7 +8,7 @@
 # step of its model against PyTorch's same step (autograd and libtorch's AdamW) the same
 # way, and the paired_matmul example `shared`'s large matrix products against libtorch's;
 # the fma_peak example measures one core's peak; the peak_memory example measures resident
-# memory; scripts/bench_table.py prints the
+# memory; perf/scripts/bench_table.py prints the
 # tables, writes the book's table and plot (book/src/bench/ch09-flash-attention.{md,svg})
 # and ends with the lines
 #   matmul shared/torch throughput ratio: square X.XX, module products Y.YY to Z.ZZ
@@ -22,9 +22,9 @@
 # bench_table.py). Everything runs on one thread except the `threads` group, the 2-thread
 # variants of the `module` and `backward` groups and the memory measurement.
 #
-#   bash scripts/bench-vs-torch.sh                      # everything (about 20 minutes)
-#   CH09_BENCH_NS="1024 4096" CH09_BENCH_GROUPS="core_causal core_full" bash scripts/bench-vs-torch.sh
-#   CH09_BENCH_NS=128 CH09_BENCH_SECONDS=0.2 bash scripts/bench-vs-torch.sh --out DIR   # a smoke run
+#   bash perf/scripts/bench-vs-torch.sh                      # everything (about 20 minutes)
+#   CH09_BENCH_NS="1024 4096" CH09_BENCH_GROUPS="core_causal core_full" bash perf/scripts/bench-vs-torch.sh
+#   CH09_BENCH_NS=128 CH09_BENCH_SECONDS=0.2 bash perf/scripts/bench-vs-torch.sh --out DIR   # a smoke run
 #   CH09_BENCH_PROFILE=dev CH09_BENCH_MEMORY_N=512 ...   # a smoke run on the tests' build
 #
 # CH09_BENCH_PROFILE (default bench, an optimised build) names the cargo profile; `dev`
@@ -37,7 +37,7 @@
 # builds the bench with tch in target/tch. Numbers taken while other programs run are
 # noisy: the table records the load average before and after.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 page=book/src/bench
 if [ "${1:-}" = "--out" ]; then
@@ -46,7 +46,7 @@ fi
 # shellcheck source=scripts/libtorch-env.sh
 source scripts/libtorch-env.sh >&2
 # The same target directory as scripts/test-tch.sh, so the tch build is made once; absolute,
-# because criterion puts its results under it and runs in the chapter's folder.
+# because criterion puts its results under it and runs the bench in perf/
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/tch}
 # The chapters' variants run on our own code; PyTorch's call libtorch directly.
 export SHARED_DEVICE=cpu
@@ -66,10 +66,9 @@ esac
 memory_n=${CH09_BENCH_MEMORY_N:-4096}
 
 echo "==> building the bench and the examples with tch (profile $profile)" >&2
-cargo bench -q --profile "$profile" -p ch09-flash-attention --features tch --bench attention --no-run
-cargo build --profile "$profile" -q -p ch09-flash-attention --features tch --example peak_memory --example paired \
-  --example paired_matmul --example fma_peak
-cargo build --profile "$profile" -q -p ch11-training --features tch --example paired_step
+cargo bench -q --profile "$profile" -p attention-perf --features tch --bench attention --no-run
+cargo build --profile "$profile" -q -p attention-perf --features tch --example peak_memory_ch09 --example paired \
+  --example paired_matmul --example fma_peak --example paired_step
 
 # While timing, glibc's malloc keeps the memory it is given back, on both sides (libtorch
 # allocates through it too). By default whether freed megabytes go back to the OS between
@@ -82,7 +81,7 @@ export GLIBC_TUNABLES=$keep_memory
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "==> criterion: $groups at n = $ns" >&2
 filter="^($(echo "$groups" | tr ' ' '|'))/"
-CH09_BENCH_NS="$ns" cargo bench -q --profile "$profile" -p ch09-flash-attention --features tch --bench attention \
+CH09_BENCH_NS="$ns" cargo bench -q --profile "$profile" -p attention-perf --features tch --bench attention \
   -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
 
 echo "==> flash and SDPA timed in turns, call by call, forward and forward+backward (the paired example)" >&2
@@ -107,12 +106,12 @@ echo "==> peak memory (flash at b = 8 and b = 1, materialised at b = 1)" >&2
 memory_runs=("flash 8 $memory_n" "flash 1 $memory_n" "materialised 1 $memory_n")
 for run in "${memory_runs[@]}"; do
   # shellcheck disable=SC2086 # the run's words are its arguments
-  "$bin"/examples/peak_memory $run
+  "$bin"/examples/peak_memory_ch09 $run
 done > "$out/memory.jsonl"
 cat "$out/memory.jsonl" >&2
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
-isa=$("$bin"/examples/peak_memory isa)
+isa=$("$bin"/examples/peak_memory_ch09 isa)
 # One core's FMA peak, the yardstick of the useful GFLOP/s in the tables.
 fma_peak=$("$bin"/examples/fma_peak | sed -n 's/^fma peak: \([0-9.]*\) GFLOP.*/\1/p')
 python3 - "$out/meta.json" "$load_before" "$load_after" "$isa" "$libtorch_version" "$fma_peak" "$keep_memory" <<'PY'
@@ -137,7 +136,7 @@ json.dump({
 }, open(path, "w"))
 PY
 
-python3 scripts/bench_table.py --criterion "$CARGO_TARGET_DIR/criterion" \
+python3 perf/scripts/bench_table.py --criterion "$CARGO_TARGET_DIR/criterion" \
   --memory "$out/memory.jsonl" --paired "$out/paired.jsonl" --matmul "$out/matmul.jsonl" --step "$out/step.jsonl" \
   --meta "$out/meta.json" \
   --md "$page/ch09-flash-attention.md" --svg "$page/ch09-flash-attention.svg"

@@ -1,6 +1,6 @@
-"""Turns the results of scripts/bench-vs-torch.sh into tables and a plot.
+"""Turns the results of perf/scripts/bench-vs-torch.sh into tables and a plot.
 
-    python3 scripts/bench_table.py --criterion target/tch/criterion \
+    python3 perf/scripts/bench_table.py --criterion target/tch/criterion \
         --memory M.jsonl --paired P.jsonl --step S.jsonl --matmul X.jsonl --meta META.json \
         --md OUT.md --svg OUT.svg
 
@@ -40,13 +40,14 @@ on one thread; below 1 means ours is faster.
 
 On a machine that others share, criterion's medians of two variants are taken seconds apart,
 in different states of the machine; the rounds timed in turns see both sides in the same
-state. Both are in the table. Only the standard library is used.
+state. Both are in the table. Only the standard library is used (and bench_common.py, beside
+this script).
 """
 import argparse
-import json
-import math
-import pathlib
 import sys
+
+from bench_common import (escape, fmt_ratio, fmt_time, load_criterion, loglog_frame, ratio,
+                          read_json, read_json_lines, write_text)
 
 HEADS, HEAD_DIM = 12, 64
 
@@ -98,24 +99,6 @@ TITLES = {
 }
 
 
-def load_criterion(root):
-    results = {}
-    for estimates in pathlib.Path(root).glob("*/*/*/new/estimates.json"):
-        group, variant, n = estimates.parts[-5:-2]
-        if group in VARIANTS and n.isdigit():
-            results[(group, variant, int(n))] = json.loads(estimates.read_text())["median"]["point_estimate"]
-    return results
-
-
-def fmt_time(ns):
-    if ns is None:
-        return "–"
-    ms = ns / 1e6
-    if ms >= 100:
-        return f"{ms:.0f} ms"
-    if ms >= 10:
-        return f"{ms:.1f} ms"
-    return f"{ms:.2f} ms"
 
 
 def useful_gflops(group, n, ns):
@@ -124,12 +107,6 @@ def useful_gflops(group, n, ns):
     return flops / ns
 
 
-def ratio(a, b):
-    return None if a is None or b is None else a / b
-
-
-def fmt_ratio(r):
-    return "–" if r is None else f"{r:.2f}"
 
 
 def tables(results, ns, peak=None):
@@ -325,33 +302,10 @@ def svg_plot(results, ns, path):
     values = [t for pts in points.values() for _, t in pts]
     if not values:
         return
-    width, height = 820, 470
-    left, right, top, bottom = 70, 340, 30, 60
-    y_lo = 10 ** math.floor(math.log10(min(values)))
-    y_hi = 10 ** math.ceil(math.log10(max(values)))
-    x_lo, x_hi = math.log2(min(ns)), math.log2(max(ns))
-    px = lambda n: left + (math.log2(n) - x_lo) / max(x_hi - x_lo, 1) * (width - left - right)
-    py = lambda t: top + (math.log10(y_hi) - math.log10(t)) / (math.log10(y_hi) - math.log10(y_lo)) * (height - top - bottom)
+    width, right, top = 820, 340, 30
+    title = "Causal attention, [1, 12, n, 64], f32, one thread: median time"
+    out, px, py, _ = loglog_frame(title, ns, values, right)
     colours = ["#999999", "#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd"]
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{left}" y="18" font-size="14">Causal attention, [1, 12, n, 64], f32, one thread: median time</text>']
-    decade = y_lo
-    while decade <= y_hi * 1.0001:
-        y = py(decade)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#dddddd"/>')
-        label = f"{decade:g} ms"
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
-        decade *= 10
-    for n in ns:
-        x = px(n)
-        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" stroke="#eeeeee"/>')
-        out.append(f'<text x="{x:.1f}" y="{height - bottom + 18}" text-anchor="middle">{n}</text>')
-    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 20}" text-anchor="middle">'
-               f'sequence length n (log scale)</text>')
-    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
-               f'fill="none" stroke="#444444"/>')
     for i, (v, label) in enumerate(series):
         colour = colours[i % len(colours)]
         dash = ' stroke-dasharray="6 4"' if v.startswith("torch") else ""
@@ -366,11 +320,8 @@ def svg_plot(results, ns, path):
         out.append(f'<text x="{width - right + 46}" y="{ly + 4}">{name}:</text>')
         out.append(f'<text x="{width - right + 46}" y="{ly + 18}" font-size="11">{escape(rest)}</text>')
     out.append("</svg>")
-    pathlib.Path(path).write_text("\n".join(out) + "\n")
+    write_text(path, "\n".join(out) + "\n")
 
-
-def escape(text):
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def main():
@@ -385,26 +336,17 @@ def main():
     parser.add_argument("--svg")
     args = parser.parse_args()
 
-    results = load_criterion(args.criterion)
-    memory = []
-    if args.memory and pathlib.Path(args.memory).exists():
-        memory = [json.loads(line) for line in pathlib.Path(args.memory).read_text().splitlines() if line.strip()]
+    results = load_criterion(args.criterion, VARIANTS)
+    memory = read_json_lines(args.memory)
     paired, train = {}, {}
-    if args.paired and pathlib.Path(args.paired).exists():
-        for line in pathlib.Path(args.paired).read_text().splitlines():
-            if line.strip():
-                p = json.loads(line)
-                (train if p.get("pass") == "forward+backward" else paired)[p["n"]] = p
-    step = None
-    if args.step and pathlib.Path(args.step).exists():
-        step = json.loads(pathlib.Path(args.step).read_text())
-    products = []
-    if args.matmul and pathlib.Path(args.matmul).exists():
-        products = [json.loads(line) for line in pathlib.Path(args.matmul).read_text().splitlines() if line.strip()]
-    meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta else {}
+    for p in read_json_lines(args.paired):
+        (train if p.get("pass") == "forward+backward" else paired)[p["n"]] = p
+    step = read_json(args.step)
+    products = read_json_lines(args.matmul)
+    meta = read_json(args.meta, {})
     ns = sorted({n for (_, _, n) in results})
     if not ns:
-        sys.exit("bench_table.py: no results (run scripts/bench-vs-torch.sh)")
+        sys.exit("bench_table.py: no results (run perf/scripts/bench-vs-torch.sh)")
 
     head = ["<!-- ANCHOR: machine -->"]
     if meta:
@@ -428,10 +370,8 @@ def main():
     body += ["<!-- ANCHOR_END: ratios -->", ""]
     text = "\n".join(head + body)
     if args.md:
-        pathlib.Path(args.md).parent.mkdir(parents=True, exist_ok=True)
-        pathlib.Path(args.md).write_text(text)
+        write_text(args.md, text)
     if args.svg:
-        pathlib.Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
         svg_plot(results, ns, args.svg)
     print("\n".join(line for line in text.splitlines() if "ANCHOR" not in line))
     # The headline ratio: timed in turns where the paired example ran (each round sees the

@@ -1,11 +1,11 @@
-"""Turns the results of scripts/bench-part4.sh into tables, plots and headline lines.
+"""Turns the results of perf/scripts/bench-part4.sh into tables, plots and headline lines.
 
-    python3 scripts/part4_table.py --criterion target/tch/criterion --ch19 R.json \
+    python3 perf/scripts/part4_table.py --criterion target/tch/criterion --ch19 R.json \
         --memory M.json --meta META.json --md OUT.md --svg-window W.svg --svg-linear L.svg
 
-Reads criterion's medians of chapter 16's benchmarks (chapters/ch16-flex-attention/benches/
-flex/: groups flex_window, flex_documents, flex_causal, flex_vs_torch, flex_threads) and of
-chapter 18's (chapters/ch18-linear-attention/benches/linear/: groups linear, dsa, dsa_long and gdn), and the
+Reads criterion's medians of chapter 16's benchmarks (perf/benches/flex/: groups
+flex_window, flex_documents, flex_causal, flex_vs_torch, flex_threads) and of chapter 18's
+(perf/benches/linear/: groups linear, dsa, dsa_long and gdn), and the
 timing of chapter 19's training run against the reference script's (in turns, one JSON
 object). Writes a Markdown fragment with one anchor per table, two log-log plots (the
 window's time against n; linear attention's forms against the causal flash kernel), prints
@@ -32,16 +32,15 @@ each in its own process, and one line per claim of the chapters about what a for
 Time ratios below 1: ours (the first named) is faster. The slope is the least-squares slope
 of log(time) against log(n). The crossover is where chapter 18's chunked linear attention
 becomes faster than chapter 9's causal flash kernel, interpolated on log-log axes between the
-two lengths around it. Only the standard library is used.
+two lengths around it. Only the standard library is used (and bench_common.py, beside this
+script).
 """
 import argparse
-import json
 import math
-import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from bench_table import escape, fmt_ratio, fmt_time, ratio  # noqa: E402
+from bench_common import (escape, fmt_ratio, fmt_time, load_criterion, loglog_frame, ratio,
+                          read_json, write_text)
 
 HEADS, HEAD_DIM, WINDOW, TILE = 2, 64, 256, 128
 CHUNK, TOP_K, INDEX_HEADS, D_INDEX = 64, 2048, 4, 32
@@ -111,14 +110,6 @@ TITLES = {
     "gdn": f"Gated DeltaNet, one head, q, k, v of [T, {HEAD_DIM}], one thread",
 }
 
-
-def load_criterion(root):
-    results = {}
-    for estimates in pathlib.Path(root).glob("*/*/*/new/estimates.json"):
-        group, variant, n = estimates.parts[-5:-2]
-        if group in VARIANTS and n.isdigit():
-            results[(group, variant, int(n))] = json.loads(estimates.read_text())["median"]["point_estimate"]
-    return results
 
 
 def columns(results, group):
@@ -338,32 +329,9 @@ def svg_loglog(title, lines, path, guide=None):
     ns = sorted({n for _, pts, _ in lines for n, _ in pts})
     if not values:
         return
-    width, height = 820, 470
-    left, right, top, bottom = 70, 300, 30, 60
-    y_lo = 10 ** math.floor(math.log10(min(values)))
-    y_hi = 10 ** math.ceil(math.log10(max(values)))
-    x_lo, x_hi = math.log2(min(ns)), math.log2(max(ns))
-    px = lambda n: left + (math.log2(n) - x_lo) / max(x_hi - x_lo, 1) * (width - left - right)
-    py = lambda t: top + (math.log10(y_hi) - math.log10(t)) / max(math.log10(y_hi) - math.log10(y_lo), 1) * (height - top - bottom)
+    width, right, top = 820, 300, 30
+    out, px, py, (y_lo, y_hi) = loglog_frame(title, ns, values, right)
     colours = ["#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#999999"]
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{left}" y="18" font-size="14">{escape(title)}</text>']
-    decade = y_lo
-    while decade <= y_hi * 1.0001:
-        y = py(decade)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#dddddd"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{decade:g} ms</text>')
-        decade *= 10
-    for n in ns:
-        x = px(n)
-        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" stroke="#eeeeee"/>')
-        out.append(f'<text x="{x:.1f}" y="{height - bottom + 18}" text-anchor="middle">{n}</text>')
-    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 20}" text-anchor="middle">'
-               f'sequence length n (log scale)</text>')
-    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
-               f'fill="none" stroke="#444444"/>')
     legend = list(lines)
     if guide and lines and lines[0][1]:
         label, power = guide
@@ -385,8 +353,7 @@ def svg_loglog(title, lines, path, guide=None):
                    f'stroke="{colour}" stroke-width="2"{dash}/>')
         out.append(f'<text x="{width - right + 46}" y="{ly + 4}" font-size="11">{escape(label)}</text>')
     out.append("</svg>")
-    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
-    pathlib.Path(path).write_text("\n".join(out) + "\n")
+    write_text(path, "\n".join(out) + "\n")
 
 
 def main():
@@ -401,20 +368,14 @@ def main():
     parser.add_argument("--svg-linear")
     args = parser.parse_args()
 
-    results = load_criterion(args.criterion)
-    run = None
-    if args.ch19 and pathlib.Path(args.ch19).exists():
-        run = json.loads(pathlib.Path(args.ch19).read_text())
+    results = load_criterion(args.criterion, VARIANTS)
+    run = read_json(args.ch19)
     # A run of some groups on a machine that never ran them all has no meta.json.
-    meta = json.loads(pathlib.Path(args.meta).read_text()) if args.meta and pathlib.Path(args.meta).exists() else {}
-    partial = None
-    if args.meta_partial and pathlib.Path(args.meta_partial).exists():
-        partial = json.loads(pathlib.Path(args.meta_partial).read_text())
-    peak_runs = []
-    if args.memory and pathlib.Path(args.memory).exists():
-        peak_runs = json.loads(pathlib.Path(args.memory).read_text())
+    meta = read_json(args.meta, {})
+    partial = read_json(args.meta_partial)
+    peak_runs = read_json(args.memory, [])
     if not results and not run and not peak_runs:
-        sys.exit("part4_table.py: no results (run scripts/bench-part4.sh)")
+        sys.exit("part4_table.py: no results (run perf/scripts/bench-part4.sh)")
 
     head = ["<!-- ANCHOR: machine -->"]
     if meta:
@@ -449,8 +410,7 @@ def main():
     body += peak_memory_lines(peak_runs)
     text = "\n".join(head + body)
     if args.md:
-        pathlib.Path(args.md).parent.mkdir(parents=True, exist_ok=True)
-        pathlib.Path(args.md).write_text(text)
+        write_text(args.md, text)
     window = series(results, "flex_window", "ch16_flex")
     if args.svg_window:
         svg_loglog(f"Sliding window of {WINDOW}, [1, {HEADS}, n, {HEAD_DIM}], one thread: median time",
