@@ -17,7 +17,9 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/tch}
 # the suite, so the suite leaves it out (its own tests run with `cargo test`). Chapter 20 runs
 # a real model through the same operations, against transformers, not libtorch; chapter 21
 # runs its kernels on a GPU through wgpu, never through the tensor back-end: both are left
-# out too.
+# out too. So is attention-perf: its tests compare faster versions with the chapters'
+# listings on our own back-end, and its benchmarks time libtorch through their own `tch`
+# feature (perf/scripts/bench-vs-torch.sh).
 cargo run -q -p course --features shared/tch --bin platform
 cargo test --workspace --exclude ch19-induction-heads --exclude ch20-real-model \
-  --exclude ch21-webgpu --features shared/tch "$@"
+  --exclude ch21-webgpu --exclude attention-perf --features shared/tch "$@"

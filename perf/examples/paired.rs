@@ -21,12 +21,12 @@
 #[path = "common/turns.rs"]
 mod turns;
 
+use attention_perf::pinned::pool;
 use ch09_flash_attention::backward::{FlashGrads, flash_attention_backward};
 use ch09_flash_attention::kernel::{flash_attention, flash_attention_lse};
 use shared::backend::torch::{from_tch, to_tch};
 use shared::tch::{self, Device, Kind};
 use shared::{Tensor, manual_seed, randn};
-use attention_perf::pinned::pool;
 use turns::{median, seconds, sizes_and_rounds};
 
 fn main() {

@@ -17,10 +17,10 @@
 #[path = "common/turns.rs"]
 mod turns;
 
+use attention_perf::pinned::pool;
 use shared::backend::torch::to_tch;
 use shared::tch::Device;
 use shared::{Tensor, manual_seed, randn};
-use attention_perf::pinned::pool;
 use turns::{median, seconds, sizes_and_rounds};
 
 fn main() {

@@ -11,9 +11,9 @@
 //! Prints one JSON object: the output's size, the extra peak, and their ratio. With `isa`
 //! instead of a variant, prints which version of the kernel this CPU runs.
 
+use attention_perf::peak_memory::measure;
 use ch07_multihead_split::scaled_dot_product::scaled_dot_product_attention;
 use ch09_flash_attention::kernel::flash_attention;
-use attention_perf::peak_memory::measure;
 use shared::{manual_seed, ones, randn};
 
 fn main() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Times chapter 20's model against transformers, in turns (see scripts/bench-real-model.sh).
+"""Times chapter 20's model against transformers, in turns (see perf/scripts/bench-real-model.sh).
 
 Each round runs, for 1 and 2 threads: transformers (float32, eager attention, greedy, the
-KV cache) in a fresh process, then ours (its `speed` example) in a fresh process, each doing
+KV cache) in a fresh process, then ours (the `speed_real_model` example of perf) in a fresh process, each doing
 a prefill of 128 tokens and 128 decoding steps. The medians over the rounds are reported as
 ratios; the memory bandwidth is measured in the same run (a numpy copy of 1 GB), and with it
 the bound on decoding set by reading every float32 weight once per token.

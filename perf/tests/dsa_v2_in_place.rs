@@ -10,13 +10,13 @@ use proptest::prelude::*;
 use shared::exact::Isa;
 use shared::{Tensor, manual_seed, randn};
 
-use ch18_linear_attention::sparse_kernel::{
-    Indexer, dsa_kernel, index_scores_of_tile, keep_top_k,
-};
+use attention_perf::dsa::top_k_radix::RadixTopK;
 use attention_perf::dsa::v2_in_place::{
     IndexInputs, dsa_kernel_fast, dsa_kernel_fast_with, index_scores_into,
 };
-use attention_perf::dsa::top_k_radix::RadixTopK;
+use ch18_linear_attention::sparse_kernel::{
+    Indexer, dsa_kernel, index_scores_of_tile, keep_top_k,
+};
 
 /// The instruction sets this processor can run.
 fn isas() -> Vec<Isa> {

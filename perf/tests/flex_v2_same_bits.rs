@@ -10,9 +10,9 @@ use shared::exact::Isa;
 use shared::testing::bits_difference;
 use shared::{Tensor, manual_seed, randn};
 
+use attention_perf::flex::v2_same_bits::flex_kernel_fast_with;
 use ch16_flex_attention::block_mask::BlockMask;
 use ch16_flex_attention::kernel::{KernelOutput, flex_kernel_over};
-use attention_perf::flex::v2_same_bits::flex_kernel_fast_with;
 use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{
     MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,

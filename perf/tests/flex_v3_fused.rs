@@ -11,9 +11,9 @@ use proptest::prelude::*;
 use shared::exact::Isa;
 use shared::{Tensor, manual_seed, randn};
 
+use attention_perf::flex::v3_fused::flex_kernel_fused_with;
 use ch16_flex_attention::block_mask::BlockMask;
 use ch16_flex_attention::kernel::{KernelOutput, flex_kernel_over};
-use attention_perf::flex::v3_fused::flex_kernel_fused_with;
 use ch16_flex_attention::kv_rows::InTensors;
 use ch16_flex_attention::recipes::{
     MaskMod, ScoreMod, causal, causal_window, document_mask, no_mask, prefix_lm,

@@ -7,8 +7,8 @@ use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randn};
 
-use ch18_linear_attention::chunked_delta::gated_delta_chunked;
 use attention_perf::linear::v2_chunked_delta_gemm::gated_delta_chunked_fast;
+use ch18_linear_attention::chunked_delta::gated_delta_chunked;
 use ch18_linear_attention::gates::{exp, l2_normalize, log_sigmoid};
 
 /// Gated DeltaNet's inputs as the chapter draws them.

@@ -6,8 +6,8 @@ use course::quiet_proptest::quiet;
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randn};
 
-use ch18_linear_attention::chunked::linear_chunked;
 use attention_perf::linear::v2_chunked_gemm::linear_chunked_fast;
+use ch18_linear_attention::chunked::linear_chunked;
 
 /// How far two evaluations of causal linear attention may be apart, for `T` tokens of `d`
 /// features and values `v`.

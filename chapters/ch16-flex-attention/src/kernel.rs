@@ -108,7 +108,9 @@ pub fn flex_kernel_over(
                 let mut acc = vec![0.0f32; rows.len() * d_v];
                 for visit in block_mask.visit(b, h, qt) {
                     visits.record(&visit);
-                    let TileVisit { keys: cols, masked, .. } = visit;
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
                     for (r, i) in rows.clone().enumerate() {
                         let scores = &mut scores[..cols.len()];
                         for (s, j) in scores.iter_mut().zip(cols.clone()) {

@@ -80,7 +80,9 @@ pub fn flex_kernel_backward(
             for qt in 0..block_mask.q_tiles() {
                 for visit in block_mask.visit(b, h, qt) {
                     visits.record(&visit);
-                    let TileVisit { keys: cols, masked, .. } = visit;
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
                     for i in qt * tile..((qt + 1) * tile).min(queries) {
                         let qi = row0 + i;
                         if lse[qi] == f32::NEG_INFINITY {
@@ -158,7 +160,9 @@ fn log_sum_exp(
                 let q_row = &q[((b * heads + h) * queries + i) * d..][..d];
                 let mut state = OnlineSoftmax::new();
                 for visit in block_mask.visit(b, h, i / tile) {
-                    let TileVisit { keys: cols, masked, .. } = visit;
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
                     let mut scores: Vec<f32> = cols
                         .filter(|&j| !masked || mask_mod(b, h, i, j))
                         .map(|j| {

@@ -41,8 +41,7 @@ use ch18_linear_attention::gates::{exp, l2_normalize, log_sigmoid};
 use ch18_linear_attention::parallel::linear_parallel;
 use ch18_linear_attention::recurrent::linear_recurrent;
 use ch18_linear_attention::sparse::{
-    index_scores, sparse_attention, top_k_kept,
-    top_k_tiles_kept,
+    index_scores, sparse_attention, top_k_kept, top_k_tiles_kept,
 };
 use ch18_linear_attention::sparse_kernel::{Indexer, dsa_kernel};
 use criterion::{

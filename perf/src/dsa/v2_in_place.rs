@@ -33,9 +33,9 @@ use std::ops::Range;
 #[cfg(target_arch = "x86_64")]
 use ch09_flash_attention::simd::{Avx2, Avx512};
 use ch09_flash_attention::simd::{Portable, Simd};
+use ch18_linear_attention::sparse_kernel::{Indexer, check_shapes};
 use ndarray::{ArrayView2, ArrayViewMut2};
 use shared::exact::{Isa, gemm_with};
-use ch18_linear_attention::sparse_kernel::{Indexer, check_shapes};
 use shared::{Result, Tensor};
 
 use super::key_pairs::KeyPairs;

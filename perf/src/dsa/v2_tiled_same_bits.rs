@@ -35,5 +35,9 @@ pub fn sparse_attention_tiled_fast(
     let (k, v) = (one_head(k), one_head(v));
     let kv = InTensors::new(&k, &v)?;
     let result = flex_kernel_fast(&one_head(q), &kv, &block_mask, unchanged, keeps)?;
-    Ok((result.out.squeeze_dim(0).squeeze_dim(0), block_mask, result.visits))
+    Ok((
+        result.out.squeeze_dim(0).squeeze_dim(0),
+        block_mask,
+        result.visits,
+    ))
 }

@@ -196,7 +196,9 @@ fn all_heads<K: KvRows, S: Simd, const R: usize, const KV: usize>(
                 let mut acc = vec![0.0f32; rows.len() * d_v];
                 for visit in block_mask.visit(b, h, qt) {
                     visits.record(&visit);
-                    let TileVisit { keys: cols, masked, .. } = visit;
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
                     let width = cols.len();
                     let keys_t = &keys_t[cols.start * d..cols.end * d];
                     let values = &values[cols.start * d_v..cols.end * d_v];
@@ -316,6 +318,7 @@ fn rows_scores<S: Simd, const R: usize, const KV: usize>(
     // The R rows of queries, each of length d up front: no bounds checks in the loop.
     let q: [&[f32]; R] = std::array::from_fn(|r| &q_rows[r * d..][..d]);
     let mut c = 0;
+    // ANCHOR: feature_by_feature
     while c + block <= width {
         // -0.0 is where Rust's `sum` of floats starts: -0.0 + x is x for every x.
         let mut sums = [[simd.splat(-0.0); KV]; R];
@@ -341,6 +344,7 @@ fn rows_scores<S: Simd, const R: usize, const KV: usize>(
         }
         c += block;
     }
+    // ANCHOR_END: feature_by_feature
     if c == width {
         return; // no key left over
     }

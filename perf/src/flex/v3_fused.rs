@@ -269,7 +269,11 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
                 acc.fill(0.0);
                 for visit in block_mask.visit(b, h, qt) {
                     visits.record(&visit);
-                    let TileVisit { kt, keys: cols, masked } = visit;
+                    let TileVisit {
+                        kt,
+                        keys: cols,
+                        masked,
+                    } = visit;
                     head_copy.tile(kv, [b, kv_head], kt, tile);
                     let keys_t = &head_copy.keys_t[kt * d * width..][..d * width];
                     let values =
