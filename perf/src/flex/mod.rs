@@ -8,7 +8,7 @@
 //! - [`v3_fused`]: chapter 9's arithmetic (fused multiply-adds, weights in base 2) on the
 //!   same tiles: within a bound derived from the sizes of the listing.
 //!
-//! [`inputs`]: what both take, checked as the listing checks it.
+//! Both take their inputs through [`inputs`], checked as the listing checks them.
 
 pub mod inputs;
 pub mod v2_same_bits;

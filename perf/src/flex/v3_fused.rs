@@ -218,7 +218,7 @@ fn all_heads<K: KvRows, S: Simd, const R: usize>(
         kv,
         block_mask,
         dims: [batch, heads, queries, d],
-        keys,
+        keys: _,
         d_v,
         groups,
     } = inputs;
