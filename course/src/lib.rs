@@ -13,8 +13,6 @@
 //!   `--heatmaps`, `--device`, `doctor`);
 //! - [`hints`]: a chapter's exercises and their hints, which `learn` shows;
 //! - [`manifest`]: a chapter's `chapter.toml`, what the tools around it need to know;
-//! - [`peak_memory`]: the peak memory of one call, as Linux reports it, for the examples
-//!   that check what a chapter says a form of attention holds;
 //! - [`process`]: how a chapter's program runs long work: on a thread of its own rayon
 //!   pool, with the allocator told to keep freed memory;
 //! - `quiet_proptest` (feature `proptest`, for the exercises' tests): property tests that
@@ -39,7 +37,6 @@ pub mod doctor;
 pub mod hints;
 pub mod manifest;
 pub mod narrative;
-pub mod peak_memory;
 pub mod platform;
 pub mod printed;
 pub mod process;

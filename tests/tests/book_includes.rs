@@ -8,7 +8,8 @@
 //! - code (`.rs`) and hints (`.md`) are included only by anchor, GPU kernels (`.wgsl`) only
 //!   whole, program output only from snapshot files (`.snap`), and only their body, never
 //!   insta's header;
-//! - every anchor in the chapters is closed, and every page of `SUMMARY.md` exists;
+//! - every anchor in the chapters and in `perf/` is closed, and every page of `SUMMARY.md`
+//!   exists;
 //! - no included line of code or output is wider than the book's code column;
 //! - every figure is up to date: each SVG in `book/src/figures` records the digest of the
 //!   tensors it was drawn from, and the chapters (through `book-figures`) still compute
@@ -399,6 +400,8 @@ fn every_anchor_in_the_chapters_is_closed() {
     let chapters = root().join("chapters");
     let mut files = files_under(&chapters, ".rs");
     files.extend(files_under(&chapters, ".md"));
+    // The appendix "Making it fast" includes the faster versions from perf/src.
+    files.extend(files_under(&root().join("perf"), ".rs"));
     // The files a page may include from: a crate's sources and its exercises' hints (not
     // chapters/README.md, which explains the anchor syntax).
     let includable = |f: &PathBuf| {

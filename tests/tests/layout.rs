@@ -6,6 +6,8 @@
 //!   `#[allow`;
 //! - shapes without casts: at most 5 `as i64` in the chapters' sources and stubs together;
 //! - benchmarks share code through a crate, never through `#[path]`;
+//! - the speed work lives in `perf/`: no chapter has a `benches/` folder, and no module of a
+//!   chapter's `src/` is named after how it computes (`*_fast`, `*_fused`);
 //! - no import cycle among the modules of one crate.
 
 use std::collections::BTreeMap;
@@ -150,7 +152,7 @@ fn only_a_narratives_entry_point_is_used_by_other_packages() {
         .collect();
     let mut found = Vec::new();
     for dir in [
-        "chapters", "book", "tests", "course", "learn", "timing", "shared",
+        "chapters", "book", "tests", "course", "learn", "perf", "shared",
     ] {
         for file in rust_files(&root().join(dir)) {
             let text = code(&read(&file));
@@ -248,24 +250,70 @@ fn shapes_and_indices_need_no_casts() {
 #[test]
 fn benchmarks_share_code_through_a_crate() {
     let mut found = Vec::new();
-    for chapter in chapters() {
-        for file in rust_files(&chapter.join("benches")) {
-            for (n, line) in code(&read(&file)).lines().enumerate() {
-                if line.trim_start().starts_with("#[path") {
-                    let relative = file.strip_prefix(root()).unwrap_or(&file);
-                    found.push(format!(
-                        "{}:{}: {}",
-                        relative.display(),
-                        n + 1,
-                        line.trim()
-                    ));
-                }
+    for file in rust_files(&root().join("perf/benches")) {
+        for (n, line) in code(&read(&file)).lines().enumerate() {
+            if line.trim_start().starts_with("#[path") {
+                let relative = file.strip_prefix(root()).unwrap_or(&file);
+                found.push(format!(
+                    "{}:{}: {}",
+                    relative.display(),
+                    n + 1,
+                    line.trim()
+                ));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "a bench takes shared code from a crate (timing), not a file by #[path]:\n{}",
+        "a bench takes shared code from the perf crate's library, not a file by \
+         #[path]:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Whether a module's file or folder `name` says how it computes rather than what it
+/// computes: `*_fast` or `*_fused`.
+fn named_after_speed(name: &str) -> bool {
+    let stem = name.strip_suffix(".rs").unwrap_or(name);
+    stem.ends_with("_fast") || stem.ends_with("_fused")
+}
+
+/// Every file and folder under `dir`, recursively.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(entries(&path));
+        }
+        found.push(path);
+    }
+    found
+}
+
+#[test]
+fn the_speed_work_lives_in_perf() {
+    let mut found = Vec::new();
+    for chapter in chapters() {
+        let relative =
+            |p: &Path| p.strip_prefix(root()).unwrap_or(p).display().to_string();
+        if chapter.join("benches").exists() {
+            found.push(format!("{}: a benches/ folder", relative(&chapter)));
+        }
+        for path in entries(&chapter.join("src")) {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if named_after_speed(&name) {
+                found.push(format!(
+                    "{}: a module named after a speed-up",
+                    relative(&path)
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a chapter holds its listing; a faster version of it, its benchmarks and speed \
+         examples go to perf/ (numbered after the listing, tested against it):\n{}",
         found.join("\n")
     );
 }
@@ -467,7 +515,7 @@ fn no_crate_has_an_import_cycle() {
         "course",
         "learn",
         "tests",
-        "timing",
+        "perf",
         "book/widgets",
         "book/figures",
     ]
@@ -512,6 +560,8 @@ fn the_checks_find_what_they_look_for() {
     .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
     .collect();
     assert_eq!(cycles(&graph), [["a", "b", "c"]]);
+    assert!(named_after_speed("kernel_fast.rs") && named_after_speed("kernel_fused"));
+    assert!(!named_after_speed("kernel.rs") && !named_after_speed("fast_path.rs"));
 }
 
 #[test]

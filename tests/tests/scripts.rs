@@ -114,7 +114,7 @@ fn the_checks_find_what_they_look_for() {
     assert!(
         scripts
             .iter()
-            .any(|p| p.ends_with("scripts/bench-part4.sh")),
+            .any(|p| p.ends_with("perf/scripts/bench-part4.sh")),
         "{scripts:?}"
     );
 }

@@ -10,6 +10,8 @@
 //! A mask that is the same for every batch and head (all of this chapter's recipes) is
 //! computed for one and shared, as with PyTorch's `B=None, H=None`.
 
+use std::ops::Range;
+
 use shared::{Error, Result};
 
 use crate::recipes::MaskMod;
@@ -63,6 +65,19 @@ pub fn classify_tile(
     }
 }
 // ANCHOR_END: classify_tile
+
+/// A tile of keys that a tile of queries computes: which tile, its keys, and whether its
+/// scores need the mask.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileVisit {
+    /// The tile's index along the keys.
+    pub kt: usize,
+    /// The keys it holds.
+    pub keys: Range<usize>,
+    /// A partial tile (`true`): the mask_mod decides every entry. A full one (`false`):
+    /// no mask.
+    pub masked: bool,
+}
 
 /// Every tile's kind, for `batch × heads` masks (1 and 1 for a mask shared by all).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,6 +176,32 @@ impl BlockMask {
         self.kinds
             [((b * self.heads + h) * self.q_tiles() + qt) * self.kv_tiles() + kt]
     }
+
+    /// The tiles of keys that tile `qt` of queries computes in head `h` of batch `b`, in
+    /// order: every tile but the empty ones, whose keys and values are never read. Every
+    /// kernel of the chapter (and the faster ones built on it) walks the block mask
+    /// through this.
+    ///
+    /// # Shapes
+    /// Indices only: `qt < q_tiles()`.
+    // ANCHOR: visit
+    pub fn visit(
+        &self,
+        b: usize,
+        h: usize,
+        qt: usize,
+    ) -> impl Iterator<Item = TileVisit> + '_ {
+        (0..self.kv_tiles()).filter_map(move |kt| {
+            let masked = match self.kind(b, h, qt, kt) {
+                TileKind::Empty => return None,
+                TileKind::Full => false,
+                TileKind::Partial => true,
+            };
+            let keys = kt * self.tile..((kt + 1) * self.tile).min(self.keys);
+            Some(TileVisit { kt, keys, masked })
+        })
+    }
+    // ANCHOR_END: visit
 
     /// How many tiles of `kind` the mask holds, over every batch and head it was computed
     /// for.

@@ -18,20 +18,16 @@
 //! [`flex_kernel_over`]. It also keeps what the online softmax knows at the end of a
 //! row, the log-sum-exp `max + ln(sum)`, which merges attention over parts of the keys.
 //!
-//! [`flex_kernel_over`] is the algorithm as the chapter shows it; [`flex_kernel`] runs
-//! [`crate::kernel_fast`]'s version of it, the same additions in the same order (so the
-//! same bits) arranged for the vector unit.
-//! [`crate::kernel_fused`] goes further with chapter 9's arithmetic (fused
-//! multiply-adds, weights in base 2) and so gives other roundings: the benchmarks time it,
-//! while the chapter's code, whose printed digits and comparisons depend on the bits,
-//! calls [`flex_kernel`].
+//! [`flex_kernel_over`] is the algorithm as the chapter shows it, and [`flex_kernel`] runs
+//! it on two tensors. Faster versions of it (the same bits in vector instructions, and
+//! chapter 9's fused arithmetic) live outside the chapter, in the workspace's `perf`
+//! crate, each tested against this listing.
 
 use ch09_flash_attention::online::OnlineSoftmax;
 use shared::{Result, Tensor};
 
-use crate::block_mask::{BlockMask, TileKind};
+use crate::block_mask::{BlockMask, TileVisit};
 use crate::formula::check_shapes;
-use crate::kernel_fast::flex_kernel_fast;
 pub use crate::kernel_io::{KernelOutput, Visits, check_block_mask, check_queries};
 use crate::kv_rows::{InTensors, KvRows, elements};
 use crate::recipes::{MaskMod, ScoreMod};
@@ -43,8 +39,7 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// `softmax(mask(score_mod(q·kᵀ/√d)))·v` in tiles of `block_mask.tile`, visiting only
 /// the tiles that `block_mask` does not mark empty, and how many it visited. A query that
 /// sees no key gets zeros (as PyTorch's `flex_attention`). The block mask must come from
-/// the same `mask_mod`. It is [`flex_kernel_over`] bit for bit, computed by
-/// [`flex_kernel_fast`].
+/// the same `mask_mod`. It is [`flex_kernel_over`] on the two tensors.
 ///
 /// # Shapes
 /// `q`: `[batch, heads, queries, d]`, `k`: `[batch, kv_heads, keys, d]`, `v`:
@@ -67,8 +62,7 @@ pub fn flex_kernel(
         [batch, heads, queries, k.size(2)],
     )?;
     let kv = InTensors::new(k, v)?;
-    // The listing's additions in the same order, in vector instructions: the same bits.
-    let result = flex_kernel_fast(q, &kv, block_mask, score_mod, mask_mod)?;
+    let result = flex_kernel_over(q, &kv, block_mask, score_mod, mask_mod)?;
     Ok((result.out, result.visits))
 }
 
@@ -112,18 +106,11 @@ pub fn flex_kernel_over(
                 let rows = qt * tile..((qt + 1) * tile).min(queries);
                 let mut state = vec![OnlineSoftmax::new(); rows.len()];
                 let mut acc = vec![0.0f32; rows.len() * d_v];
-                for kt in 0..block_mask.kv_tiles() {
-                    let masked = match block_mask.kind(b, h, qt, kt) {
-                        TileKind::Empty => continue,
-                        TileKind::Full => false,
-                        TileKind::Partial => true,
-                    };
-                    if masked {
-                        visits.partial += 1;
-                    } else {
-                        visits.full += 1;
-                    }
-                    let cols = kt * tile..((kt + 1) * tile).min(keys);
+                for visit in block_mask.visit(b, h, qt) {
+                    visits.record(&visit);
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
                     for (r, i) in rows.clone().enumerate() {
                         let scores = &mut scores[..cols.len()];
                         for (s, j) in scores.iter_mut().zip(cols.clone()) {

@@ -22,7 +22,7 @@ use ch09_flash_attention::online::OnlineSoftmax;
 use shared::{Result, Tensor};
 
 use crate::backward::{FlexGrads, ScoreModGrad, check_grad_out};
-use crate::block_mask::{BlockMask, TileKind};
+use crate::block_mask::{BlockMask, TileVisit};
 use crate::formula::check_shapes;
 use crate::kernel::{Visits, check_block_mask, dot, flex_kernel};
 use crate::kv_rows::elements;
@@ -77,18 +77,12 @@ pub fn flex_kernel_backward(
         for h in 0..heads {
             let row0 = (b * heads + h) * queries; // this head's first query
             let key0 = (b * kv_heads + h / groups) * keys; // its key/value head's first key
-            for kt in 0..block_mask.kv_tiles() {
-                for qt in 0..block_mask.q_tiles() {
-                    let masked = match block_mask.kind(b, h, qt, kt) {
-                        TileKind::Empty => continue,
-                        TileKind::Full => false,
-                        TileKind::Partial => true,
-                    };
-                    if masked {
-                        visits.partial += 1;
-                    } else {
-                        visits.full += 1;
-                    }
+            for qt in 0..block_mask.q_tiles() {
+                for visit in block_mask.visit(b, h, qt) {
+                    visits.record(&visit);
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
                     for i in qt * tile..((qt + 1) * tile).min(queries) {
                         let qi = row0 + i;
                         if lse[qi] == f32::NEG_INFINITY {
@@ -96,7 +90,7 @@ pub fn flex_kernel_backward(
                         }
                         let q_row = &q[qi * d..][..d];
                         let g_row = &grad_out[qi * d_v..][..d_v];
-                        for j in kt * tile..((kt + 1) * tile).min(keys) {
+                        for j in cols.clone() {
                             if masked && !mask_mod(b, h, i, j) {
                                 continue; // P = 0: nothing flows through a hidden entry
                             }
@@ -165,14 +159,11 @@ fn log_sum_exp(
             for i in 0..queries {
                 let q_row = &q[((b * heads + h) * queries + i) * d..][..d];
                 let mut state = OnlineSoftmax::new();
-                for kt in 0..block_mask.kv_tiles() {
-                    let masked = match block_mask.kind(b, h, i / tile, kt) {
-                        TileKind::Empty => continue,
-                        TileKind::Full => false,
-                        TileKind::Partial => true,
-                    };
-                    let mut scores: Vec<f32> = (kt * tile
-                        ..((kt + 1) * tile).min(keys))
+                for visit in block_mask.visit(b, h, i / tile) {
+                    let TileVisit {
+                        keys: cols, masked, ..
+                    } = visit;
+                    let mut scores: Vec<f32> = cols
                         .filter(|&j| !masked || mask_mod(b, h, i, j))
                         .map(|j| {
                             let score = dot(q_row, &k[(key0 + j) * d..][..d]) * scale;

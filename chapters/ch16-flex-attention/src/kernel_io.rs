@@ -1,11 +1,10 @@
-//! What the kernels of [`crate::kernel`], [`crate::kernel_fast`] and [`crate::kernel_fused`]
-//! take and give: the checks on their inputs' shapes, their output and the tiles they
+//! What the kernel of [`crate::kernel`] (and the faster versions of it outside the
+//! chapter) takes and gives: the checks on its inputs' shapes, its output and the tiles it
 //! visited.
 
 use shared::{Error, Result, Tensor};
 
-use crate::block_mask::BlockMask;
-use crate::kv_rows::KvRows;
+use crate::block_mask::{BlockMask, TileVisit};
 
 /// How many tiles the kernel computed, over every batch and head.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -14,6 +13,20 @@ pub struct Visits {
     pub full: usize,
     /// Partial tiles: computed and masked.
     pub partial: usize,
+}
+
+impl Visits {
+    /// Counts one more tile computed.
+    ///
+    /// # Shapes
+    /// Counts only.
+    pub fn record(&mut self, tile: &TileVisit) {
+        if tile.masked {
+            self.partial += 1;
+        } else {
+            self.full += 1;
+        }
+    }
 }
 
 /// What the kernel computes: the output, every query's log-sum-exp, and the tiles it
@@ -84,47 +97,4 @@ pub fn check_block_mask(
             block_mask.queries, block_mask.keys, block_mask.batch, block_mask.heads
         ),
     })
-}
-
-/// What every tile of the vector kernels needs: the queries (row-major), the keys and
-/// values, the block mask, the sizes, and the query heads per key/value head.
-pub(crate) struct Inputs<'a, K> {
-    pub(crate) q: &'a [f32],
-    pub(crate) kv: &'a K,
-    pub(crate) block_mask: &'a BlockMask,
-    /// `[batch, heads, queries, d]`.
-    pub(crate) dims: [usize; 4],
-    pub(crate) keys: usize,
-    pub(crate) d_v: usize,
-    pub(crate) groups: usize,
-}
-
-impl<'a, K: KvRows> Inputs<'a, K> {
-    /// The inputs of operation `op`, once [`check_queries`] and [`check_block_mask`] have
-    /// found their shapes consistent; `q_values` are `q`'s elements, row-major.
-    ///
-    /// # Shapes
-    /// `q`: `[batch, heads, queries, d]`; `kv` of sizes `[batch, kv_heads, keys, d, d_v]`;
-    /// `block_mask` for `queries × keys`.
-    pub(crate) fn checked(
-        op: &'static str,
-        q: &Tensor,
-        q_values: &'a [f32],
-        kv: &'a K,
-        block_mask: &'a BlockMask,
-    ) -> Result<Self> {
-        let groups = check_queries(op, q, kv.sizes())?;
-        let [batch, heads, queries, d] = q.dims();
-        let [_, _, keys, _, d_v] = kv.sizes();
-        check_block_mask(op, block_mask, [batch, heads, queries, keys])?;
-        Ok(Inputs {
-            q: q_values,
-            kv,
-            block_mask,
-            dims: [batch, heads, queries, d],
-            keys,
-            d_v,
-            groups,
-        })
-    }
 }

@@ -35,7 +35,10 @@ pub trait KvRows {
 // ANCHOR_END: kv_rows
 
 /// The elements of `t` in row-major order, borrowed when `t` holds them that way.
-pub(crate) fn elements(t: &Tensor) -> Cow<'_, [f32]> {
+///
+/// # Shapes
+/// Any `t`; returns `t.numel()` numbers.
+pub fn elements(t: &Tensor) -> Cow<'_, [f32]> {
     match t.as_slice() {
         Some(slice) => Cow::Borrowed(slice),
         None => Cow::Owned(t.to_vec()),

@@ -15,13 +15,12 @@
 //! - [`recipes`]: the mask_mods and score_mods, each a few lines;
 //! - [`formula`]: `softmax(mask(score_mod(q·kᵀ·scale)))·v` with tensor operations, the
 //!   definition everything else is checked against;
-//! - [`block_mask`]: every tile full, partial or empty, computed once from a mask_mod;
+//! - [`block_mask`]: every tile full, partial or empty, computed once from a mask_mod,
+//!   and the tiles a tile of queries visits;
 //! - [`kernel`]: the tiled kernel, generic over the two functions, that visits only the
 //!   tiles the block mask keeps, reading the keys and values row by row through
-//!   [`kv_rows`] (so that chapter 17 can run it on a paged cache), and [`kernel_fast`],
-//!   the same kernel bit for bit, in vector instructions, and [`kernel_fused`], the same
-//!   tiles with chapter 9's arithmetic, within roundings of it ([`kernel_io`]: what they
-//!   take and give);
+//!   [`kv_rows`] (so that chapter 17 can run it on a paged cache); [`kernel_io`]: what it
+//!   takes and gives;
 //! - [`backward`]: the gradients of `q`, `k`, `v` through a score_mod, for training, and
 //!   [`pytorch_order`], the same with softmax's backward in PyTorch's order of additions;
 //! - [`kernel_backward`]: the tiled kernel's backward, chapter 9's FlashAttention
@@ -43,8 +42,6 @@ pub mod empty_tiles;
 pub mod formula;
 pub mod kernel;
 pub mod kernel_backward;
-pub mod kernel_fast;
-pub mod kernel_fused;
 pub mod kernel_io;
 pub mod kv_rows;
 pub mod narrative;

@@ -35,9 +35,9 @@ macro_rules! agrees {
         let (q, k, v) = ($q, $k, $v);
         let block_mask =
             BlockMask::new($mask, 1, 1, q.size(2), k.size(2), $tile).unwrap();
-        let (fast, _) = flex_kernel(q, k, v, &block_mask, $score, $mask).unwrap();
+        let (tiled, _) = flex_kernel(q, k, v, &block_mask, $score, $mask).unwrap();
         let formula = flex_attention(q, k, v, $score, $mask).unwrap();
-        max_abs_diff(&fast, &formula)
+        max_abs_diff(&tiled, &formula)
     }};
 }
 
@@ -171,9 +171,12 @@ fn kernel_keeps_every_rows_log_sum_exp() {
     let kv = InTensors::new(&k, &v).unwrap();
     let result =
         flex_kernel_over(&q, &kv, &block_mask, unchanged, strictly_before).unwrap();
-    let (fast, _) =
+    let (on_tensors, _) =
         flex_kernel(&q, &k, &v, &block_mask, unchanged, strictly_before).unwrap();
-    assert_eq!(shared::testing::bits_difference(&result.out, &fast), None);
+    assert_eq!(
+        shared::testing::bits_difference(&result.out, &on_tensors),
+        None
+    );
     let (q, k, lse) = (q.to_vec(), k.to_vec(), result.lse.to_vec());
     for (row, &got) in lse.iter().enumerate() {
         let (b, h, i) = (row / 40, row / 10 % 4, row % 10);

@@ -39,12 +39,12 @@ macro_rules! agrees {
         let [q, k, v, g] = $inputs;
         let block_mask =
             BlockMask::new($mask, 1, 1, q.size(2), k.size(2), $tile).unwrap();
-        let (fast, _) =
+        let (tiled, _) =
             flex_kernel_backward(q, k, v, g, &block_mask, $score, $grad, $mask)
                 .unwrap();
         let formula =
             flex_attention_backward(q, k, v, g, $score, $grad, $mask).unwrap();
-        max_abs_diff(&fast, &formula)
+        max_abs_diff(&tiled, &formula)
     }};
 }
 

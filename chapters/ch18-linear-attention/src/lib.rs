@@ -16,13 +16,10 @@
 //!
 //! - [`feature_map`]: `φ(x) = elu(x) + 1`;
 //! - [`parallel`], [`recurrent`], [`chunked`]: causal linear attention in three forms;
-//!   [`chunked_fast`] beside the chunked form, its products through the packed GEMM;
 //! - [`delta`]: the delta rule's write;
 //! - [`gates`]: the pieces of Gated DeltaNet's inputs (unit-length rows, the gates);
 //! - [`gated_delta`]: Gated DeltaNet token by token;
 //! - [`chunked_delta`]: the same, a chunk at a time (the WY / UT form);
-//!   [`chunked_delta_fast`] beside it, its products through the packed GEMM
-//!   ([`gemm_rows`]);
 //! - [`short_conv`], [`gated_layer`]: the layer around the recurrence, as Qwen3-Next
 //!   builds it: a short convolution before, an RMSNorm and an output gate after;
 //! - [`sparse`]: DeepSeek Sparse Attention, the other way out: softmax attention over
@@ -30,8 +27,7 @@
 //!   "DeepSeek-V3.2-Exp: Boosting Long-Context Efficiency with DeepSeek Sparse Attention"),
 //!   and the kept keys run by chapter 16's tiled kernel, which reads only their tiles;
 //! - [`sparse_kernel`]: the same at long lengths, a tile of queries at a time, with no
-//!   `T × T` matrix; [`sparse_kernel_fast`] beside it, the same keys chosen
-//!   ([`top_k_radix`]) and the attention computed where the kept keys lie;
+//!   `T × T` matrix;
 //! - [`recall`]: associative recall, what a state of fixed size forgets;
 //! - [`memory`]: what the state keeps, against a KV cache, and where it starts to pay;
 //! - [`hybrid`]: three Gated DeltaNet layers and one softmax layer, as Qwen3-Next and
@@ -43,17 +39,13 @@
 
 pub mod chunked;
 pub mod chunked_delta;
-pub mod chunked_delta_fast;
-pub mod chunked_fast;
 #[cfg_attr(feature = "exercise", path = "../exercises/delta.rs")]
 pub mod delta;
 pub mod feature_map;
 pub mod gated_delta;
 pub mod gated_layer;
 pub mod gates;
-pub mod gemm_rows;
 pub mod hybrid;
-pub mod key_pairs;
 pub mod memory;
 pub mod narrative;
 pub mod parallel;
@@ -64,6 +56,3 @@ pub mod setup;
 pub mod short_conv;
 pub mod sparse;
 pub mod sparse_kernel;
-pub mod sparse_kernel_fast;
-pub mod top_k_compact;
-pub mod top_k_radix;

@@ -166,9 +166,12 @@ fn gather_rows(x: &[f32], width: usize, rows: &[usize], gathered: &mut Vec<f32>)
     }
 }
 
-/// The errors of [`dsa_kernel`] (and of its fast version), named after `op`, with the
-/// shapes given.
-pub(crate) fn check_shapes(
+/// The errors of [`dsa_kernel`] (and of the faster versions of it outside the chapter),
+/// named after `op`, with the shapes given.
+///
+/// # Shapes
+/// As [`dsa_kernel`].
+pub fn check_shapes(
     op: &'static str,
     q: &Tensor,
     k: &Tensor,

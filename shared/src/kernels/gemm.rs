@@ -35,8 +35,8 @@
 //! the product goes to `ndarray`'s `general_mat_mul`.
 //!
 //! No order of PyTorch's is reproduced here: the products it takes are those where MKL's
-//! order is not followed, so only the speed is measured (`shared/examples/gemm_speed.rs`,
-//! `scripts/bench-vs-torch.sh`); its tests check it against the fused chains of `matmul`.
+//! order is not followed, so only the speed is measured (`perf/examples/gemm_speed.rs`,
+//! `perf/scripts/bench-vs-torch.sh`); its tests check it against the fused chains of `matmul`.
 
 use ndarray::linalg::general_mat_mul;
 #[cfg(target_arch = "x86_64")]
