@@ -13,8 +13,8 @@ use ch09_flash_attention::core::{
 use ch09_flash_attention::kernel::{
     BLOCK_K, BLOCK_Q, Isa, flash_attention, flash_attention_with,
 };
-use ch09_flash_attention::simd::{FLUSH_BELOW, Portable, Simd, exp2_flushed_scalar};
 use proptest::prelude::*;
+use shared::simd::{FLUSH_BELOW, Portable, Simd, exp2_flushed_scalar};
 use shared::{Tensor, manual_seed, ones, rand, randn};
 
 mod common;
@@ -278,7 +278,7 @@ fn exp2_flushed_is_two_to_the_x_or_zero_never_subnormal() {
     check(4, true, &lanes(Portable, Portable::exp2_flushed));
     #[cfg(target_arch = "x86_64")]
     {
-        use ch09_flash_attention::simd::{Avx2, Avx512};
+        use shared::simd::{Avx2, Avx512};
         if let Some(s) = Avx512::detect() {
             check(16, false, &lanes(s, Avx512::exp2_flushed));
         }
@@ -306,7 +306,7 @@ fn any_greater_looks_at_every_lane() {
     check(Portable);
     #[cfg(target_arch = "x86_64")]
     {
-        use ch09_flash_attention::simd::{Avx2, Avx512};
+        use shared::simd::{Avx2, Avx512};
         if let Some(s) = Avx512::detect() {
             check(s);
         }

@@ -12,8 +12,8 @@
 //! group, so that a head's softmax can combine what both halves hold.
 
 #[cfg(target_arch = "x86_64")]
-use ch09_flash_attention::simd::{Avx2, Avx512};
-use ch09_flash_attention::simd::{Portable, Simd};
+use shared::simd::{Avx2, Avx512};
+use shared::simd::{Portable, Simd};
 
 /// Two keys' scores in one vector: see the module's description. `LANES` is a multiple of
 /// four for every implementation.

@@ -30,12 +30,13 @@
 
 use std::ops::Range;
 
-#[cfg(target_arch = "x86_64")]
-use ch09_flash_attention::simd::{Avx2, Avx512};
-use ch09_flash_attention::simd::{Portable, Simd};
 use ch18_linear_attention::sparse_kernel::{Indexer, check_shapes};
 use ndarray::{ArrayView2, ArrayViewMut2};
-use shared::exact::{Isa, gemm_with};
+use shared::exact::gemm_with;
+use shared::simd::Isa;
+#[cfg(target_arch = "x86_64")]
+use shared::simd::{Avx2, Avx512};
+use shared::simd::{Portable, Simd};
 use shared::{Result, Tensor};
 
 use super::key_pairs::KeyPairs;
