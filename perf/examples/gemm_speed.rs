@@ -7,7 +7,8 @@
 
 use ndarray::Array2;
 use ndarray::linalg::general_mat_mul;
-use shared::exact::{Isa, gemm_with};
+use shared::exact::gemm_with;
+use shared::simd::Isa;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -7,7 +7,7 @@
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::exact::Isa;
+use shared::simd::Isa;
 use shared::{Tensor, manual_seed, randn};
 
 use attention_perf::dsa::top_k_radix::RadixTopK;

@@ -6,7 +6,7 @@ use std::cell::Cell;
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::exact::Isa;
+use shared::simd::Isa;
 use shared::testing::bits_difference;
 use shared::{Tensor, manual_seed, randn};
 

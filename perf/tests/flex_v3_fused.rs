@@ -8,7 +8,7 @@ use std::cell::Cell;
 
 use course::quiet_proptest::quiet;
 use proptest::prelude::*;
-use shared::exact::Isa;
+use shared::simd::Isa;
 use shared::{Tensor, manual_seed, randn};
 
 use attention_perf::flex::v3_fused::flex_kernel_fused_with;

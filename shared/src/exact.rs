@@ -7,10 +7,8 @@
 //!   kernels is followed (its vector width decides how sums are split into lanes);
 //!   [`ThreadSettings`]: that choice and PyTorch's thread count, taken along to the threads
 //!   a chapter hands work to;
-//! - [`Isa`]: which vector instructions this processor can run, for hand-vectorised loops;
 //! - [`gemm_with`]: the packed matrix product on a chosen instruction set (for timing it).
 
 pub use crate::cpu::{Capability, ThreadSettings, capability, set_capability};
 pub use crate::kernels::gemm::gemm_with;
-pub use crate::kernels::isa::Isa;
 pub use crate::kernels::vec_math::expf_u10;

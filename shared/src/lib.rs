@@ -34,6 +34,7 @@ mod kernels;
 pub mod nn;
 pub mod ops;
 pub mod rng;
+pub mod simd;
 mod storage;
 pub mod tensor;
 pub mod testing;

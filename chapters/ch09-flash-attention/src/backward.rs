@@ -34,11 +34,10 @@ use shared::Tensor;
 use shared::creation::zeros_in_parallel;
 
 use crate::blocks::tile_needs_mask;
-use crate::kernel::{Isa, Kernel, zero};
+use shared::simd::{Simd, SimdOp, with_isa};
+
+use crate::kernel::{Isa, zero};
 use crate::products::{Strided, add_product};
-#[cfg(target_arch = "x86_64")]
-use crate::simd::{Avx2, Avx512};
-use crate::simd::{Portable, Simd};
 
 /// Queries and keys per tile of the backward pass (square, so the causal diagonal runs
 /// through the tiles `(b, b)` only).
@@ -99,9 +98,10 @@ pub fn flash_attention_backward_with(
     grad_out: &Tensor,
     causal: bool,
 ) -> FlashGrads {
-    let kernel = Kernel::new(isa).unwrap_or_else(|| {
-        panic!("flash_attention_backward: this CPU cannot run {isa:?}")
-    });
+    assert!(
+        isa.is_available(),
+        "flash_attention_backward: this CPU cannot run {isa:?}"
+    );
     let rank = q.dim();
     assert!(
         rank >= 2 && [k, v, out, grad_out].iter().all(|t| t.dim() == rank),
@@ -174,7 +174,15 @@ pub fn flash_attention_backward_with(
                         .dq
                         .par_chunks_mut(queries * head.d_pad)
                         .enumerate()
-                        .map(|(chunk, dq)| kernel.key_chunk(head, chunk, causal, dq))
+                        .map(|(chunk, dq)| {
+                            let key_chunk = KeyChunk {
+                                head,
+                                chunk,
+                                causal,
+                                dq,
+                            };
+                            with_isa(isa, key_chunk)
+                        })
                         .collect();
                     head.write_grads(&work.dq, key_blocks, grad_q, grad_k, grad_v);
                 },
@@ -378,60 +386,38 @@ struct KeyBlockGrads {
     dv: Vec<f32>,
 }
 
-impl Kernel {
-    /// The gradients from the key blocks `chunk`, `chunk + KEY_CHUNKS`, ... of one head:
-    /// their share of `dQ`, added into `dq` (`[queries, d_pad]`, not yet scaled), and `dK`
-    /// and `dV` of each block.
-    fn key_chunk(
-        self,
-        head: &HeadInputs,
-        chunk: usize,
-        causal: bool,
-        dq: &mut [f32],
-    ) -> Vec<KeyBlockGrads> {
-        match self {
-            // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
-            // `key_chunk_avx512` is compiled with.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(simd) => unsafe {
-                key_chunk_avx512(simd, head, chunk, causal, dq)
-            },
-            // SAFETY: the token exists only on a CPU with AVX2 and FMA.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(simd) => unsafe {
-                key_chunk_avx2(simd, head, chunk, causal, dq)
-            },
-            Kernel::Portable => {
-                key_chunk_generic::<_, 4, 2>(Portable, head, chunk, causal, dq)
+/// The gradients from the key blocks `chunk`, `chunk + KEY_CHUNKS`, ... of one head: their
+/// share of `dQ`, added into `dq` (`[queries, d_pad]`, not yet scaled), and `dK` and `dV`
+/// of each block. The kernel as an operation for [`with_isa`].
+struct KeyChunk<'a> {
+    head: &'a HeadInputs,
+    chunk: usize,
+    causal: bool,
+    dq: &'a mut [f32],
+}
+
+impl SimdOp for KeyChunk<'_> {
+    type Output = Vec<KeyBlockGrads>;
+
+    #[inline(always)]
+    fn run<S: Simd>(self, simd: S) -> Vec<KeyBlockGrads> {
+        let KeyChunk {
+            head,
+            chunk,
+            causal,
+            dq,
+        } = self;
+        match S::ISA {
+            // Blocks of 4 rows × 4 vectors (64 columns) of sums.
+            Isa::Avx512 => {
+                key_chunk_generic::<S, 4, 4>(simd, head, chunk, causal, dq)
+            }
+            // Blocks of 4 rows × 2 vectors (16 columns) of sums.
+            Isa::Avx2 | Isa::Portable => {
+                key_chunk_generic::<S, 4, 2>(simd, head, chunk, causal, dq)
             }
         }
     }
-}
-
-/// [`key_chunk_generic`] for AVX-512: blocks of 4 rows × 4 vectors (64 columns) of sums.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn key_chunk_avx512(
-    simd: Avx512,
-    head: &HeadInputs,
-    chunk: usize,
-    causal: bool,
-    dq: &mut [f32],
-) -> Vec<KeyBlockGrads> {
-    key_chunk_generic::<_, 4, 4>(simd, head, chunk, causal, dq)
-}
-
-/// [`key_chunk_generic`] for AVX2: blocks of 4 rows × 2 vectors (16 columns) of sums.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn key_chunk_avx2(
-    simd: Avx2,
-    head: &HeadInputs,
-    chunk: usize,
-    causal: bool,
-    dq: &mut [f32],
-) -> Vec<KeyBlockGrads> {
-    key_chunk_generic::<_, 4, 2>(simd, head, chunk, causal, dq)
 }
 
 /// The backward pass over the key blocks `chunk`, `chunk + KEY_CHUNKS`, ... of one head,

@@ -19,20 +19,19 @@
 //! copy of its queries, keys and values in the layouts the kernel reads (keys transposed,
 //! values padded): `O(n·d)`, never `O(n²)`.
 //!
-//! The vector operations go through [`Simd`] (see [`crate::simd`] for why they are named
-//! rather than left to the auto-vectoriser): the kernel is compiled once for AVX-512, once
-//! for AVX2 with FMA (both by `#[target_feature]`) and once portable, and [`Isa::detect`]
-//! picks the best one this CPU has at run time. A Rust binary is otherwise built for the
-//! baseline x86-64 CPU (SSE2, 4 lanes, no fused multiply-add).
+//! The vector operations go through `shared`'s [`Simd`] (see [`shared::simd`] for why they
+//! are named rather than left to the auto-vectoriser): the kernel is one generic function,
+//! [`with_isa`] runs it compiled once for AVX-512, once for AVX2 with FMA (both by
+//! `#[target_feature]`) or portable, and [`Isa::detect`] picks the best one this CPU has at
+//! run time. A Rust binary is otherwise built for the baseline x86-64 CPU (SSE2, 4 lanes,
+//! no fused multiply-add).
 
 use rayon::prelude::*;
 use shared::Tensor;
 use shared::creation::zeros_in_parallel;
 
 use crate::blocks::{key_block_count, tile_needs_mask};
-#[cfg(target_arch = "x86_64")]
-use crate::simd::{Avx2, Avx512};
-use crate::simd::{Portable, Simd, exp2_flushed_scalar};
+use shared::simd::{Simd, SimdOp, exp2_flushed_scalar, with_isa};
 
 /// Queries per task: one task computes the output rows of this many queries of one head.
 pub const BLOCK_Q: usize = 48;
@@ -42,8 +41,8 @@ pub const BLOCK_K: usize = 64;
 const PAD: usize = 16;
 
 /// Which vector instructions the kernel is compiled with: the same choice as `shared`'s
-/// own vectorised loops make (AVX-512: 6 rows per group; AVX2: 2 rows per group).
-pub use shared::exact::Isa;
+/// own vectorised loops make (AVX-512: 6 rows per group; AVX2: 1 row per group).
+pub use shared::simd::Isa;
 
 /// `softmax(q·kᵀ/√d)·v`, with the causal mask if `causal` (query `i` sees keys `0..=i`, as
 /// PyTorch's `is_causal=True`), computed in tiles without ever storing the scores.
@@ -112,8 +111,10 @@ pub fn flash_attention_lse_with(
     v: &Tensor,
     causal: bool,
 ) -> (Tensor, Tensor) {
-    let kernel = Kernel::new(isa)
-        .unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    assert!(
+        isa.is_available(),
+        "flash_attention: this CPU cannot run {isa:?}"
+    );
     let rank = q.dim();
     assert!(
         rank >= 2 && k.dim() == rank && v.dim() == rank,
@@ -173,9 +174,7 @@ pub fn flash_attention_lse_with(
         k.as_slice().expect("contiguous"),
         v.as_slice().expect("contiguous"),
     );
-    let (out, lse) = run(kernel, shape, causal, |h, head| {
-        head.load(h, q, k, v, shape)
-    });
+    let (out, lse) = run(isa, shape, causal, |h, head| head.load(h, q, k, v, shape));
     (
         Tensor::from_vec(out, &out_shape),
         Tensor::from_vec(lse, lse_shape),
@@ -217,8 +216,10 @@ pub fn flash_attention_slices(
     shape: AttentionShape,
     causal: bool,
 ) -> Vec<f32> {
-    let kernel = Kernel::new(isa)
-        .unwrap_or_else(|| panic!("flash_attention: this CPU cannot run {isa:?}"));
+    assert!(
+        isa.is_available(),
+        "flash_attention: this CPU cannot run {isa:?}"
+    );
     let AttentionShape {
         heads,
         queries,
@@ -239,17 +240,15 @@ pub fn flash_attention_slices(
         d > 0 && keys > 0,
         "flash_attention_slices: d and keys must be positive, got {shape:?}"
     );
-    run(kernel, shape, causal, |h, head| {
-        head.load(h, q, k, v, shape)
-    })
-    .0
+    run(isa, shape, causal, |h, head| head.load(h, q, k, v, shape)).0
 }
 
-/// Runs `kernel` over every head and every block of queries, in parallel; `load(h, head)`
+/// Runs the kernel on `isa` over every head and every block of queries, in parallel;
+/// `load(h, head)`
 /// lays out head `h`'s inputs in `head`. Returns the output `[heads, queries, d_v]` and
 /// the log-sum-exp `[heads, queries]`.
 fn run(
-    kernel: Kernel,
+    isa: Isa,
     shape: AttentionShape,
     causal: bool,
     load: impl Fn(usize, &mut HeadInputs) + Sync,
@@ -279,7 +278,14 @@ fn run(
                 .zip(lse_head.par_chunks_mut(BLOCK_Q))
                 .enumerate()
                 .for_each(|(qb, (rows, lse))| {
-                    kernel.query_block(head, qb, causal, rows, lse);
+                    let block = QueryBlock {
+                        head,
+                        qb,
+                        causal,
+                        out: rows,
+                        lse,
+                    };
+                    with_isa(isa, block);
                 });
         });
     // ANCHOR_END: parallel
@@ -362,92 +368,50 @@ pub(crate) fn zero(buffer: &mut Vec<f32>, len: usize) {
     buffer.resize(len, 0.0);
 }
 
-/// The kernel compiled for one instruction set, with the token that proves the CPU has it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kernel {
-    #[cfg(target_arch = "x86_64")]
-    Avx512(Avx512),
-    #[cfg(target_arch = "x86_64")]
-    Avx2(Avx2),
-    Portable,
+/// The output rows of query block `qb` of one head, and their log-sum-exp: the kernel as
+/// an operation for [`with_isa`], which runs it compiled for one instruction set.
+///
+/// # Shapes
+/// `out`: `[rows of this block, d_v]`, `lse`: `[rows of this block]`.
+struct QueryBlock<'a> {
+    head: &'a HeadInputs,
+    qb: usize,
+    causal: bool,
+    out: &'a mut [f32],
+    lse: &'a mut [f32],
 }
 
-impl Kernel {
-    /// The kernel for `isa`, if this CPU can run it.
-    pub(crate) fn new(isa: Isa) -> Option<Kernel> {
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => Avx512::detect().map(Kernel::Avx512),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => Avx2::detect().map(Kernel::Avx2),
-            #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx512 | Isa::Avx2 => None,
-            Isa::Portable => Some(Kernel::Portable),
-        }
-    }
+impl SimdOp for QueryBlock<'_> {
+    type Output = ();
 
-    /// The output rows of query block `qb` of one head, and their log-sum-exp.
-    ///
-    /// # Shapes
-    /// `out`: `[rows of this block, d_v]`, `lse`: `[rows of this block]`.
-    fn query_block(
-        self,
-        head: &HeadInputs,
-        qb: usize,
-        causal: bool,
-        out: &mut [f32],
-        lse: &mut [f32],
-    ) {
-        match self {
-            // SAFETY: the token exists only on a CPU with AVX-512F and FMA, the features
-            // `query_block_avx512` is compiled with.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(simd) => unsafe {
-                query_block_avx512(simd, head, qb, causal, out, lse)
-            },
-            // SAFETY: the token exists only on a CPU with AVX2 and FMA.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(simd) => unsafe {
-                query_block_avx2(simd, head, qb, causal, out, lse)
-            },
-            Kernel::Portable => query_block_generic::<_, 2, { BLOCK_K / 4 }, 2>(
-                Portable, head, qb, causal, out, lse,
+    #[inline(always)]
+    fn run<S: Simd>(self, simd: S) {
+        let QueryBlock {
+            head,
+            qb,
+            causal,
+            out,
+            lse,
+        } = self;
+        match S::ISA {
+            // AVX-512 has 32 registers of 16 floats, so six query rows × 64 keys of scores
+            // (24 registers, with 4 for the keys and 1 for a query's feature) are summed at
+            // once. Six rows rather than four load each key's feature for half again as
+            // many multiply-adds, which measured 5–7 % faster; a block of 48 queries is
+            // eight groups of six.
+            Isa::Avx512 => query_block_generic::<S, 6, { BLOCK_K / 16 }, 4>(
+                simd, head, qb, causal, out, lse,
+            ),
+            // AVX2 has 16 registers of 8 floats: one query row × 64 keys (8 registers) at
+            // a time.
+            Isa::Avx2 => query_block_generic::<S, 1, { BLOCK_K / 8 }, 8>(
+                simd, head, qb, causal, out, lse,
+            ),
+            Isa::Portable => query_block_generic::<S, 2, { BLOCK_K / 4 }, 2>(
+                simd, head, qb, causal, out, lse,
             ),
         }
     }
-}
-
-/// [`query_block_generic`] compiled for AVX-512: 32 registers of 16 floats, so six
-/// query rows × 64 keys of scores (24 registers, with 4 for the keys and 1 for a query's
-/// feature) are summed at once. Six rows rather than four load each key's feature for
-/// half again as many multiply-adds, which measured 5–7 % faster; a block of 48 queries
-/// is eight groups of six.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn query_block_avx512(
-    simd: Avx512,
-    head: &HeadInputs,
-    qb: usize,
-    causal: bool,
-    out: &mut [f32],
-    lse: &mut [f32],
-) {
-    query_block_generic::<_, 6, { BLOCK_K / 16 }, 4>(simd, head, qb, causal, out, lse)
-}
-
-/// [`query_block_generic`] compiled for AVX2: 16 registers of 8 floats, one query row ×
-/// 64 keys (8 registers) at a time.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn query_block_avx2(
-    simd: Avx2,
-    head: &HeadInputs,
-    qb: usize,
-    causal: bool,
-    out: &mut [f32],
-    lse: &mut [f32],
-) {
-    query_block_generic::<_, 1, { BLOCK_K / 8 }, 8>(simd, head, qb, causal, out, lse)
 }
 
 /// The running maximum and sum of one query row (the kernel's own version of

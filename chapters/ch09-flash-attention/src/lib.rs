@@ -14,8 +14,8 @@
 //! - [`blocks`]: which tiles a block of queries visits, and which the causal mask skips;
 //! - [`tiled`]: the algorithm in tensor operations, digit for digit like PyTorch;
 //! - [`exp`]: an `exp` the compiler can vectorise;
-//! - [`simd`]: the vector operations the kernel needs, for AVX-512, AVX2 and any CPU;
-//! - [`kernel`]: the fast version, parallel over batch × heads × query blocks;
+//! - [`kernel`]: the fast version, parallel over batch × heads × query blocks, written once
+//!   over `shared`'s vector operations ([`shared::simd`]: AVX-512, AVX2 and any CPU);
 //! - [`core`]: the kernel as a drop-in core of chapter 7's `MultiHeadAttention`;
 //! - [`products`]: small matrix products in vector registers;
 //! - [`backward`]: the backward pass in tiles, from the output and one log-sum-exp per
@@ -36,6 +36,5 @@ pub mod narrative;
 pub mod online;
 pub mod partial;
 pub mod products;
-pub mod simd;
 #[cfg_attr(feature = "exercise", path = "../exercises/tiled.rs")]
 pub mod tiled;

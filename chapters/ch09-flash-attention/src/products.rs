@@ -10,7 +10,7 @@
 //! one along the inner dimension. A transposed operand is then the same matrix with its
 //! strides swapped, and no tile is ever copied to transpose it.
 
-use crate::simd::Simd;
+use shared::simd::Simd;
 
 /// Where the numbers of a matrix lie in a slice: element `(i, p)` is at `i·row + p·step`.
 #[derive(Clone, Copy, Debug)]

@@ -10,10 +10,8 @@
 //!   version 2 of chapter 16's kernel: the listing's bits.
 //!
 //! What the first is built from: [`top_k_radix`] (the top `k` by the scores' bits), whose
-//! passes over every score are [`top_k_compact`]; [`key_pairs`] (the scores of many heads
-//! in one vector).
+//! passes over every score are [`top_k_compact`].
 
-pub mod key_pairs;
 pub mod top_k_compact;
 pub mod top_k_radix;
 pub mod v2_in_place;

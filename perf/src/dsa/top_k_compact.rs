@@ -9,7 +9,7 @@
 //! slot, and the count moves on by the mask's number of ones. Both write past the last
 //! kept entry, so the outputs have 16 slots to spare.
 
-use shared::exact::Isa;
+use shared::simd::Isa;
 
 /// An unsigned integer that orders as `f32::total_cmp` orders the floats: larger is better.
 ///

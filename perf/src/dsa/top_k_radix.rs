@@ -19,7 +19,7 @@
 //! and the threshold is looked for among those alone. That is exact whatever the sample: if
 //! fewer than `k` keys reach the bound, the search runs over every key.
 
-use shared::exact::Isa;
+use shared::simd::Isa;
 
 use super::top_k_compact::{
     keys_at_least, keys_between, order_key, payload_at_least,

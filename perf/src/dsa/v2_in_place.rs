@@ -18,7 +18,7 @@
 //! 2. the keys are chosen by their scores' bits ([`RadixTopK`]): the same set;
 //! 3. the attention reads each kept key's and value's row where it lies in the cache,
 //!    asking for it a few keys ahead: the scores with the vector lanes over the heads, two
-//!    lanes a head (its even and odd features, [`super::key_pairs`]), so that eight heads
+//!    lanes a head (its even and odd features, [`Simd::splat_pair`]), so that eight heads
 //!    fill sixteen lanes, 8 keys at a time, then a softmax per head, then the weighted
 //!    values of four heads at a time, their outputs held in registers while the kept value
 //!    rows stream past.
@@ -30,15 +30,12 @@
 
 use std::ops::Range;
 
-#[cfg(target_arch = "x86_64")]
-use ch09_flash_attention::simd::{Avx2, Avx512};
-use ch09_flash_attention::simd::{Portable, Simd};
 use ch18_linear_attention::sparse_kernel::{Indexer, check_shapes};
 use ndarray::{ArrayView2, ArrayViewMut2};
-use shared::exact::{Isa, gemm_with};
+use shared::exact::gemm_with;
+use shared::simd::{Isa, Simd, SimdOp, with_isa};
 use shared::{Result, Tensor};
 
-use super::key_pairs::KeyPairs;
 use super::top_k_radix::RadixTopK;
 
 /// The inputs as flat rows, and their sizes.
@@ -120,43 +117,34 @@ pub fn dsa_kernel_fast_with(
         tile,
     };
     let mut out = vec![0.0f32; t * heads * d_v];
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if isa.is_available() => {
-            let simd = Avx512::detect().expect("checked just before");
-            // SAFETY: the token exists only on a processor with AVX-512F and FMA, the
-            // features `all_queries_avx512` is compiled with.
-            unsafe { all_queries_avx512(simd, &inputs, &mut out) }
-        }
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if isa.is_available() => {
-            let simd = Avx2::detect().expect("checked just before");
-            // SAFETY: the token exists only on a processor with AVX2 and FMA.
-            unsafe { all_queries_avx2(simd, &inputs, &mut out) }
-        }
-        _ => all_queries(Portable, &inputs, &mut out),
-    }
+    with_isa(
+        isa,
+        AllQueries {
+            inputs: &inputs,
+            out: &mut out,
+        },
+    );
     Ok(Tensor::from_vec(out, &[t, heads, d_v]))
 }
 
-/// [`all_queries`] compiled for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn all_queries_avx512(simd: Avx512, inputs: &Inputs, out: &mut [f32]) {
-    all_queries(simd, inputs, out);
+/// [`all_queries`] as an operation for [`with_isa`] to compile for one instruction set.
+struct AllQueries<'a, 'b> {
+    inputs: &'a Inputs<'b>,
+    out: &'a mut [f32],
 }
 
-/// [`all_queries`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn all_queries_avx2(simd: Avx2, inputs: &Inputs, out: &mut [f32]) {
-    all_queries(simd, inputs, out);
+impl SimdOp for AllQueries<'_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Simd>(self, simd: S) {
+        all_queries(simd, self.inputs, self.out);
+    }
 }
 
 /// The listing's loop: a tile of queries' index scores, then each query's kept keys and
 /// its attention over them. Every buffer is allocated once and reused.
 #[inline(always)]
-fn all_queries<S: KeyPairs>(simd: S, inputs: &Inputs, out: &mut [f32]) {
+fn all_queries<S: Simd>(simd: S, inputs: &Inputs, out: &mut [f32]) {
     let [t, heads, d, d_v, index_heads, d_index] = inputs.sizes;
     let (mut products, mut scores) = (Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
@@ -328,7 +316,7 @@ struct Scratch {
     /// feature.
     q_pairs: Vec<f32>,
     /// The group's scores, then its weights, two keys to a vector (see
-    /// [`super::key_pairs`]): `[⌈kept/2⌉, lanes]`.
+    /// [`Simd::splat_pair`]): `[⌈kept/2⌉, lanes]`.
     weights: Vec<f32>,
 }
 
@@ -351,14 +339,14 @@ fn weight_at(lanes: usize, j: usize, h: usize) -> usize {
 /// `[T, d]` and `v` `[T, d_v]`; `out` `[heads, d_v]` is written.
 ///
 /// The vector lanes run over the heads for the scores, two lanes a head (its even and its
-/// odd features, see [`super::key_pairs`]), so that eight heads fill AVX-512's sixteen
+/// odd features, see [`Simd::splat_pair`]), so that eight heads fill AVX-512's sixteen
 /// lanes: `s_j += [k_j[2p], k_j[2p+1], …] · q_pairs[p]` takes two features of a key for
 /// every head in one multiply-add, and only one addition of lanes per head and key is
 /// needed at the end (a dot product along the features would end in a sum across all the
 /// lanes, several instructions per head and key). The softmax's maximum and sum then run
 /// lane by lane too, and the weighted values run along the features.
 #[inline(always)]
-fn attend<S: KeyPairs>(
+fn attend<S: Simd>(
     simd: S,
     query: &Query,
     k: &[f32],
@@ -467,7 +455,7 @@ impl KeyScores<'_> {
     /// # Shapes
     /// `keys`: `B` indices; returns `B` vectors.
     #[inline(always)]
-    fn block<S: KeyPairs, const B: usize>(&self, simd: S, keys: &[u32]) -> [S::V; B] {
+    fn block<S: Simd, const B: usize>(&self, simd: S, keys: &[u32]) -> [S::V; B] {
         let (d, lanes) = (self.d, S::LANES);
         let rows: [&[f32]; B] =
             std::array::from_fn(|b| &self.k[keys[b] as usize * d..][..d]);

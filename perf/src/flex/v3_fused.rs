@@ -31,13 +31,11 @@
 //! tile) and values in its own layout, padded to whole vectors, `O(keys · d)`, and one
 //! tile of scores.
 
-use ch09_flash_attention::simd::exp2_flushed_scalar;
-#[cfg(target_arch = "x86_64")]
-use ch09_flash_attention::simd::{Avx2, Avx512};
-use ch09_flash_attention::simd::{Portable, Simd};
 use shared::Result;
 use shared::Tensor;
-use shared::exact::Isa;
+use shared::simd::Isa;
+use shared::simd::exp2_flushed_scalar;
+use shared::simd::{Simd, SimdOp, with_isa};
 
 use ch16_flex_attention::block_mask::{BlockMask, TileVisit};
 use ch16_flex_attention::kernel::{KernelOutput, Visits};
@@ -90,24 +88,20 @@ pub fn flex_kernel_fused_with(
     let d_v = inputs.d_v;
     let mut out = vec![0.0f32; batch * heads * queries * d_v];
     let mut lse = vec![f32::NEG_INFINITY; batch * heads * queries];
-    let (o, l) = (&mut out[..], &mut lse[..]);
-    let visits = match isa {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if isa.is_available() => {
-            let simd = Avx512::detect().expect("checked just before");
-            // SAFETY: the token exists only on a processor with AVX-512F and FMA, the
-            // features `all_heads_avx512` is compiled with.
-            unsafe { all_heads_avx512(simd, &inputs, &score_mod, &mask_mod, o, l) }
-        }
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if isa.is_available() => {
-            let simd = Avx2::detect().expect("checked just before");
-            // SAFETY: the token exists only on a processor with AVX2 and FMA.
-            unsafe { all_heads_avx2(simd, &inputs, &score_mod, &mask_mod, o, l) }
-        }
-        // The baseline processor: 4 lanes, 2 queries × 16 keys at a time.
-        _ => all_heads::<_, _, 2>(Portable, &inputs, &score_mod, &mask_mod, o, l),
+    // A processor without `isa` runs the portable kernel.
+    let isa = if isa.is_available() {
+        isa
+    } else {
+        Isa::Portable
     };
+    let all = AllHeads {
+        inputs: &inputs,
+        score_mod: &score_mod,
+        mask_mod: &mask_mod,
+        out: &mut out,
+        lse: &mut lse,
+    };
+    let visits = with_isa(isa, all);
     Ok(KernelOutput {
         out: Tensor::from_vec(out, &[batch, heads, queries, d_v]),
         lse: Tensor::from_vec(lse, &[batch, heads, queries]),
@@ -115,33 +109,43 @@ pub fn flex_kernel_fused_with(
     })
 }
 
-/// [`all_heads`] for AVX-512: 6 queries × 64 keys of scores in 24 registers, as chapter
-/// 9's kernel.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn all_heads_avx512<K: KvRows>(
-    simd: Avx512,
-    inputs: &Inputs<'_, K>,
-    score_mod: &impl ScoreMod,
-    mask_mod: &impl MaskMod,
-    out: &mut [f32],
-    lse: &mut [f32],
-) -> Visits {
-    all_heads::<K, _, 6>(simd, inputs, score_mod, mask_mod, out, lse)
+/// [`all_heads`] as an operation for [`with_isa`], which runs it compiled for one
+/// instruction set; the register tiles follow the instruction set.
+struct AllHeads<'a, 'i, K, Sm, Mm> {
+    inputs: &'a Inputs<'i, K>,
+    score_mod: &'a Sm,
+    mask_mod: &'a Mm,
+    out: &'a mut [f32],
+    lse: &'a mut [f32],
 }
 
-/// [`all_heads`] for AVX2: 16 registers of 8 floats, 2 queries × 32 keys (8 registers).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn all_heads_avx2<K: KvRows>(
-    simd: Avx2,
-    inputs: &Inputs<'_, K>,
-    score_mod: &impl ScoreMod,
-    mask_mod: &impl MaskMod,
-    out: &mut [f32],
-    lse: &mut [f32],
-) -> Visits {
-    all_heads::<K, _, 2>(simd, inputs, score_mod, mask_mod, out, lse)
+impl<K: KvRows, Sm: ScoreMod, Mm: MaskMod> SimdOp for AllHeads<'_, '_, K, Sm, Mm> {
+    type Output = Visits;
+
+    #[inline(always)]
+    fn run<S: Simd>(self, simd: S) -> Visits {
+        let AllHeads {
+            inputs,
+            score_mod,
+            mask_mod,
+            out,
+            lse,
+        } = self;
+        match S::ISA {
+            // 6 queries × 64 keys of scores in 24 registers, as chapter 9's kernel.
+            Isa::Avx512 => {
+                all_heads::<K, S, 6>(simd, inputs, score_mod, mask_mod, out, lse)
+            }
+            // 16 registers of 8 floats, 2 queries × 32 keys (8 registers).
+            Isa::Avx2 => {
+                all_heads::<K, S, 2>(simd, inputs, score_mod, mask_mod, out, lse)
+            }
+            // The baseline processor: 4 lanes, 2 queries × 16 keys at a time.
+            Isa::Portable => {
+                all_heads::<K, S, 2>(simd, inputs, score_mod, mask_mod, out, lse)
+            }
+        }
+    }
 }
 
 /// The running maximum and sum of one query's scores: the maximum of the modified scores

@@ -3,7 +3,8 @@
 //! products of these sizes, written into a buffer the caller keeps.
 
 use ndarray::{ArrayView2, ArrayViewMut2};
-use shared::exact::{Isa, gemm_with};
+use shared::exact::gemm_with;
+use shared::simd::Isa;
 
 /// A row-major matrix: its numbers, its rows and its columns.
 pub type Rows<'a> = (&'a [f32], usize, usize);

@@ -17,7 +17,7 @@
 //! product, the decays of the state's update multiplied in separately), so the outputs
 //! agree with the listing's within a tolerance the tests derive, not bit for bit.
 
-use shared::exact::Isa;
+use shared::simd::Isa;
 use shared::{Error, Result, Tensor};
 
 use super::gemm_rows::Gemm;

@@ -18,7 +18,7 @@
 //! PyTorch's orders and these do not, so the outputs agree within a tolerance the tests
 //! derive, not bit for bit.
 
-use shared::exact::Isa;
+use shared::simd::Isa;
 use shared::{Error, Result, Tensor};
 
 use super::gemm_rows::Gemm;

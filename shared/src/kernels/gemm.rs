@@ -43,7 +43,9 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::s;
 use ndarray::{ArrayView2, ArrayViewMut2};
 
-pub use super::isa::Isa;
+pub use crate::simd::Isa;
+#[cfg(target_arch = "x86_64")]
+use crate::simd::{Simd, SimdOp, with_isa};
 
 /// Steps of `k` per slice: a strip of `a` (`MR × KC`) stays in the level-1 cache.
 #[cfg(target_arch = "x86_64")]
@@ -84,9 +86,7 @@ pub fn gemm_with(
     assert!(k == k2 && c.dim() == (m, n), "mismatched shapes");
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => packed_product::<x86::Avx512>(a, b, c),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => packed_product::<x86::Avx2Fma>(a, b, c),
+        Isa::Avx512 | Isa::Avx2 => packed_product(isa, a, b, c),
         // Off x86-64 only `Portable` is available (the assert above), but the enum is the
         // same on every target.
         _ => {
@@ -96,39 +96,45 @@ pub fn gemm_with(
     }
 }
 
-/// A register-tile micro-kernel: `MR × NR` outputs from packed strips.
+/// The micro-kernel's register tile for `S`, `MR × NR` outputs from packed strips (`NR`
+/// is two vectors), and the blocked loops around it: [`packed_product`]'s work, run by
+/// [`with_isa`] so that it is compiled for the instruction set.
 #[cfg(target_arch = "x86_64")]
-trait MicroKernel {
-    /// Rows of the tile (numbers of `a` broadcast per step).
-    const MR: usize;
-    /// Columns of the tile (numbers of `b` loaded per step, whole vectors).
-    const NR: usize;
+struct PackedBlocks<'a> {
+    a: ArrayView2<'a, f32>,
+    b: ArrayView2<'a, f32>,
+    c: ArrayViewMut2<'a, f32>,
+    a_buffer: &'a mut Vec<f32>,
+    b_buffer: &'a mut Vec<f32>,
+}
 
-    /// Fuses `kc` steps into the tile at `c`: for each `p` in order, for each `i < MR`,
-    /// `j < NR`: `c[i, j] = fma(a[p·MR + i], b[p·NR + j], c[i, j])`, the tile starting
-    /// from zero unless `accumulate`. Output `(i, j)` lives at `c + i·rs_c + j`.
-    ///
-    /// # Safety
-    /// The processor has the kernel's instruction set; `a` and `b` hold `kc·MR` and `kc·NR`
-    /// readable numbers; the `MR × NR` tile at `c` (row stride `rs_c`) is writable and
-    /// overlaps neither.
-    unsafe fn tile(
-        kc: usize,
-        a: *const f32,
-        b: *const f32,
-        c: *mut f32,
-        rs_c: isize,
-        accumulate: bool,
-    );
+#[cfg(target_arch = "x86_64")]
+impl SimdOp for PackedBlocks<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Simd>(self, simd: S) {
+        match S::ISA {
+            // 14 × 32 with AVX-512: 28 sums in 28 of the 32 `zmm` registers, 2 for `b`'s
+            // row.
+            Isa::Avx512 => packed_blocks::<S, 14>(simd, self),
+            // 6 × 16 with AVX2 and FMA: 12 sums in 12 of the 16 `ymm` registers, 2 for
+            // `b`'s row.
+            Isa::Avx2 => packed_blocks::<S, 6>(simd, self),
+            // `Portable` has no fused multiply-add: `gemm_with` hands it to `ndarray`.
+            Isa::Portable => unreachable!("the portable product is ndarray's"),
+        }
+    }
 }
 
 /// The largest `MR · NR` of the micro-kernels: the size of the scratch tile of edges.
 #[cfg(target_arch = "x86_64")]
 const MAX_TILE: usize = 14 * 32;
 
-/// The blocked loops around micro-kernel `K` (see the module docs).
+/// The blocked loops around the micro-kernel of `isa` (see the module docs).
 #[cfg(target_arch = "x86_64")]
-fn packed_product<K: MicroKernel>(
+fn packed_product(
+    isa: Isa,
     a: ArrayView2<f32>,
     b: ArrayView2<f32>,
     mut c: ArrayViewMut2<f32>,
@@ -141,18 +147,15 @@ fn packed_product<K: MicroKernel>(
         c.fill(0.0);
         return;
     }
-    let (mr, nr) = (K::MR, K::NR);
-    let (mc_max, nc_max, kc_max) = (m.min(MC), n.min(NC), k.min(KC));
     PACKING.with_borrow_mut(|(a_buffer, b_buffer)| {
-        let a_len = mc_max.next_multiple_of(mr) * kc_max;
-        let b_len = nc_max.next_multiple_of(nr) * kc_max + 16;
-        // Only grown, never cleared: packing writes every number the micro-kernel reads.
-        for (buffer, len) in [(&mut *a_buffer, a_len), (&mut *b_buffer, b_len)] {
-            if buffer.len() < len {
-                buffer.resize(len, 0.0);
-            }
-        }
-        packed_blocks::<K>(a, b, c, &mut a_buffer[..a_len], &mut b_buffer[..b_len]);
+        let blocks = PackedBlocks {
+            a,
+            b,
+            c,
+            a_buffer,
+            b_buffer,
+        };
+        with_isa(isa, blocks);
     });
 }
 
@@ -165,19 +168,30 @@ thread_local! {
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// The loops of [`packed_product`] over the blocks of `k`, `a` and `b`, packing into
-/// `a_pack` and `b_buffer` (at least the sizes `packed_product` gives them).
+/// The loops of [`packed_product`] over the blocks of `k`, `a` and `b`, packing into the
+/// buffers (grown to the sizes they need), around the micro-kernel [`tile`] of `MR` rows.
 #[cfg(target_arch = "x86_64")]
-fn packed_blocks<K: MicroKernel>(
-    a: ArrayView2<f32>,
-    b: ArrayView2<f32>,
-    mut c: ArrayViewMut2<f32>,
-    a_pack: &mut [f32],
-    b_buffer: &mut [f32],
-) {
+#[inline(always)]
+fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
+    let PackedBlocks {
+        a,
+        b,
+        mut c,
+        a_buffer,
+        b_buffer,
+    } = blocks;
     let ((m, k), n) = (a.dim(), b.dim().1);
-    let (mr, nr) = (K::MR, K::NR);
-    let (nc_max, kc_max) = (n.min(NC), k.min(KC));
+    let (mr, nr) = (MR, 2 * S::LANES);
+    let (mc_max, nc_max, kc_max) = (m.min(MC), n.min(NC), k.min(KC));
+    let a_len = mc_max.next_multiple_of(mr) * kc_max;
+    let b_len = nc_max.next_multiple_of(nr) * kc_max + 16;
+    // Only grown, never cleared: packing writes every number the micro-kernel reads.
+    for (buffer, len) in [(&mut *a_buffer, a_len), (&mut *b_buffer, b_len)] {
+        if buffer.len() < len {
+            buffer.resize(len, 0.0);
+        }
+    }
+    let (a_pack, b_buffer) = (&mut a_buffer[..a_len], &mut b_buffer[..b_len]);
     // The strips of `b` start on 64-byte boundaries, so no vector load straddles two
     // cache lines (each strip is a whole number of vectors long).
     let start = b_buffer.as_ptr().align_offset(64).min(16);
@@ -207,15 +221,15 @@ fn packed_blocks<K: MicroKernel>(
                         let corner = unsafe {
                             c_ptr.offset(i as isize * rs_c + j as isize * cs_c)
                         };
-                        let (a_ptr, b_ptr) = (a_strip.as_ptr(), b_strip.as_ptr());
                         let accumulate = pc > 0;
                         if rows == mr && cols == nr && cs_c == 1 {
-                            // SAFETY: `Isa::is_available` was checked for `K` by
-                            // `gemm_with`; the strips hold `kc·MR` and `kc·NR` numbers; the
-                            // whole tile lies inside `c` (row stride `rs_c`, unit column
-                            // stride), which borrows mutably and so overlaps no input.
+                            // SAFETY: the whole tile lies inside `c` (row stride `rs_c`,
+                            // unit column stride), which borrows mutably and so overlaps
+                            // no strip.
                             unsafe {
-                                K::tile(kc, a_ptr, b_ptr, corner, rs_c, accumulate)
+                                tile::<S, MR>(
+                                    simd, a_strip, b_strip, corner, rs_c, accumulate,
+                                )
                             };
                             continue;
                         }
@@ -230,11 +244,18 @@ fn packed_blocks<K: MicroKernel>(
                                     unsafe { *corner.offset(at(r, q)) };
                             }
                         }
-                        let tile = scratch.as_mut_ptr();
-                        // SAFETY: as above, the tile being `scratch` (`MR·NR ≤ MAX_TILE`
-                        // numbers, row stride `NR`).
+                        let tile_at = scratch.as_mut_ptr();
+                        // SAFETY: the tile is `scratch` (`MR·NR ≤ MAX_TILE` numbers, row
+                        // stride `NR`), a local array.
                         unsafe {
-                            K::tile(kc, a_ptr, b_ptr, tile, nr as isize, accumulate)
+                            tile::<S, MR>(
+                                simd,
+                                a_strip,
+                                b_strip,
+                                tile_at,
+                                nr as isize,
+                                accumulate,
+                            )
                         };
                         for r in 0..rows {
                             for q in 0..cols {
@@ -248,6 +269,55 @@ fn packed_blocks<K: MicroKernel>(
                 }
             }
         }
+    }
+}
+
+/// The micro-kernel: fuses the `kc` steps of the strips `a` (`kc·MR` numbers) and `b`
+/// (`kc·NR`, `NR` two vectors) into the `MR × NR` tile at `c`: for each `p` in order, for
+/// each `i < MR`, `j < NR`: `c[i, j] = fma(a[p·MR + i], b[p·NR + j], c[i, j])`, the tile
+/// starting from zero unless `accumulate`. Output `(i, j)` lives at `c + i·rs_c + j`. The
+/// loops over `i` and the two vectors are unrolled by the compiler, so the sums live in
+/// registers.
+///
+/// # Safety
+/// The `MR × NR` tile at `c` (row stride `rs_c`) is writable and overlaps neither strip.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn tile<S: Simd, const MR: usize>(
+    simd: S,
+    a: &[f32],
+    b: &[f32],
+    c: *mut f32,
+    rs_c: isize,
+    accumulate: bool,
+) {
+    let (lanes, nr) = (S::LANES, 2 * S::LANES);
+    let mut sums = [[simd.splat(0.0); 2]; MR];
+    if accumulate {
+        for (i, row) in sums.iter_mut().enumerate() {
+            // SAFETY: row `i` of the tile, `NR` numbers, is inside it (the caller's
+            // contract).
+            let out = unsafe {
+                std::slice::from_raw_parts(c.offset(i as isize * rs_c), nr)
+            };
+            *row = [simd.load(out), simd.load(&out[lanes..])];
+        }
+    }
+    for (a_p, b_p) in a.chunks_exact(MR).zip(b.chunks_exact(nr)) {
+        let (b0, b1) = (simd.load(b_p), simd.load(&b_p[lanes..]));
+        for (row, &x) in sums.iter_mut().zip(a_p) {
+            let x = simd.splat(x);
+            row[0] = simd.mul_add(x, b0, row[0]);
+            row[1] = simd.mul_add(x, b1, row[1]);
+        }
+    }
+    for (i, row) in sums.iter().enumerate() {
+        // SAFETY: as above; the tile is writable and no other reference to it is alive.
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(c.offset(i as isize * rs_c), nr)
+        };
+        simd.store(row[0], out);
+        simd.store(row[1], &mut out[lanes..]);
     }
 }
 
@@ -284,161 +354,6 @@ fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
                     // SAFETY: row `first + i` (`i < height`) is inside `block`.
                     *slot = unsafe { *column.offset(i as isize * rs) };
                 }
-            }
-        }
-    }
-}
-
-/// The x86-64 micro-kernels.
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    use super::MicroKernel;
-
-    /// 14 × 32 with AVX-512: 28 sums in 28 of the 32 `zmm` registers, 2 for `b`'s row.
-    pub struct Avx512;
-
-    impl MicroKernel for Avx512 {
-        const MR: usize = 14;
-        const NR: usize = 32;
-
-        unsafe fn tile(
-            kc: usize,
-            a: *const f32,
-            b: *const f32,
-            c: *mut f32,
-            rs_c: isize,
-            accumulate: bool,
-        ) {
-            // SAFETY: the caller's contract (`MicroKernel::tile`) is `tile_avx512`'s.
-            unsafe { tile_avx512(kc, a, b, c, rs_c, accumulate) }
-        }
-    }
-
-    /// See [`MicroKernel::tile`]; the loops over `i` and the two vectors are unrolled by
-    /// the compiler, so `sums` lives in registers.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn tile_avx512(
-        kc: usize,
-        a: *const f32,
-        b: *const f32,
-        c: *mut f32,
-        rs_c: isize,
-        accumulate: bool,
-    ) {
-        const MR: usize = 14;
-        let mut sums = [[_mm512_setzero_ps(); 2]; MR];
-        if accumulate {
-            for (i, row) in sums.iter_mut().enumerate() {
-                for (v, sum) in row.iter_mut().enumerate() {
-                    // SAFETY: row `i`, columns `16v..16v + 16` are inside the tile.
-                    *sum = unsafe {
-                        _mm512_loadu_ps(c.offset(i as isize * rs_c + 16 * v as isize))
-                    };
-                }
-            }
-        }
-        for p in 0..kc {
-            // SAFETY: `p < kc`, so `b`'s row `p` (32 numbers) and `a`'s column `p` (14
-            // numbers) are inside the strips.
-            let (b0, b1, a_p) = unsafe {
-                let row = b.add(p * 32);
-                (
-                    _mm512_loadu_ps(row),
-                    _mm512_loadu_ps(row.add(16)),
-                    a.add(p * MR),
-                )
-            };
-            for (i, row) in sums.iter_mut().enumerate() {
-                // SAFETY: `i < MR`.
-                let x = _mm512_set1_ps(unsafe { *a_p.add(i) });
-                row[0] = _mm512_fmadd_ps(x, b0, row[0]);
-                row[1] = _mm512_fmadd_ps(x, b1, row[1]);
-            }
-        }
-        for (i, row) in sums.iter().enumerate() {
-            for (v, sum) in row.iter().enumerate() {
-                // SAFETY: row `i`, columns `16v..16v + 16` are inside the tile.
-                unsafe {
-                    _mm512_storeu_ps(
-                        c.offset(i as isize * rs_c + 16 * v as isize),
-                        *sum,
-                    )
-                };
-            }
-        }
-    }
-
-    /// 6 × 16 with AVX2 and FMA: 12 sums in 12 of the 16 `ymm` registers, 2 for `b`'s row.
-    pub struct Avx2Fma;
-
-    impl MicroKernel for Avx2Fma {
-        const MR: usize = 6;
-        const NR: usize = 16;
-
-        unsafe fn tile(
-            kc: usize,
-            a: *const f32,
-            b: *const f32,
-            c: *mut f32,
-            rs_c: isize,
-            accumulate: bool,
-        ) {
-            // SAFETY: the caller's contract (`MicroKernel::tile`) is `tile_avx2`'s.
-            unsafe { tile_avx2(kc, a, b, c, rs_c, accumulate) }
-        }
-    }
-
-    /// See [`MicroKernel::tile`]; as [`tile_avx512`] with 8-lane vectors.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn tile_avx2(
-        kc: usize,
-        a: *const f32,
-        b: *const f32,
-        c: *mut f32,
-        rs_c: isize,
-        accumulate: bool,
-    ) {
-        const MR: usize = 6;
-        let mut sums = [[_mm256_setzero_ps(); 2]; MR];
-        if accumulate {
-            for (i, row) in sums.iter_mut().enumerate() {
-                for (v, sum) in row.iter_mut().enumerate() {
-                    // SAFETY: row `i`, columns `8v..8v + 8` are inside the tile.
-                    *sum = unsafe {
-                        _mm256_loadu_ps(c.offset(i as isize * rs_c + 8 * v as isize))
-                    };
-                }
-            }
-        }
-        for p in 0..kc {
-            // SAFETY: `p < kc`, so `b`'s row `p` (16 numbers) and `a`'s column `p` (6
-            // numbers) are inside the strips.
-            let (b0, b1, a_p) = unsafe {
-                let row = b.add(p * 16);
-                (
-                    _mm256_loadu_ps(row),
-                    _mm256_loadu_ps(row.add(8)),
-                    a.add(p * MR),
-                )
-            };
-            for (i, row) in sums.iter_mut().enumerate() {
-                // SAFETY: `i < MR`.
-                let x = _mm256_set1_ps(unsafe { *a_p.add(i) });
-                row[0] = _mm256_fmadd_ps(x, b0, row[0]);
-                row[1] = _mm256_fmadd_ps(x, b1, row[1]);
-            }
-        }
-        for (i, row) in sums.iter().enumerate() {
-            for (v, sum) in row.iter().enumerate() {
-                // SAFETY: row `i`, columns `8v..8v + 8` are inside the tile.
-                unsafe {
-                    _mm256_storeu_ps(
-                        c.offset(i as isize * rs_c + 8 * v as isize),
-                        *sum,
-                    )
-                };
             }
         }
     }

@@ -19,7 +19,6 @@ pub(crate) mod exp_rows;
 pub(crate) mod gcc_order;
 pub(crate) mod gelu;
 pub(crate) mod gemm;
-pub(crate) mod isa;
 pub(crate) mod matmul;
 pub(crate) mod parallel;
 pub(crate) mod row_dots;

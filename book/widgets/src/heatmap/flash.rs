@@ -12,8 +12,8 @@ use ch05_causal::causal_mask;
 use ch07_multihead_split::heads::split_heads;
 use ch07_multihead_split::multihead::MultiHeadAttention;
 use ch09_flash_attention::kernel::{Isa, flash_attention_lse_with};
-use ch09_flash_attention::simd::exp2_flushed_scalar;
 use shared::nn::Linear;
+use shared::simd::exp2_flushed_scalar;
 use shared::{Tensor, manual_seed};
 
 use super::{
