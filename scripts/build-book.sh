@@ -20,14 +20,18 @@ MDBOOK_KATEX_VERSION=0.10.0   # renders with KaTeX 0.16.4, the version of book/s
 BOOK_TOOLS=${BOOK_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-book-tools}
 export PATH="$BOOK_TOOLS/bin:$PATH"
 
-install_tool() { # crate version
+# Built with light optimisation (opt-level 1): the book is small, and the tools build in
+# about half the time of a full release build.
+install_tool() { # crate version [cargo install's options]
   if ! "$BOOK_TOOLS/bin/$1" --version 2>/dev/null | grep -qF "$2"; then
     echo "installing $1 $2 into $BOOK_TOOLS (once; takes a few minutes)"
-    CARGO_TARGET_DIR="$BOOK_TOOLS/target" \
-      cargo install --locked --quiet --root "$BOOK_TOOLS" "$1" --version "$2"
+    CARGO_TARGET_DIR="$BOOK_TOOLS/target" CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+      cargo install --locked --quiet --root "$BOOK_TOOLS" "$1" --version "$2" "${@:3}"
   fi
 }
-install_tool mdbook "$MDBOOK_VERSION"
+# Only `mdbook build` is used: without its `serve` and `watch` (a web server and a file
+# watcher, most of its dependencies).
+install_tool mdbook "$MDBOOK_VERSION" --no-default-features --features search
 install_tool mdbook-katex "$MDBOOK_KATEX_VERSION"
 rm -rf "$BOOK_TOOLS/target"
 mdbook --version

@@ -56,15 +56,6 @@ fn resolved(selection: &[&str]) -> BTreeSet<String> {
         .collect()
 }
 
-/// Chapters that still build some crates again alone, and why.
-const EXEMPT: &[(&str, &str)] = &[(
-    "ch21-webgpu",
-    "wgpu's derive macros are compiled with `syn`, which the workspace builds with \
-     `extra-traits` for chapter 20's tokenizer; a chapter names the features of what it \
-     links, not of the macros that build it, so chapter 21 alone compiles its macros and \
-     what they build again (`half` with them)",
-)];
-
 #[test]
 fn a_chapter_alone_resolves_the_workspace_features() {
     let workspace = resolved(&["--workspace"]);
@@ -77,9 +68,6 @@ fn a_chapter_alone_resolves_the_workspace_features() {
     chapters.sort();
     let mut problems = Vec::new();
     for chapter in &chapters {
-        if EXEMPT.iter().any(|(name, _)| name == chapter) {
-            continue;
-        }
         for line in resolved(&["-p", chapter]).difference(&workspace) {
             problems.push(format!("{chapter}: {line}"));
         }
