@@ -244,8 +244,7 @@ pub fn flash_attention_slices(
 }
 
 /// Runs the kernel on `isa` over every head and every block of queries, in parallel;
-/// `load(h, head)`
-/// lays out head `h`'s inputs in `head`. Returns the output `[heads, queries, d_v]` and
+/// `load(h, head)` lays out head `h`'s inputs in `head`. Returns the output `[heads, queries, d_v]` and
 /// the log-sum-exp `[heads, queries]`.
 fn run(
     isa: Isa,
