@@ -29,9 +29,9 @@ install_tool() { # crate version [cargo install's options]
       cargo install --locked --quiet --root "$BOOK_TOOLS" "$1" --version "$2" "${@:3}"
   fi
 }
-# Only `mdbook build` is used: without its `serve` and `watch` (a web server and a file
-# watcher, most of its dependencies).
-install_tool mdbook "$MDBOOK_VERSION" --no-default-features --features search
+# `mdbook build`, and `mdbook serve` for scripts/check-book-browser.sh (as a reader serves
+# the book): without its `watch` (a file watcher).
+install_tool mdbook "$MDBOOK_VERSION" --no-default-features --features search,serve
 install_tool mdbook-katex "$MDBOOK_KATEX_VERSION"
 rm -rf "$BOOK_TOOLS/target"
 mdbook --version
