@@ -3,5 +3,7 @@
 //! `-- --list-adapters` lists every adapter, `-- --cpu-adapter` asks for a software one.
 
 fn main() -> std::process::ExitCode {
+    // SAFETY: the first thing `main` does, before any thread has started.
+    let _runtime_dir = unsafe { ch21_webgpu::device::private_runtime_dir_if_unset() };
     course::cli::chapter_main_with(ch21_webgpu::narrative::run)
 }
