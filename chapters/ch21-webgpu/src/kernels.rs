@@ -1,6 +1,7 @@
-//! The four kernels, each a WGSL file in `kernels/` that the book shows whole, compiled
-//! by the device when a pipeline is made. The same files run in the book's page, in the
-//! reader's browser.
+//! The four kernels, each a WGSL file in `kernels/` that the book shows whole,
+//! compiled by the device when a pipeline is made (the first program's kernel, adding
+//! two arrays, is in [`crate::first_program`]). The same files run in the book's
+//! page, in the reader's browser.
 
 /// Kernel 1: one invocation per query row, the scores in global memory.
 pub const NAIVE: &str = include_str!("../kernels/01_naive.wgsl");

@@ -8,6 +8,8 @@
 //! WGSL and started from Rust through wgpu, step by step:
 //!
 //! - [`device`]: finding an adapter and opening a device; [`error`]: what can go wrong;
+//! - [`first_program`]: the first GPU program, adding two arrays: every step of the host
+//!   code once, in one function;
 //! - [`kernels`]: the four kernels, each a `.wgsl` file: one invocation per query row, one
 //!   workgroup per row, FlashAttention's forward pass in tiles, split-KV decoding;
 //! - [`workgroup_memory`] and [`tiles`]: how large a tile fits the device's workgroup
@@ -22,6 +24,7 @@
 
 pub mod device;
 pub mod error;
+pub mod first_program;
 pub mod kernels;
 #[cfg_attr(feature = "exercise", path = "../exercises/key_reads.rs")]
 pub mod key_reads;

@@ -1,6 +1,8 @@
-//! `cargo run -p ch21-webgpu`: runs the chapter's kernels on the GPU wgpu finds and prints
-//! the steps as the PyTorch reference script prints them; the adapter goes to stderr.
-//! `-- --list-adapters` lists every adapter, `-- --cpu-adapter` asks for a software one.
+//! `cargo run -p ch21-webgpu`: runs the chapter's kernels on the GPU wgpu finds and
+//! prints the steps as the PyTorch reference script prints them; the adapter goes to
+//! stderr. `-- --list-adapters` lists every adapter, `-- --cpu-adapter` asks for a
+//! software one, `-- --add-arrays` runs the first GPU program (adding two arrays)
+//! instead.
 
 fn main() -> std::process::ExitCode {
     // SAFETY: the first thing `main` does, before any thread has started.
