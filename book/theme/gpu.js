@@ -29,7 +29,7 @@
     return node;
   }
 
-  // src/workgroup_memory.rs: the largest power of two tile of keys that fits.
+  // src/workgroup_memory/mod.rs: the largest power of two tile of keys that fits.
   function largestTileK(limit, d, dV) {
     let tileK = 1;
     while (tileK * 2 <= TILE_K_MAX && 4 * tileK * 2 * (d + dV) <= limit) tileK *= 2;

@@ -55,6 +55,44 @@ pub fn describe(info: &AdapterInfo) -> String {
     format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
 }
 
+/// A private `XDG_RUNTIME_DIR` made for this run, removed when dropped.
+#[derive(Debug, Default)]
+pub struct RuntimeDir(Option<std::path::PathBuf>);
+
+/// Gives Mesa's Vulkan drivers a private `XDG_RUNTIME_DIR` where none is set (on a
+/// server, in a container), so that they do not print `error: XDG_RUNTIME_DIR is
+/// invalid or not set`: a new directory only this user may enter (mode 0700), as the
+/// XDG specification asks of it, removed when the returned guard is dropped.
+///
+/// # Safety
+/// It changes the process's environment, which no other thread may read meanwhile:
+/// call it before any thread starts, first thing in `main`.
+pub unsafe fn private_runtime_dir_if_unset() -> RuntimeDir {
+    let set = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|dir| !dir.is_empty());
+    if set || !cfg!(unix) {
+        return RuntimeDir(None);
+    }
+    let dir =
+        std::env::temp_dir().join(format!("ch21-webgpu-{}", std::process::id()));
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    if builder.create(&dir).is_err() {
+        return RuntimeDir(None); // Mesa prints its line, and runs all the same
+    }
+    // SAFETY: the caller guarantees that no other thread is running.
+    unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    RuntimeDir(Some(dir))
+}
+
+impl Drop for RuntimeDir {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 impl Gpu {
     /// Finds an adapter of the kind asked for and opens a device with all the limits it
     /// offers.

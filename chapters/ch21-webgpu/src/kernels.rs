@@ -1,6 +1,7 @@
-//! The four kernels, each a WGSL file in `kernels/` that the book shows whole, compiled
-//! by the device when a pipeline is made. The same files run in the book's page, in the
-//! reader's browser.
+//! The four kernels, each a WGSL file in `kernels/` that the book shows whole,
+//! compiled by the device when a pipeline is made (the first program's kernel, adding
+//! two arrays, is in [`crate::first_program`]). The same files run in the book's
+//! page, in the reader's browser.
 
 /// Kernel 1: one invocation per query row, the scores in global memory.
 pub const NAIVE: &str = include_str!("../kernels/01_naive.wgsl");
@@ -12,13 +13,17 @@ pub const FLASH: &str = include_str!("../kernels/03_flash.wgsl");
 /// Kernel 4: split-KV decoding, its parts and their merge.
 pub const SPLIT_KV: &str = include_str!("../kernels/04_split_kv.wgsl");
 
-/// `key_tiles`, the causal tile skip of kernel 3, in a file of its own: with
-/// `--features exercise` the learner's version from `exercises/causal_tiles.wgsl`.
-#[cfg(not(feature = "exercise"))]
+/// `key_tiles`, the causal tile skip of kernel 3, in a file of its own.
 pub const CAUSAL_TILES: &str = include_str!("../kernels/causal_tiles.wgsl");
-/// `key_tiles`, the causal tile skip of kernel 3: the learner's version.
+
+/// `window_tiles`, the tile range of kernel 3's workgroups under a sliding window
+/// instead of the causal mask: with `--features exercise` the learner's version from
+/// `exercises/window_tiles.wgsl`.
+#[cfg(not(feature = "exercise"))]
+pub const WINDOW_TILES: &str = include_str!("../kernels/window_tiles.wgsl");
+/// `window_tiles` under a sliding window: the learner's version.
 #[cfg(feature = "exercise")]
-pub const CAUSAL_TILES: &str = include_str!("../exercises/causal_tiles.wgsl");
+pub const WINDOW_TILES: &str = include_str!("../exercises/window_tiles.wgsl");
 
 /// Which kernel computes the attention.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

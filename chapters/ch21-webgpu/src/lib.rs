@@ -8,6 +8,8 @@
 //! WGSL and started from Rust through wgpu, step by step:
 //!
 //! - [`device`]: finding an adapter and opening a device; [`error`]: what can go wrong;
+//! - [`first_program`]: the first GPU program, adding two arrays: every step of the host
+//!   code once, in one function;
 //! - [`kernels`]: the four kernels, each a `.wgsl` file: one invocation per query row, one
 //!   workgroup per row, FlashAttention's forward pass in tiles, split-KV decoding;
 //! - [`workgroup_memory`] and [`tiles`]: how large a tile fits the device's workgroup
@@ -17,13 +19,15 @@
 //! - [`tolerance`]: how far a GPU's result may lie from the CPU's, derived from the inputs;
 //! - [`timing`]: timing a kernel on the device.
 //!
-//! With `--features exercise`, the modules marked below (and `key_tiles` of kernel 3) come
-//! from `exercises/` instead, where the learner writes them.
+//! With `--features exercise`, three functions come from `exercises/` instead, where
+//! the learner writes them: [`key_reads::key_reads_after_cache`],
+//! [`workgroup_memory::largest_tile_k_with_scores`] and the WGSL of
+//! [`kernels::WINDOW_TILES`].
 
 pub mod device;
 pub mod error;
+pub mod first_program;
 pub mod kernels;
-#[cfg_attr(feature = "exercise", path = "../exercises/key_reads.rs")]
 pub mod key_reads;
 pub mod launch;
 pub mod narrative;
@@ -31,5 +35,4 @@ pub mod setup;
 pub mod tiles;
 pub mod timing;
 pub mod tolerance;
-#[cfg_attr(feature = "exercise", path = "../exercises/workgroup_memory.rs")]
 pub mod workgroup_memory;

@@ -11,11 +11,13 @@ use course::{Narrative, Seed};
 use shared::{Result, Tensor};
 
 use crate::device::{AdapterChoice, Gpu, describe, list_adapters};
+use crate::first_program::{WORKGROUP, add_arrays};
 use crate::kernels::Kernel;
 use crate::key_reads::key_reads;
 use crate::launch::{Launch, Outputs, attention};
 use crate::setup::{
-    CACHE, EXAMPLE, EXP_AT, HostInputs, SPLITS, cpu_attention, draw_qkv,
+    ADD_LEN, CACHE, EXAMPLE, EXP_AT, HostInputs, SPLITS, cpu_attention, draw_arrays,
+    draw_qkv,
 };
 use crate::tolerance::{compare, rescales, tolerance};
 
@@ -29,6 +31,9 @@ pub struct GpuOptions {
     /// is a hardware GPU.
     #[arg(long)]
     pub cpu_adapter: bool,
+    /// Runs the first GPU program instead of the chapter: adds two arrays on the GPU.
+    #[arg(long)]
+    pub add_arrays: bool,
 }
 
 /// Runs the chapter on the adapter wgpu prefers; `seed` replaces the chapter's seed.
@@ -49,6 +54,9 @@ pub fn run(seed: Seed, options: GpuOptions) -> Result<Narrative> {
     };
     let gpu = Gpu::new(choice)?;
     eprintln!("adapter: {}", gpu.description());
+    if options.add_arrays {
+        return first_program(&gpu, seed);
+    }
     story(&gpu, seed)
 }
 
@@ -65,6 +73,29 @@ fn adapters() -> Narrative {
         step.print(describe(info));
     }
     story
+}
+
+/// `--add-arrays`: the first GPU program, on two arrays drawn from `randn`.
+fn first_program(gpu: &Gpu, seed: Seed) -> Result<Narrative> {
+    let mut story = Narrative::new("A first GPU program: add two arrays");
+    let seed = seed.or(123);
+    let [a, b] = draw_arrays(seed, ADD_LEN);
+    let sum = add_arrays(gpu, &a.to_vec(), &b.to_vec())?;
+    let on_the_cpu = a.f_add(&b)?;
+    let step = story.step(format!(
+        "{ADD_LEN} floats, {} workgroups of {WORKGROUP} invocations (manual_seed({seed}), \
+         randn)",
+        ADD_LEN.div_ceil(WORKGROUP)
+    ));
+    step.print(format!("a[-4:]: {}", a.narrow(0, ADD_LEN - 4, 4)));
+    step.print(format!("b[-4:]: {}", b.narrow(0, ADD_LEN - 4, 4)));
+    let sum = Tensor::from_vec(sum, &[ADD_LEN]);
+    step.print(format!("sum[-4:]: {}", sum.narrow(0, ADD_LEN - 4, 4)));
+    step.print(format!(
+        "equal to a + b on the CPU: {}",
+        python_bool(sum.to_vec() == on_the_cpu.to_vec())
+    ));
+    Ok(story)
 }
 
 fn story(gpu: &Gpu, seed: Seed) -> Result<Narrative> {

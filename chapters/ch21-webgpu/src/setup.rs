@@ -13,6 +13,9 @@ pub const EXAMPLE: [usize; 4] = [1, 2, 200, 16];
 pub const CACHE: usize = 2000;
 /// The parts of the cache in split-KV decoding.
 pub const SPLITS: u32 = 8;
+/// The first program adds two arrays of this many floats: two workgroups of 64, the
+/// second with 28 invocations past the end.
+pub const ADD_LEN: usize = 100;
 /// The arguments at which the page compares `exp` on the GPU with PyTorch's.
 pub const EXP_AT: [f32; 6] = [-20.0, -5.0, -1.0, 0.5, 1.0, 10.0];
 
@@ -26,6 +29,18 @@ pub fn draw_qkv(seed: u64, q_shape: &[usize], kv_shape: &[usize]) -> [Tensor; 3]
     let k = randn(kv_shape);
     let v = randn(kv_shape);
     [q, k, v]
+}
+
+/// The first program's two arrays of `len` floats, drawn from `randn` after
+/// `manual_seed(seed)`.
+///
+/// # Shapes
+/// Returns `a` and `b`, `[len]` each.
+pub fn draw_arrays(seed: u64, len: usize) -> [Tensor; 2] {
+    manual_seed(seed);
+    let a = randn(&[len]);
+    let b = randn(&[len]);
+    [a, b]
 }
 
 /// Row-major copies of `q`, `k`, `v` and their sizes, as the kernels take them.

@@ -9,8 +9,11 @@ use wgpu::Limits;
 
 use crate::workgroup_memory::largest_tile_k;
 
-/// The largest `d` and `d_v` kernel 3 handles (its rows live in registers).
+// ANCHOR: head_dim_max
+/// The largest `d` and `d_v` kernel 3 handles: a query row and an output row live
+/// in each invocation's registers, as arrays of this many floats.
 pub const HEAD_DIM_MAX: usize = 64;
+// ANCHOR_END: head_dim_max
 /// The largest tile of keys kernel 3 handles (a tile's weights live in registers).
 pub const TILE_K_MAX: usize = 64;
 /// Invocations of kernels 2 and 4, and queries per workgroup of kernel 3 at most.

@@ -4,6 +4,13 @@
 use crate::kernels::Kernel;
 use crate::tiles::TileSizes;
 
+#[cfg_attr(
+    feature = "exercise",
+    path = "../../exercises/key_reads_after_cache.rs"
+)]
+mod after_cache;
+pub use after_cache::key_reads_after_cache;
+
 /// How many keys (rows of `k`, `d` floats each) `kernel` reads from global memory for one
 /// head of `queries` queries over `keys` keys, with the causal mask if `causal`
 /// (query `i` sees keys `0..=i`), kernel 3 with the tiles of `tiles`.

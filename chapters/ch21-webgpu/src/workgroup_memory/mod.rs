@@ -1,5 +1,12 @@
 //! How much workgroup memory kernel 3's tiles take, and the largest tile that fits.
 
+#[cfg_attr(
+    feature = "exercise",
+    path = "../../exercises/largest_tile_k_with_scores.rs"
+)]
+mod with_scores;
+pub use with_scores::largest_tile_k_with_scores;
+
 /// The bytes of workgroup memory kernel 3 needs for one tile of `tile_k` keys of `d`
 /// features and their values of `d_v` features, in `f32`.
 // ANCHOR: tile_bytes
