@@ -240,7 +240,8 @@ pub fn turns(messages: &[Message]) -> String {
 
 /// One line of `--tokenize`: the id, the token's own string in the vocabulary (GPT-2's
 /// byte-level alphabet writes a space as `Ġ`), and the text it stands for, or its bytes
-/// when they are only part of a character (the four bytes of 🦀 are three tokens of SmolLM2's).
+/// when they are only part of a character (SmolLM2 cuts the four bytes of 🦀 over three
+/// tokens).
 pub fn describe_token(tok: &Tokenizer, id: u32) -> Result<String, LoadError> {
     let own = tok.id_to_token(id).unwrap_or_default();
     let text = match token_bytes(tok, id) {
