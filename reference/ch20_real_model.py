@@ -485,12 +485,13 @@ def rust_whole(x):
     return str(int(x))
 
 
-def rust_exp(x):
-    """A float as Rust's `{:e}` prints it: the shortest digits that read back as `x`, and
-    `e-6` where Python writes `e-06`."""
+def rust_exp_f32(x):
+    """A float32 as Rust's `{:e}` prints it: the shortest digits that read back as the same
+    float32 (`1e-5` for the float32 nearest 1e-5, which widens to 9.999999747378752e-6), and
+    `e-5` where Python writes `e-05`."""
     from decimal import Decimal
 
-    sign, digits, exponent = Decimal(repr(float(x))).normalize().as_tuple()
+    sign, digits, exponent = Decimal(str(np.float32(x))).normalize().as_tuple()
     digits = "".join(map(str, digits))
     mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
     return f"{'-' if sign else ''}{mantissa}e{exponent + len(digits) - 1}"
@@ -571,7 +572,8 @@ def narrative(path, seed):
     print(f"query heads: {c.num_attention_heads}, key/value heads: {c.num_key_value_heads}, "
           f"head size: {head_dim} (chapter 14's GQA)")
     print(f"RoPE base: {rust_whole(rope)} (chapter 12, chapter 15)")
-    print(f"RMSNorm eps: {rust_exp(c.rms_norm_eps)}; SwiGLU width: {c.intermediate_size} (chapter 15)")
+    # The file stores eps as a float32; the chapter prints that float32's shortest digits.
+    print(f"RMSNorm eps: {rust_exp_f32(c.rms_norm_eps)}; SwiGLU width: {c.intermediate_size} (chapter 15)")
     print(f"context: {c.max_position_embeddings} tokens; tied embeddings: {str(c.tie_word_embeddings).lower()}")
     print(f"KV cache per token (chapter 17's ledger, float32): {per_token} bytes")
     print()
@@ -635,7 +637,8 @@ def narrative(path, seed):
     maps = model(torch.tensor([sentence]), output_attentions=True).attentions
     print("## Attention sinks")
     print(f"{rust_debug(SENTENCE)}: {len(sentence)} tokens")
-    print("share of each layer's attention on the first token (mean over heads and queries):")
+    print("share of each layer's attention on the first token "
+          f"(mean over heads and over queries 1 to {len(sentence) - 1}):")
     # Each head's mean weight on key 0 over the queries after the first, then their mean.
     shares = [a[:, :, 1:, 0].double().mean((0, -1)).mean().item() for a in maps]
     for row in range(0, len(shares), 10):

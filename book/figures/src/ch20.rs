@@ -25,8 +25,9 @@ fn sentence_tokens(count: usize) -> Vec<String> {
     tokens
 }
 
-/// The first three heads of the saved layer on the sentence (the other six look alike):
-/// most of each query's attention goes to the first token, whatever it is.
+/// The first three heads of the saved layer (5) on the sentence: the first rests on the
+/// first token, the second shares it with the first "the", the third looks mostly at each
+/// query's own token.
 pub fn sink() -> Figure {
     let saved = saved();
     let tokens = sentence_tokens(saved.sentence_ids.len());

@@ -10,42 +10,54 @@ use std::time::Instant;
 use ch15_modern_layer::sampling::Sampler;
 use course::narrative::Seed;
 use indicatif::{ProgressBar, ProgressStyle};
+use tokenizers::Tokenizer;
 
-use crate::chat::{conversation, render};
+use crate::chat::{Message, conversation, render};
 use crate::error::LoadError;
-use crate::generate::{Choice, Limits, generate};
+use crate::generate::{Choice, Limits, check_prompt, generate};
 use crate::loader::{Loaded, default_model_path, how_to_get_it, load};
-use crate::tokenizer::{decode, encode};
+use crate::tokenizer::{decode, encode, token_bytes};
 
 /// The chapter's own options (`cargo run -p ch20-real-model -- --help` lists them).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct Options {
     /// Continue TEXT: prints the prompt, then the model's tokens as they come.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", conflicts_with = "chat")]
     pub prompt: Option<String>,
     /// Ask the model TEXT through its chat template, and print its answer.
     #[arg(long, value_name = "TEXT")]
     pub chat: Option<String>,
     /// With --chat: the system message (SmolLM2's template adds its own when none is given).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["prompt", "tokenize"])]
     pub system: Option<String>,
-    /// Print the token ids of TEXT, each with its piece.
-    #[arg(long, value_name = "TEXT")]
+    /// With --chat: print the prompt as the model reads it (the rendered chat template) and
+    /// the answer with its end-of-turn token, instead of the turns.
+    #[arg(long, conflicts_with_all = ["prompt", "tokenize"])]
+    pub show_template: bool,
+    /// Print the token ids of TEXT, each with its own string in the vocabulary and the text
+    /// (or the bytes) it stands for.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["prompt", "chat"])]
     pub tokenize: Option<String>,
     /// Stop after N new tokens (or at the end-of-sequence token).
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_new_tokens: usize,
     /// Sample with temperature T (0: greedy, the likeliest token every time).
-    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    // A negative number is a value here, not an option: it reaches `choice`'s own check.
+    #[arg(
+        long,
+        value_name = "T",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     pub temperature: f32,
     /// When sampling: keep the K likeliest tokens.
     #[arg(long, value_name = "K")]
     pub top_k: Option<usize>,
     /// When sampling: keep the nucleus of probability P.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub top_p: Option<f32>,
     /// When sampling: keep the tokens at least P times as likely as the likeliest.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub min_p: Option<f32>,
     /// The model: a GGUF file or a transformers folder (default: $ATTN_MODEL, else
     /// models/SmolLM2-135M-Instruct.Q4_1.gguf under the workspace).
@@ -132,11 +144,11 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     };
     if let Some(text) = &options.tokenize {
         for id in encode(tok, text)? {
-            let piece = decode(tok, &[id])?;
-            writeln!(out, "{id:>6} {piece:?}").map_err(io)?;
+            writeln!(out, "{}", describe_token(tok, id)?).map_err(io)?;
         }
         return Ok(());
     }
+    // What is printed before the answer, and the text the model reads.
     let (shown, text) = match (&options.prompt, &options.chat) {
         (Some(prompt), _) => (prompt.clone(), prompt.clone()),
         (None, Some(question)) => {
@@ -146,31 +158,39 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
             let token = |id: Option<u32>| {
                 id.and_then(|i| tok.id_to_token(i)).unwrap_or_default()
             };
-            let rendered = render(
-                template,
-                &conversation(question, options.system.as_deref()),
-                &token(loaded.bos),
-                &token(loaded.eos),
-            )?;
-            (rendered.clone(), rendered)
+            let messages = conversation(question, options.system.as_deref());
+            let rendered =
+                render(template, &messages, &token(loaded.bos), &token(loaded.eos))?;
+            if options.show_template {
+                (rendered.clone(), rendered)
+            } else {
+                (turns(&messages), rendered)
+            }
         }
         (None, None) => return Ok(()),
     };
     let prompt = encode(tok, &text)?;
-    write!(out, "{shown}").map_err(io)?;
-    out.flush().map_err(io)?;
-    if let Choice::Sample(_) = choice {
-        shared::manual_seed(seed.or(0));
-    }
     let limits = Limits {
         max_new_tokens: options.max_new_tokens,
         eos: loaded.eos,
         context_length: loaded.config.context_length,
     };
+    // A prompt the model cannot take fails here, before anything of it is printed.
+    check_prompt(&prompt, &limits, loaded.model.tok_emb.weight.size(0))?;
+    write!(out, "{shown}").map_err(io)?;
+    out.flush().map_err(io)?;
+    if let Choice::Sample(_) = choice {
+        shared::manual_seed(seed.or(0));
+    }
+    // A chat's turns end at the end-of-turn token: printed only with the raw template.
+    let hidden = match options.chat {
+        Some(_) if !options.show_template => loaded.eos,
+        _ => None,
+    };
+    let mut stream = Stream::new(tok, hidden);
     let start = Instant::now();
     let mut first = None;
-    let mut new = Vec::new();
-    let mut printed = String::new();
+    let mut new_tokens = 0usize;
     let mut write_error = None;
     generate(
         &loaded.model,
@@ -180,19 +200,10 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
         &limits,
         |id| {
             first.get_or_insert_with(|| start.elapsed());
-            new.push(id);
-            // Decode everything so far and print what is new, once it is whole UTF-8 text.
-            let text = decode(tok, &new).unwrap_or_default();
-            if !text.ends_with('\u{FFFD}')
-                && text.len() > printed.len()
-                && text.starts_with(&printed)
-            {
-                if let Err(e) = write!(out, "{}", &text[printed.len()..])
-                    .and_then(|_| out.flush())
-                {
-                    write_error.get_or_insert(e);
-                }
-                printed = text;
+            new_tokens += 1;
+            let piece = stream.push(id);
+            if let Err(e) = write!(out, "{piece}").and_then(|_| out.flush()) {
+                write_error.get_or_insert(e);
             }
         },
     )?;
@@ -202,17 +213,89 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     }
     let total = start.elapsed();
     let first = first.unwrap_or(total);
-    let rest = new.len().saturating_sub(1);
+    let rest = new_tokens.saturating_sub(1);
     let speed = if rest > 0 {
         rest as f64 / (total - first).as_secs_f64()
     } else {
         0.0
     };
     eprintln!(
-        "{} prompt tokens, {} new; time to first token {:.2} s, then {speed:.1} tokens/s",
+        "{} prompt tokens, {new_tokens} new; time to first token {:.2} s, then {speed:.1} tokens/s",
         prompt.len(),
-        new.len(),
         first.as_secs_f64()
     );
     Ok(())
+}
+
+/// A conversation as a reader reads it, one `role: content` line a message, and the
+/// assistant's turn opened: `user: What is ...?\nassistant: `.
+pub fn turns(messages: &[Message]) -> String {
+    let mut text: String = messages
+        .iter()
+        .map(|m| format!("{}: {}\n", m.role, m.content))
+        .collect();
+    text.push_str("assistant: ");
+    text
+}
+
+/// One line of `--tokenize`: the id, the token's own string in the vocabulary (GPT-2's
+/// byte-level alphabet writes a space as `Ġ`), and the text it stands for, or its bytes
+/// when they are only part of a character (SmolLM2 cuts the four bytes of 🦀 over three
+/// tokens).
+pub fn describe_token(tok: &Tokenizer, id: u32) -> Result<String, LoadError> {
+    let own = tok.id_to_token(id).unwrap_or_default();
+    let text = match token_bytes(tok, id) {
+        Some(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => format!("{text:?}"),
+            Err(e) => {
+                let hex: Vec<String> =
+                    e.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
+                format!("bytes {} (part of a character)", hex.join(" "))
+            }
+        },
+        // A special token (`<|im_end|>`) is not made of bytes: it is its own text.
+        None => format!("{:?}", decode(tok, &[id])?),
+    };
+    Ok(format!("{id:>6} {:<18} {text}", format!("{own:?}")))
+}
+
+/// An answer's text as its tokens come, printed only once it is whole UTF-8 (an emoji
+/// split over two tokens waits for the second), without the token `hidden` (a chat's
+/// end-of-turn token).
+pub struct Stream<'a> {
+    tokenizer: &'a Tokenizer,
+    hidden: Option<u32>,
+    ids: Vec<u32>,
+    printed: String,
+}
+
+impl<'a> Stream<'a> {
+    /// Nothing printed yet.
+    pub fn new(tokenizer: &'a Tokenizer, hidden: Option<u32>) -> Stream<'a> {
+        Stream {
+            tokenizer,
+            hidden,
+            ids: Vec::new(),
+            printed: String::new(),
+        }
+    }
+
+    /// The text that token `id` completes: empty while a character is still cut.
+    pub fn push(&mut self, id: u32) -> String {
+        if Some(id) == self.hidden {
+            return String::new();
+        }
+        self.ids.push(id);
+        // Decode everything so far and print what is new, once it is whole UTF-8 text.
+        let text = decode(self.tokenizer, &self.ids).unwrap_or_default();
+        if text.ends_with('\u{FFFD}')
+            || text.len() <= self.printed.len()
+            || !text.starts_with(&self.printed)
+        {
+            return String::new();
+        }
+        let piece = text[self.printed.len()..].to_string();
+        self.printed = text;
+        piece
+    }
 }

@@ -17,29 +17,36 @@
 //! - [`tokenizer`] and [`chat`]: text to ids with Hugging Face's `tokenizers`, and the chat
 //!   template;
 //! - [`loader`]: finding and opening a model;
-//! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed.
+//! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed;
+//! - [`sink`], [`lookup`], [`heads`]: attention sinks, prompt lookup's draft and induction
+//!   heads, measured on the model.
+//!
+//! The exercises' own modules: [`interleave`] (the converter's direction of [`unpermute`]),
+//! [`eviction`] (what a sliding window drops), [`induction_key`] and [`speed`].
 
 pub mod chat;
 pub mod cli;
 pub mod config;
 pub mod error;
+#[cfg_attr(feature = "exercise", path = "../exercises/eviction.rs")]
+pub mod eviction;
 pub mod generate;
 pub mod gguf;
 pub mod heads;
 #[cfg_attr(feature = "exercise", path = "../exercises/induction_key.rs")]
 pub mod induction_key;
+#[cfg_attr(feature = "exercise", path = "../exercises/interleave.rs")]
+pub mod interleave;
 pub mod loader;
 pub mod lookup;
 pub mod model;
 pub mod narrative;
 pub mod reference;
 pub mod setup;
-#[cfg_attr(feature = "exercise", path = "../exercises/sink.rs")]
 pub mod sink;
 #[cfg_attr(feature = "exercise", path = "../exercises/speed.rs")]
 pub mod speed;
 pub mod tokenizer;
-#[cfg_attr(feature = "exercise", path = "../exercises/unpermute.rs")]
 pub mod unpermute;
 pub mod weights;
 

@@ -87,9 +87,11 @@ fn model_card(story: &mut Narrative, m: &Loaded) {
             "RoPE base: {} (chapter 12, chapter 15)",
             c.rope_theta
         ))
+        // The file stores eps as a float32: printed as that float32, not as the float64
+        // it widens to (9.999999747378752e-6).
         .print(format!(
             "RMSNorm eps: {:e}; SwiGLU width: {} (chapter 15)",
-            c.rms_norm_eps, c.d_ff
+            c.rms_norm_eps as f32, c.d_ff
         ))
         .print(format!(
             "context: {} tokens; tied embeddings: {}",
@@ -229,7 +231,11 @@ fn sinks(story: &mut Narrative, m: &Loaded) -> Result<()> {
     let (_, maps) = attention_maps(&m.model, &as_batch(&ids), &m.recipe);
     let step = story.step("Attention sinks");
     step.print(format!("{:?}: {} tokens", SENTENCE, ids.len()));
-    step.print("share of each layer's attention on the first token (mean over heads and queries):");
+    // Query 0 sees only key 0: it has no choice to make, so it is left out of the mean.
+    step.print(format!(
+        "share of each layer's attention on the first token (mean over heads and over queries 1 to {}):",
+        ids.len() - 1
+    ));
     let shares: Vec<f64> = maps
         .iter()
         .map(|w| sink_share(w).iter().sum::<f64>() / w.size(1) as f64)

@@ -6,6 +6,11 @@
 //! numbers, runs of spaces and punctuation, and no merge crosses a cut. Special tokens
 //! (`<|im_start|>`, `<|im_end|>`) are matched whole before anything else.
 //!
+//! SmolLM2's own rule (`smollm`, the file's `tokenizer.ggml.pre`) also cuts every digit on
+//! its own, where GPT-2's expression, used here as transformers uses it for this file,
+//! keeps a number whole. The ids are the same because none of SmolLM2's merges joins two
+//! digits: a number ends as one token a digit either way.
+//!
 //! A GGUF file stores the vocabulary (`tokenizer.ggml.tokens`), the merges
 //! (`tokenizer.ggml.merges`) and which tokens are special (`tokenizer.ggml.token_type`
 //! 3); the tokenizer is built from them as transformers builds it from the same file.
@@ -117,4 +122,28 @@ pub fn decode(tokenizer: &Tokenizer, ids: &[u32]) -> Result<String, LoadError> {
     tokenizer
         .decode(ids, false)
         .map_err(|e| failed("decode", e))
+}
+
+/// The bytes of token `id`: a byte-level vocabulary writes each byte as one printable
+/// character (GPT-2's alphabet: `Ġ` for a space), so a token's string spells its bytes.
+/// `None` for a token that is not spelt so (a special token such as `<|im_end|>`).
+pub fn token_bytes(tokenizer: &Tokenizer, id: u32) -> Option<Vec<u8>> {
+    let token = tokenizer.id_to_token(id)?;
+    token.chars().map(byte_of).collect()
+}
+
+/// GPT-2's alphabet read backwards: the 188 printable bytes (`!` to `~`, `¡` to `¬`, `®` to
+/// `ÿ`) are written as themselves, the 68 others (space, control bytes, ...) as the
+/// characters from U+0100 on, in the order of the bytes.
+fn byte_of(c: char) -> Option<u8> {
+    let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
+    let code = u32::from(c);
+    match u8::try_from(code) {
+        Ok(b) if printable(b) => Some(b),
+        Ok(_) => None,
+        Err(_) => {
+            let n = usize::try_from(code.checked_sub(256)?).ok()?;
+            (0..=255u8).filter(|&b| !printable(b)).nth(n)
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! Bad input: a missing, truncated or corrupted file, an unknown architecture or type, a
 //! prompt the model cannot take. Each is an error that names the file or the limit, never a
-//! panic; a property test feeds the reader truncated and bit-flipped copies of the tiny GGUF.
+//! panic; property tests feed the reader truncated copies of the tiny GGUF (each reported
+//! as truncated) and bit-flipped ones. The command line's own cases are in
+//! `tests/command_line.rs`.
 
 mod common;
 
@@ -63,6 +65,12 @@ fn a_truncated_file_names_what_is_missing() {
     assert_eq!(
         message,
         "copy.gguf: truncated: the tensor count needs 8 bytes at offset 8, but the file has 10"
+    );
+    // A count the rest of the file is too short for: the bytes it needs, not "corrupted".
+    let message = read_all(bytes[..40].to_vec()).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "copy.gguf: truncated: the tensor count (20 entries of at least 32 bytes) needs 640 bytes at offset 16, but the file has 40"
     );
 }
 
@@ -151,10 +159,11 @@ fn an_unsupported_configuration_names_its_field() {
 proptest! {
     #![proptest_config(quiet(96))]
     #[test]
-    fn truncated_copies_are_errors_not_panics(keep in 0usize..119_488) {
+    fn truncated_copies_are_reported_as_truncated(keep in 0usize..119_488) {
         let bytes = tiny_gguf();
         let keep = keep.min(bytes.len() - 1);
-        prop_assert!(read_all(bytes[..keep].to_vec()).is_err());
+        let message = read_all(bytes[..keep].to_vec()).unwrap_err().to_string();
+        prop_assert!(message.starts_with("copy.gguf: truncated: "), "cut at {keep} of {} bytes: {message}", bytes.len());
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //!
 //! Reading it is a cursor that moves forward through the bytes, checking before every read
 //! that the bytes are there: a truncated or corrupted file is an error that names the
-//! file, the part and the offset, never a panic.
+//! file, the part and the offset (and for a file cut short, the bytes it lacks), never a
+//! panic.
 
 mod quant;
 mod value;
@@ -114,18 +115,29 @@ impl<'a> Cursor<'a> {
     }
 
     /// A count that must fit what is left of the file, each item taking at least
-    /// `min_item_bytes`: a corrupted count is refused before anything is allocated.
+    /// `min_item_bytes`: a count the file is too short for is refused before anything is
+    /// allocated, as a truncated file (the usual cause: a download cut short) with the bytes
+    /// the count needs.
     pub(crate) fn count(
         &mut self,
         what: &str,
         min_item_bytes: u64,
     ) -> Result<usize, LoadError> {
         let n = self.u64(what)?;
-        let left = (self.bytes.len() - self.at) as u64;
-        if n.saturating_mul(min_item_bytes.max(1)) > left {
-            return Err(self.corrupt(format!(
-                "{what} is {n}, more than the {left} bytes left can hold"
-            )));
+        let min = min_item_bytes.max(1);
+        let needed = n.saturating_mul(min);
+        if needed > (self.bytes.len() - self.at) as u64 {
+            let items = match min {
+                1 => format!("{n} bytes"),
+                _ => format!("{n} entries of at least {min} bytes"),
+            };
+            return Err(LoadError::Truncated {
+                path: self.path.to_path_buf(),
+                what: format!("{what} ({items})"),
+                offset: self.at as u64,
+                needed,
+                len: self.bytes.len() as u64,
+            });
         }
         Ok(n as usize)
     }

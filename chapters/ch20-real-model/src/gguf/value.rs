@@ -51,7 +51,14 @@ impl Value {
                         cur.corrupt(format!("{key}: arrays of arrays are not read"))
                     );
                 }
-                let n = cur.count(&format!("the length of {key}"), 1)?;
+                // Each element takes at least its number's bytes (a string: its length).
+                let element_bytes = match element {
+                    2 | 3 => 2,
+                    4..=6 => 4,
+                    8 | 10..=12 => 8,
+                    _ => 1,
+                };
+                let n = cur.count(&format!("the length of {key}"), element_bytes)?;
                 let mut items = Vec::with_capacity(n);
                 for _ in 0..n {
                     items.push(Value::read_typed(cur, element, key)?);
