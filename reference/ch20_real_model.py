@@ -637,8 +637,8 @@ def narrative(path, seed):
     maps = model(torch.tensor([sentence]), output_attentions=True).attentions
     print("## Attention sinks")
     print(f"{rust_debug(SENTENCE)}: {len(sentence)} tokens")
-    print("share of each layer's attention on the first token "
-          f"(mean over heads and over queries 1 to {len(sentence) - 1}):")
+    print("first token's share of each layer's attention "
+          f"(mean over heads, queries 1 to {len(sentence) - 1}):")
     # Each head's mean weight on key 0 over the queries after the first, then their mean.
     shares = [a[:, :, 1:, 0].double().mean((0, -1)).mean().item() for a in maps]
     for row in range(0, len(shares), 10):

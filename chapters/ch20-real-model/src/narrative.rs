@@ -233,7 +233,7 @@ fn sinks(story: &mut Narrative, m: &Loaded) -> Result<()> {
     step.print(format!("{:?}: {} tokens", SENTENCE, ids.len()));
     // Query 0 sees only key 0: it has no choice to make, so it is left out of the mean.
     step.print(format!(
-        "share of each layer's attention on the first token (mean over heads and over queries 1 to {}):",
+        "first token's share of each layer's attention (mean over heads, queries 1 to {}):",
         ids.len() - 1
     ));
     let shares: Vec<f64> = maps
