@@ -1,0 +1,3 @@
+fn main() {
+    println!("chapter 22: work in progress");
+}
