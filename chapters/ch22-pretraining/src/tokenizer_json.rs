@@ -37,6 +37,7 @@ pub fn words_pre_tokenizer() -> Result<Split> {
     .map_err(|e| failed("words_pre_tokenizer", e))
 }
 
+// ANCHOR: save
 /// `bpe` as a `tokenizers::Tokenizer`.
 pub fn to_tokenizer(bpe: &Bpe) -> Result<Tokenizer> {
     let vocab = bpe
@@ -66,3 +67,4 @@ pub fn save(bpe: &Bpe, path: &Path) -> Result<()> {
         .save(path, false)
         .map_err(|e| failed("save_tokenizer", format!("{}: {e}", path.display())))
 }
+// ANCHOR_END: save
