@@ -25,7 +25,7 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         chars.vocab_size(),
     );
     let bpe = Bpe::train(train, BPE_VOCAB)?;
-    tokenizers(
+    two_tokenizers(
         story.step("Two tokenizers: characters and byte-pair encoding"),
         &chars,
         &bpe,
@@ -70,7 +70,7 @@ fn baselines(step: &mut Step, train: &[u32], validation: &[u32], vocab: usize) {
 
 /// The two tokenizers side by side: their vocabularies, the first merges, a line encoded
 /// both ways, and how many tokens each needs for the validation text.
-fn tokenizers(step: &mut Step, chars: &Chars, bpe: &Bpe, validation: &str) -> Result<()> {
+fn two_tokenizers(step: &mut Step, chars: &Chars, bpe: &Bpe, validation: &str) -> Result<()> {
     step.print(format!("characters: {} tokens", chars.vocab_size()))
         .print(format!(
             "byte-pair encoding: {} tokens ({} characters and {} merges learnt on the \

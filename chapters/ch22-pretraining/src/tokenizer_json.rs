@@ -8,7 +8,7 @@ use std::path::Path;
 
 use shared::{Error, Result};
 use tokenizers::decoders::fuse::Fuse;
-use tokenizers::models::bpe::BPE;
+use tokenizers::models::bpe::{BPE, Vocab};
 use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::{SplitDelimiterBehavior, Tokenizer};
 
@@ -40,7 +40,7 @@ pub fn words_pre_tokenizer() -> Result<Split> {
 // ANCHOR: save
 /// `bpe` as a `tokenizers::Tokenizer`.
 pub fn to_tokenizer(bpe: &Bpe) -> Result<Tokenizer> {
-    let vocab = bpe
+    let vocab: Vocab = bpe
         .vocab
         .iter()
         .enumerate()
