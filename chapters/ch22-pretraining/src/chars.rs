@@ -81,7 +81,10 @@ mod tests {
     #[test]
     fn ids_are_the_sorted_characters() {
         let chars = Chars::new("hello, world");
-        assert_eq!(chars.chars, vec![' ', ',', 'd', 'e', 'h', 'l', 'o', 'r', 'w']);
+        assert_eq!(
+            chars.chars,
+            vec![' ', ',', 'd', 'e', 'h', 'l', 'o', 'r', 'w']
+        );
         let ids = chars.encode("hello").unwrap();
         assert_eq!(ids, vec![4, 3, 5, 5, 6]);
         assert_eq!(chars.decode(&ids).unwrap(), "hello");
@@ -91,8 +94,14 @@ mod tests {
     fn unknown_characters_and_ids_are_errors() {
         let chars = Chars::new("ab");
         let error = chars.encode("abc").unwrap_err().to_string();
-        assert_eq!(error, "encode: the character 'c' is not in the vocabulary of 2 characters");
+        assert_eq!(
+            error,
+            "encode: the character 'c' is not in the vocabulary of 2 characters"
+        );
         let error = chars.decode(&[0, 2]).unwrap_err().to_string();
-        assert!(error.starts_with("decode: index 2 is out of bounds"), "{error}");
+        assert!(
+            error.starts_with("decode: index 2 is out of bounds"),
+            "{error}"
+        );
     }
 }

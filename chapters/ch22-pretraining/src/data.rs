@@ -16,7 +16,8 @@ use shared::{Error, Result};
 pub const FILE: &str = "data/shakespeare.txt";
 
 /// The text's sha256, as the script checks it.
-pub const SHA256: &str = "da68ca4e8201d41a12c1d5e82d967bda85105f1dabe823d5735138bccabdd387";
+pub const SHA256: &str =
+    "da68ca4e8201d41a12c1d5e82d967bda85105f1dabe823d5735138bccabdd387";
 
 /// The share of the text that is trained on; the rest is the validation text.
 pub const TRAIN_SHARE: f64 = 0.9;
@@ -24,7 +25,9 @@ pub const TRAIN_SHARE: f64 = 0.9;
 /// `data/shakespeare.txt` under the workspace root.
 pub fn default_path() -> PathBuf {
     // The chapter crates live two folders below the workspace root.
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(FILE)
+    let chapter = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = chapter.parent().and_then(Path::parent).unwrap_or(chapter);
+    root.join(FILE)
 }
 
 /// What to tell a reader whose text is missing.
@@ -60,7 +63,9 @@ impl Shakespeare {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(failed(how_to_get_it(path)));
             }
-            Err(e) => return Err(failed(format!("cannot read {}: {e}", path.display()))),
+            Err(e) => {
+                return Err(failed(format!("cannot read {}: {e}", path.display())));
+            }
         };
         let sha256 = hex(&Sha256::digest(&bytes));
         if sha256 != SHA256 {
@@ -118,8 +123,14 @@ mod tests {
             .err()
             .expect("a missing file is an error");
         let message = error.to_string();
-        assert!(message.starts_with("read_shakespeare: no text at"), "{message}");
-        assert!(message.contains("bash scripts/get-shakespeare.sh"), "{message}");
+        assert!(
+            message.starts_with("read_shakespeare: no text at"),
+            "{message}"
+        );
+        assert!(
+            message.contains("bash scripts/get-shakespeare.sh"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -127,7 +138,9 @@ mod tests {
         let path = std::env::temp_dir()
             .join(format!("ch22-altered-{}.txt", std::process::id()));
         std::fs::write(&path, "To be, or not to be\n").expect("a temporary file");
-        let error = Shakespeare::read(&path).err().expect("another text is an error");
+        let error = Shakespeare::read(&path)
+            .err()
+            .expect("another text is an error");
         std::fs::remove_file(&path).ok();
         let message = error.to_string();
         assert!(message.contains(SHA256), "{message}");

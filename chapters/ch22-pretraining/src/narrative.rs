@@ -17,7 +17,11 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
     let (train, validation) = data.split();
     let chars = Chars::new(&data.text);
     let mut story = Narrative::new("Chapter 22: Pretraining on Shakespeare");
-    the_data(story.step("The data: Shakespeare's plays and poems"), &data, &chars);
+    the_data(
+        story.step("The data: Shakespeare's plays and poems"),
+        &data,
+        &chars,
+    );
     baselines(
         story.step("What a model must beat: the validation loss without one"),
         &chars.encode(train)?,
@@ -70,7 +74,12 @@ fn baselines(step: &mut Step, train: &[u32], validation: &[u32], vocab: usize) {
 
 /// The two tokenizers side by side: their vocabularies, the first merges, a line encoded
 /// both ways, and how many tokens each needs for the validation text.
-fn two_tokenizers(step: &mut Step, chars: &Chars, bpe: &Bpe, validation: &str) -> Result<()> {
+fn two_tokenizers(
+    step: &mut Step,
+    chars: &Chars,
+    bpe: &Bpe,
+    validation: &str,
+) -> Result<()> {
     step.print(format!("characters: {} tokens", chars.vocab_size()))
         .print(format!(
             "byte-pair encoding: {} tokens ({} characters and {} merges learnt on the \
@@ -96,8 +105,14 @@ fn two_tokenizers(step: &mut Step, chars: &Chars, bpe: &Bpe, validation: &str) -
         .map(|&id| Ok(format!("{:?}", bpe.token(id)?)))
         .collect::<Result<Vec<_>>>()?;
     step.print(format!("{SAMPLE:?}"))
-        .print(format!("characters, {} tokens: {by_chars:?}", by_chars.len()))
-        .print(format!("byte-pair encoding, {} tokens: {by_pairs:?}", by_pairs.len()))
+        .print(format!(
+            "characters, {} tokens: {by_chars:?}",
+            by_chars.len()
+        ))
+        .print(format!(
+            "byte-pair encoding, {} tokens: {by_pairs:?}",
+            by_pairs.len()
+        ))
         .print(pieces.join(" "));
     let n = validation.chars().count();
     step.print("tokens per character of the validation text:");

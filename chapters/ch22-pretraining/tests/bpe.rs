@@ -17,7 +17,8 @@ use tokenizers::{PreTokenizedString, PreTokenizer, Tokenizer};
 /// `tokenizers`' trainer on `text`, cut into words by the same regular expression.
 fn trained_by_tokenizers(text: &str, vocab_size: usize) -> Tokenizer {
     let mut tokenizer = Tokenizer::new(BPE::default());
-    tokenizer.with_pre_tokenizer(Some(words_pre_tokenizer().expect("the pre-tokenizer")));
+    tokenizer
+        .with_pre_tokenizer(Some(words_pre_tokenizer().expect("the pre-tokenizer")));
     let mut trainer = TrainerWrapper::from(
         BpeTrainer::builder()
             .vocab_size(vocab_size)
@@ -72,7 +73,11 @@ fn differences(text: &str, vocab_size: usize) -> Option<String> {
         ));
     }
     let ids = ours.encode(text).expect("our encoding");
-    let their_ids = theirs.encode(text, false).expect("tokenizers encodes").get_ids().to_vec();
+    let their_ids = theirs
+        .encode(text, false)
+        .expect("tokenizers encodes")
+        .get_ids()
+        .to_vec();
     (ids != their_ids).then(|| {
         format!("text {text:?}: encoded {ids:?} here and {their_ids:?} by tokenizers")
     })
@@ -102,7 +107,10 @@ fn the_cut_into_words_is_the_regular_expression() {
         .pre_tokenize(&mut pretokenized)
         .unwrap();
     let theirs: Vec<String> = pretokenized
-        .get_splits(tokenizers::OffsetReferential::Original, tokenizers::OffsetType::Char)
+        .get_splits(
+            tokenizers::OffsetReferential::Original,
+            tokenizers::OffsetType::Char,
+        )
         .into_iter()
         .map(|(word, _, _)| word.to_string())
         .collect();
@@ -122,7 +130,9 @@ fn the_same_merges_as_tokenizers_on_shakespeare() {
     assert_eq!(theirs.get_vocab_size(false), BPE_VOCAB);
     assert_eq!(merges_of_ours(&ours), merges_of(&theirs));
     let ids = ours.encode(validation).expect("our encoding");
-    let their_ids = theirs.encode(validation, false).expect("tokenizers encodes");
+    let their_ids = theirs
+        .encode(validation, false)
+        .expect("tokenizers encodes");
     assert_eq!(ids, their_ids.get_ids(), "the validation text's tokens");
     assert_eq!(ours.decode(&ids).expect("decodes"), validation);
 }
@@ -132,13 +142,17 @@ fn the_saved_tokenizer_json_reads_back_and_encodes_as_ours() {
     let text = "If music be the food of love, play on,\nGive me excess of it; that, surfeiting,\n\
                 The appetite may sicken, and so die.\n";
     let ours = Bpe::train(text, 80).expect("our training");
-    let path = std::env::temp_dir().join(format!("ch22-tokenizer-{}.json", std::process::id()));
+    let path = std::env::temp_dir()
+        .join(format!("ch22-tokenizer-{}.json", std::process::id()));
     save(&ours, &path).expect("saved");
     let read = Tokenizer::from_file(&path).expect("tokenizers reads it");
     std::fs::remove_file(&path).ok();
     let encoded = read.encode(text, false).expect("encodes");
     assert_eq!(encoded.get_ids(), ours.encode(text).unwrap());
-    assert_eq!(read.decode(encoded.get_ids(), false).expect("decodes"), text);
+    assert_eq!(
+        read.decode(encoded.get_ids(), false).expect("decodes"),
+        text
+    );
     assert_eq!(
         to_tokenizer(&ours).unwrap().get_vocab_size(false),
         ours.vocab_size()

@@ -15,11 +15,15 @@ fn letters(ids: &[u32]) -> String {
 /// What is wrong with `merge(ids, pair, new_id)`, or `None`.
 fn check_merge(ids: &[u32], pair: (u32, u32), new_id: u32) -> Option<String> {
     let merged = merge(ids, pair, new_id);
-    let expected = letters(ids).replace(&letters(&[pair.0, pair.1]), &letters(&[new_id]));
+    let expected =
+        letters(ids).replace(&letters(&[pair.0, pair.1]), &letters(&[new_id]));
     (letters(&merged) != expected).then(|| {
         format!(
             "merge({ids:?}, {pair:?}, {new_id}) returned {merged:?}, expected {:?}",
-            expected.bytes().map(|b| u32::from(b - b'a')).collect::<Vec<_>>()
+            expected
+                .bytes()
+                .map(|b| u32::from(b - b'a'))
+                .collect::<Vec<_>>()
         )
     })
 }
@@ -59,11 +63,23 @@ proptest! {
 #[test]
 fn exercise_most_frequent_pair_breaks_ties_towards_the_smaller_pair() {
     let counts = vec![vec![0, 3, 1], vec![5, 0, 0], vec![0, 5, 2]];
-    assert_eq!(most_frequent_pair(&counts), Some((1, 0)), "counts {counts:?}");
+    assert_eq!(
+        most_frequent_pair(&counts),
+        Some((1, 0)),
+        "counts {counts:?}"
+    );
     let counts = vec![vec![0, 4], vec![4, 4]];
-    assert_eq!(most_frequent_pair(&counts), Some((0, 1)), "counts {counts:?}");
+    assert_eq!(
+        most_frequent_pair(&counts),
+        Some((0, 1)),
+        "counts {counts:?}"
+    );
     let counts = vec![vec![0, 0], vec![0, 0]];
-    assert_eq!(most_frequent_pair(&counts), None, "no pair occurs: {counts:?}");
+    assert_eq!(
+        most_frequent_pair(&counts),
+        None,
+        "no pair occurs: {counts:?}"
+    );
     assert_eq!(most_frequent_pair(&[]), None, "an empty table");
 }
 
@@ -103,7 +119,9 @@ fn check_smoothed(counts: &[u64]) -> Option<String> {
         && p.iter()
             .zip(&expected)
             .all(|(x, e)| (x - e).abs() <= 4.0 * f64::EPSILON * e);
-    (!close).then(|| format!("smoothed({counts:?}) returned {p:?}, expected {expected:?}"))
+    (!close).then(|| {
+        format!("smoothed({counts:?}) returned {p:?}, expected {expected:?}")
+    })
 }
 
 #[test]

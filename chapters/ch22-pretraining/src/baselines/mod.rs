@@ -50,7 +50,8 @@ pub fn letter_pairs(train: &[u32], validation: &[u32], vocab: usize) -> f64 {
 
 /// The mean of `-ln p` over the probabilities given to what came.
 pub fn cross_entropy(probabilities: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = probabilities.fold((0.0, 0usize), |(sum, n), p| (sum - p.ln(), n + 1));
+    let (sum, n) =
+        probabilities.fold((0.0, 0usize), |(sum, n), p| (sum - p.ln(), n + 1));
     sum / n as f64
 }
 // ANCHOR_END: baselines

@@ -120,7 +120,8 @@ impl Bpe {
 
     /// The encoding that `merges` make from `alphabet`'s characters.
     pub fn from_merges(alphabet: Chars, merges: Vec<(u32, u32)>) -> Self {
-        let mut vocab: Vec<String> = alphabet.chars.iter().map(char::to_string).collect();
+        let mut vocab: Vec<String> =
+            alphabet.chars.iter().map(char::to_string).collect();
         let mut merged_into = HashMap::new();
         for &(a, b) in &merges {
             merged_into.insert((a, b), vocab.len() as u32);
@@ -152,7 +153,9 @@ impl Bpe {
             let mut ids = self.alphabet.encode(word)?;
             while let Some((pair, new_id)) = ids
                 .windows(2)
-                .filter_map(|p| Some(((p[0], p[1]), *self.merged_into.get(&(p[0], p[1]))?)))
+                .filter_map(|p| {
+                    Some(((p[0], p[1]), *self.merged_into.get(&(p[0], p[1]))?))
+                })
                 .min_by_key(|&(_, new_id)| new_id)
             {
                 ids = merge(&ids, pair, new_id);
@@ -214,8 +217,8 @@ mod tests {
         assert_eq!(
             cut,
             [
-                "To", " be,", " or", "  ", "not", "\n  ", "to", " be:", "\n", "that", " is",
-                " "
+                "To", " be,", " or", "  ", "not", "\n  ", "to", " be:", "\n", "that",
+                " is", " "
             ]
         );
         assert_eq!(cut.concat(), text);
@@ -250,6 +253,11 @@ mod tests {
         );
         let bpe = Bpe::train("abc", 3).unwrap();
         assert!(bpe.encode("abd").unwrap_err().to_string().contains("'d'"));
-        assert!(bpe.decode(&[3]).unwrap_err().to_string().starts_with("decode: index 3"));
+        assert!(
+            bpe.decode(&[3])
+                .unwrap_err()
+                .to_string()
+                .starts_with("decode: index 3")
+        );
     }
 }
