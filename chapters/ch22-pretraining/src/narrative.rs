@@ -8,10 +8,10 @@ use crate::baselines::{letter_pairs, letters, uniform};
 use crate::bpe::Bpe;
 use crate::chars::Chars;
 use crate::data::Shakespeare;
-use crate::setup::{BPE_VOCAB, MERGES_SHOWN, SAMPLE};
+use crate::setup::{BPE_VOCAB, MERGES_SHOWN, SAMPLE, SOURCE};
 
-/// Runs the chapter and returns what it prints. Without the text it prints nothing and
-/// fails with how to get it.
+/// Runs the chapter and returns what it prints. Without the text it prints nothing
+/// and fails with how to get it.
 pub fn narrative(_seed: Seed) -> Result<Narrative> {
     let data = Shakespeare::load()?;
     let (train, validation) = data.split();
@@ -35,25 +35,40 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         &bpe,
         validation,
     )?;
-    // The two models' steps follow here (the other modules of the crate): their card with
-    // the parameters counted by part, a short run beside PyTorch's losses (drawn with
-    // `manual_seed(seed.or(...))`), and a sample.
+    // The two models' steps follow here (the other modules of the crate): their card
+    // with the parameters counted by part, a short run beside PyTorch's losses (drawn
+    // with `manual_seed(seed.or(...))`), and a sample.
     Ok(story)
 }
 
 /// The text: where it comes from, its size and characters, the split.
 fn the_data(step: &mut Step, data: &Shakespeare, chars: &Chars) {
     let (train, validation) = data.split();
-    let vocabulary: String = chars.chars.iter().collect();
+    let letters = chars
+        .chars
+        .iter()
+        .filter(|c| c.is_ascii_alphabetic())
+        .count();
+    let others: String = chars
+        .chars
+        .iter()
+        .filter(|c| !c.is_ascii_alphabetic())
+        .collect();
     let beginning: String = validation.chars().take(40).collect();
-    step.print(
-        "42 plays and poems, from the package shakespeare 0.6 (Open Knowledge Foundation)",
-    )
-    .print(format!("characters: {}", data.text.chars().count()))
-    .print(format!("distinct characters: {}", chars.vocab_size()))
-    .print(format!("{vocabulary:?}"))
-    .print(format!("training text: {} characters (the first 90%)", train.len()))
-    .print(format!("validation text: {} characters, from {beginning:?}", validation.len()));
+    step.print(SOURCE)
+        .print(format!("characters: {}", data.text.chars().count()))
+        .print(format!(
+            "distinct characters: {}, the {letters} letters and {others:?}",
+            chars.vocab_size()
+        ))
+        .print(format!(
+            "training text: {} characters (the first 90%)",
+            train.chars().count()
+        ))
+        .print(format!(
+            "validation text: {} characters, from {beginning:?}",
+            validation.chars().count()
+        ));
 }
 
 /// The three baselines on the validation text, with the training text's counts.
@@ -72,8 +87,8 @@ fn baselines(step: &mut Step, train: &[u32], validation: &[u32], vocab: usize) {
     ));
 }
 
-/// The two tokenizers side by side: their vocabularies, the first merges, a line encoded
-/// both ways, and how many tokens each needs for the validation text.
+/// The two tokenizers side by side: their vocabularies, the first merges, a line
+/// encoded both ways, and how many tokens each needs for the validation text.
 fn two_tokenizers(
     step: &mut Step,
     chars: &Chars,
@@ -82,8 +97,7 @@ fn two_tokenizers(
 ) -> Result<()> {
     step.print(format!("characters: {} tokens", chars.vocab_size()))
         .print(format!(
-            "byte-pair encoding: {} tokens ({} characters and {} merges learnt on the \
-             training text)",
+            "byte-pair encoding: {} tokens, {} characters and {} merges",
             bpe.vocab_size(),
             bpe.alphabet.vocab_size(),
             bpe.merges.len()
@@ -104,16 +118,12 @@ fn two_tokenizers(
         .iter()
         .map(|&id| Ok(format!("{:?}", bpe.token(id)?)))
         .collect::<Result<Vec<_>>>()?;
-    step.print(format!("{SAMPLE:?}"))
-        .print(format!(
-            "characters, {} tokens: {by_chars:?}",
-            by_chars.len()
-        ))
-        .print(format!(
-            "byte-pair encoding, {} tokens: {by_pairs:?}",
-            by_pairs.len()
-        ))
-        .print(pieces.join(" "));
+    step.print(format!("{SAMPLE:?}"));
+    step.print(format!("characters, {} tokens:", by_chars.len()));
+    print_ids(step, &by_chars);
+    step.print(format!("byte-pair encoding, {} tokens:", by_pairs.len()));
+    print_ids(step, &by_pairs);
+    step.print(pieces.join(" "));
     let n = validation.chars().count();
     step.print("tokens per character of the validation text:");
     for (name, tokens) in [
@@ -126,4 +136,12 @@ fn two_tokenizers(
         ));
     }
     Ok(())
+}
+
+/// Token ids, 20 to a line.
+fn print_ids(step: &mut Step, ids: &[u32]) {
+    for row in ids.chunks(20) {
+        let row: Vec<String> = row.iter().map(u32::to_string).collect();
+        step.print(row.join(" "));
+    }
 }

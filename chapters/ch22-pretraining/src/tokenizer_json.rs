@@ -1,8 +1,8 @@
 //! The trained byte-pair encoding in Hugging Face's format: a `tokenizers::Tokenizer`
-//! with the same vocabulary and merges, the same cut into words (the regular expression
-//! [`WORDS`], which [`crate::bpe::words`] spells out), and a decoder that joins the
-//! tokens' texts as they are. Saved, it is the `tokenizer.json` that transformers and
-//! chapter 20 read beside a model.
+//! with the same vocabulary and merges, the same cut into words (the regular
+//! expression [`WORDS`], which [`crate::bpe::words`] spells out), and a decoder that
+//! joins the tokens' texts as they are. Saved, it is the `tokenizer.json` that
+//! transformers and chapter 20 read beside a model.
 
 use std::path::Path;
 
@@ -14,8 +14,8 @@ use tokenizers::{SplitDelimiterBehavior, Tokenizer};
 
 use crate::bpe::Bpe;
 
-/// The cut into words as a regular expression: a space and the non-whitespace characters
-/// after it, or else a run of whitespace.
+/// The cut into words as a regular expression: a space and the non-whitespace
+/// characters after it, or else a run of whitespace.
 pub const WORDS: &str = r" ?\S+|\s+";
 
 /// A `tokenizers` error, naming what was being done.

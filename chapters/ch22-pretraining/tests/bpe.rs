@@ -1,6 +1,7 @@
-//! The byte-pair encoding written by hand against Hugging Face's `tokenizers`: trained on
-//! the same text with the same cut into words, both learn the same merges, encode alike,
-//! and the `tokenizer.json` written from ours reads back and encodes as ours does.
+//! The byte-pair encoding written by hand against Hugging Face's `tokenizers`:
+//! trained on the same text with the same cut into words, both learn the same merges,
+//! encode alike, and the `tokenizer.json` written from ours reads back and encodes as
+//! ours does.
 
 mod common;
 
@@ -65,8 +66,8 @@ fn differences(text: &str, vocab_size: usize) -> Option<String> {
         .find(|&r| our_merges.get(r) != their_merges.get(r))
     {
         return Some(format!(
-            "text {text:?}, vocabulary {vocab_size}: merge {} is {:?} here and {:?} in \
-             tokenizers",
+            "text {text:?}, vocabulary {vocab_size}: merge {} is {:?} here and {:?} \
+             in tokenizers",
             r + 1,
             our_merges.get(r),
             their_merges.get(r)
@@ -139,7 +140,8 @@ fn the_same_merges_as_tokenizers_on_shakespeare() {
 
 #[test]
 fn the_saved_tokenizer_json_reads_back_and_encodes_as_ours() {
-    let text = "If music be the food of love, play on,\nGive me excess of it; that, surfeiting,\n\
+    let text = "If music be the food of love, play on,\n\
+                Give me excess of it; that, surfeiting,\n\
                 The appetite may sicken, and so die.\n";
     let ours = Bpe::train(text, 80).expect("our training");
     let path = std::env::temp_dir()

@@ -1,13 +1,13 @@
-//! The exercises' tests: each `exercise_NAME*` test checks exercise `NAME` alone, on small
-//! inputs (none needs the text).
+//! The exercises' tests: each `exercise_NAME*` test checks exercise `NAME` alone, on
+//! small inputs (none needs the text).
 
 use ch22_pretraining::baselines::smoothed;
 use ch22_pretraining::bpe::{merge, most_frequent_pair};
 use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 
-/// Ids below 26 as the letters `a`..`z`, so that a merge can be checked with `str::replace`,
-/// which also replaces left to right without overlaps.
+/// Ids below 26 as the letters `a`..`z`, so that a merge can be checked with
+/// `str::replace`, which also replaces left to right without overlaps.
 fn letters(ids: &[u32]) -> String {
     ids.iter().map(|&id| char::from(b'a' + id as u8)).collect()
 }
@@ -109,8 +109,8 @@ proptest! {
     }
 }
 
-/// What is wrong with `smoothed(counts)`, or `None`: each probability `(c + 1) / (N + n)`
-/// within a few float64 steps.
+/// What is wrong with `smoothed(counts)`, or `None`: each probability `(c + 1) / (N +
+/// n)` within a few float64 steps.
 fn check_smoothed(counts: &[u64]) -> Option<String> {
     let p = smoothed(counts);
     let total = (counts.iter().sum::<u64>() + counts.len() as u64) as f64;

@@ -1,9 +1,10 @@
-//! What a model must beat: the validation text's cross-entropy under three predictors that
-//! need no training beyond counting. A model that has learnt nothing guesses every
-//! character alike, `ln 84`; one that knows how often each letter occurs does better, and
-//! one that knows which letter follows which better still. The counts come from the
-//! training text, with one added to every count ("add-one", Laplace's smoothing), so that a
-//! pair the training text never had is unlikely, not impossible.
+//! What a model must beat: the validation text's cross-entropy under three predictors
+//! that need no training beyond counting. A model that has learnt nothing guesses
+//! every character alike, `ln 84`; one that knows how often each letter occurs does
+//! better, and one that knows which letter follows which better still. The counts
+//! come from the training text, with one added to every count ("add-one", Laplace's
+//! smoothing), so that a pair the training text never had is unlikely, not
+//! impossible.
 
 #[cfg_attr(feature = "exercise", path = "../../exercises/smoothed.rs")]
 mod smoothed;
@@ -31,7 +32,8 @@ pub fn letters(train: &[u32], validation: &[u32], vocab: usize) -> f64 {
 }
 
 /// The validation loss of predicting each character from the one before it: how often
-/// each character follows each other in the training text, add-one smoothed row by row.
+/// each character follows each other in the training text, add-one smoothed row by
+/// row.
 ///
 /// # Shapes
 /// `train`, `validation`: ids below `vocab`, any lengths.

@@ -1,7 +1,7 @@
 // ANCHOR: smoothed
-/// Add-one smoothing: each count plus one, divided by the sum of them all, so that every
-/// outcome gets a probability above zero and the probabilities sum to one:
-/// `p_i = (c_i + 1) / (sum_j c_j + n)`.
+/// Add-one smoothing: each count plus one, divided by the sum of them all, so that
+/// every outcome gets a probability above zero and the probabilities sum to one: `p_i
+/// = (c_i + 1) / (sum_j c_j + n)`.
 ///
 /// # Shapes
 /// `counts`: `[n]` → `[n]`.

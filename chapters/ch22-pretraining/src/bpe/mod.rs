@@ -1,13 +1,14 @@
-//! Byte-pair encoding (Sennrich, Haddow and Birch, "Neural Machine Translation of Rare
-//! Words with Subword Units", 2016), written out: start from the characters, count every
-//! pair of neighbouring tokens, merge the most frequent pair into a new token, and repeat
-//! until the vocabulary has the size asked for. Encoding replays the merges in the order
-//! they were learnt; decoding joins the tokens' texts.
+//! Byte-pair encoding (Sennrich, Haddow and Birch, "Neural Machine Translation of
+//! Rare Words with Subword Units", 2016), written out: start from the characters,
+//! count every pair of neighbouring tokens, merge the most frequent pair into a new
+//! token, and repeat until the vocabulary has the size asked for. Encoding replays
+//! the merges in the order they were learnt; decoding joins the tokens' texts.
 //!
-//! Before counting, the text is cut into words ([`words`]) and no merge crosses a cut, so a
-//! token never spans two words. Hugging Face's `tokenizers` trains the same merges from the
-//! same words ([`crate::tokenizer_json`] builds it and writes the trained tokenizer as a
-//! `tokenizer.json`); the chapter's tests compare the two merge for merge.
+//! Before counting, the text is cut into words ([`words`]) and no merge crosses a
+//! cut, so a token never spans two words. Hugging Face's `tokenizers` trains the same
+//! merges from the same words ([`crate::tokenizer_json`] builds it and writes the
+//! trained tokenizer as a `tokenizer.json`); the chapter's tests compare the two
+//! merge for merge.
 
 #[cfg_attr(feature = "exercise", path = "../../exercises/bpe_step.rs")]
 mod step;
@@ -30,9 +31,10 @@ pub struct Word {
 }
 
 // ANCHOR: words
-/// Cuts `text` into words: a run of non-whitespace characters with the one space before
-/// it, if there is one, or else a run of whitespace (line breaks, indentation). Joined,
-/// the words are the text again. This is the regular expression ` ?\S+|\s+`.
+/// Cuts `text` into words: a run of non-whitespace characters with the one space
+/// before it, if there is one, or else a run of whitespace (line breaks,
+/// indentation). Joined, the words are the text again. This is the regular expression
+/// ` ?\S+|\s+`.
 pub fn words(text: &str) -> Vec<&str> {
     let is_space = |c: char| c.is_whitespace();
     let mut words = Vec::new();
@@ -53,8 +55,8 @@ pub fn words(text: &str) -> Vec<&str> {
 // ANCHOR_END: words
 
 // ANCHOR: count_pairs
-/// `counts[a][b]`: how often token `a` is followed by token `b` inside a word, each word's
-/// pairs counted as often as the word occurs.
+/// `counts[a][b]`: how often token `a` is followed by token `b` inside a word, each
+/// word's pairs counted as often as the word occurs.
 ///
 /// # Shapes
 /// `words`: ids below `vocab_size` → `[vocab_size][vocab_size]`.
@@ -85,15 +87,16 @@ pub struct Bpe {
 
 impl Bpe {
     // ANCHOR: train
-    /// Learns merges from `text` until the vocabulary has `vocab_size` tokens (or no pair
-    /// is left to merge: every word is one token).
+    /// Learns merges from `text` until the vocabulary has `vocab_size` tokens (or no
+    /// pair is left to merge: every word is one token).
     pub fn train(text: &str, vocab_size: usize) -> Result<Self> {
         let alphabet = Chars::new(text);
         if vocab_size < alphabet.vocab_size() {
             return Err(Error::InvalidArgument {
                 op: "bpe_train",
                 detail: format!(
-                    "a vocabulary of {vocab_size} tokens cannot hold the text's {} characters",
+                    "a vocabulary of {vocab_size} tokens cannot hold the text's {} \
+                     characters",
                     alphabet.vocab_size()
                 ),
             });
@@ -141,9 +144,9 @@ impl Bpe {
     }
 
     // ANCHOR: encode
-    /// The tokens of `text`: each word's characters, merged in the order the merges were
-    /// learnt (the pair learnt first, wherever it is, then the next) until no learnt pair
-    /// is left.
+    /// The tokens of `text`: each word's characters, merged in the order the merges
+    /// were learnt (the pair learnt first, wherever it is, then the next) until no
+    /// learnt pair is left.
     ///
     /// # Shapes
     /// `text`: `n` characters → at most `n` ids.
@@ -188,8 +191,9 @@ impl Bpe {
     }
 }
 
-/// The distinct words of `text` as characters' ids, each with how often it occurs: the
-/// counts of pairs are the same as over the whole text, with far fewer words to walk.
+/// The distinct words of `text` as characters' ids, each with how often it occurs:
+/// the counts of pairs are the same as over the whole text, with far fewer words to
+/// walk.
 fn distinct_words(text: &str, alphabet: &Chars) -> Result<Vec<Word>> {
     let mut counts: HashMap<&str, u64> = HashMap::new();
     for word in words(text) {

@@ -1,9 +1,9 @@
 //! One step of byte-pair encoding: choose the pair to merge, and merge it.
 
 // ANCHOR: most_frequent_pair
-/// The pair `(a, b)` with the largest `counts[a][b]`, or `None` when no pair occurs. A tie
-/// goes to the smaller pair: the smaller `a`, then the smaller `b` (Hugging Face's trainer
-/// breaks ties the same way, so both learn the same merges).
+/// The pair `(a, b)` with the largest `counts[a][b]`, or `None` when no pair occurs.
+/// A tie goes to the smaller pair: the smaller `a`, then the smaller `b` (Hugging
+/// Face's trainer breaks ties the same way, so both learn the same merges).
 ///
 /// # Shapes
 /// `counts`: `[vocab][vocab]`.

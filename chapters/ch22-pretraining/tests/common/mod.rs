@@ -2,8 +2,8 @@
 
 use ch22_pretraining::data::{default_path, how_to_get_it};
 
-/// Whether the text is here (`bash scripts/get-shakespeare.sh`); without it a test passes
-/// with a message, or fails when `ATTN_REQUIRE_DATA=1` (as in CI).
+/// Whether the text is here (`bash scripts/get-shakespeare.sh`); without it a test
+/// passes with a message, or fails when `ATTN_REQUIRE_DATA=1` (as in CI).
 pub fn data_is_here() -> bool {
     let path = default_path();
     if path.exists() {
