@@ -345,8 +345,8 @@ pub fn seed_references(root: &std::path::Path, chapter: &str) -> Vec<(u64, Strin
         .collect()
 }
 
-/// The `runs_if` of [`chapter_output_tests!`] for a chapter that needs nothing outside the
-/// workspace: its tests always run.
+/// The `runs_if` of [`crate::chapter_output_tests!`] for a chapter that needs nothing
+/// outside the workspace: its tests always run.
 pub fn always_runs() -> bool {
     true
 }
