@@ -5,6 +5,7 @@
 # chapters' tests read too).
 #
 #   PYTHON=/path/to/python reference/regenerate.sh
+#   CHAPTERS="ch05-causal ch22-pretraining" reference/regenerate.sh   # only these chapters
 #
 # The interpreter comes from $PYTHON (default: python3) and must have
 # torch 2.13.0 (see requirements.txt); any other version is refused, because
@@ -57,9 +58,35 @@ regenerate_ch20() {
     mv "$out.tmp" "$out"
     echo "wrote ${out#"$here"/}"
 }
+# Whether CHAPTERS (a list of chapter folder names) is unset or names `chapter`.
+chosen() { # chapter
+    [ -z "${CHAPTERS:-}" ] || [[ " $CHAPTERS " == *" $1 "* ]]
+}
+
+# A chapter whose manifest says `needs_data` reads data/shakespeare.txt (bash
+# scripts/get-shakespeare.sh) and trains Hugging Face's tokenizers: skipped, with a message,
+# without them; with ATTN_REQUIRE_DATA=1 (as in CI) a missing text is a failure.
+data_here() { # chapter
+    [ "$(chapter_value "$1" needs_data)" = true ] || return 0
+    if ! "$PYTHON" -c 'import tokenizers' 2>/dev/null; then
+        echo "regenerate.sh: $1 skipped: $PYTHON lacks tokenizers (see requirements.txt)" >&2
+        return 1
+    fi
+    if [ ! -f "$here/../data/shakespeare.txt" ]; then
+        if [ "${ATTN_REQUIRE_DATA:-}" = 1 ]; then
+            echo "regenerate.sh: ATTN_REQUIRE_DATA=1, but there is no data/shakespeare.txt (bash scripts/get-shakespeare.sh)" >&2
+            exit 1
+        fi
+        echo "regenerate.sh: $1 skipped: no data/shakespeare.txt (bash scripts/get-shakespeare.sh)" >&2
+        return 1
+    fi
+}
+
 # chNN_slug.py -> expected/chNN-slug.txt
 for script in "$here"/ch[0-9][0-9]_*.py; do
     name="$(basename "$script" .py)"
+    chosen "${name//_/-}" || continue
+    data_here "${name//_/-}" || continue
     # Chapter 20's script also writes fixtures, and needs transformers and the model.
     if [ "$name" = ch20_real_model ]; then
         regenerate_ch20 "$script"
@@ -79,9 +106,11 @@ for manifest in "$here"/../chapters/*/chapter.toml; do
         echo "regenerate.sh: chapters/$chapter has a manifest, but $script is missing" >&2
         exit 1
     fi
+    chosen "$chapter" || continue
     if [ "$(chapter_value "$chapter" needs_model)" = true ] && ! { ch20_packages && ch20_model_here; }; then
         continue
     fi
+    data_here "$chapter" || continue
     for seed in $(chapter_seeds "$chapter"); do
         out="$here/expected/seeds/$chapter.seed-$seed.txt"
         PYTHONHASHSEED=0 "$PYTHON" "$script" --seed "$seed" > "$out.tmp"

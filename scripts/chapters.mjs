@@ -19,8 +19,8 @@ function value(text) {
   throw new Error(`chapter.toml: cannot read the value ${text}`);
 }
 
-// Every chapter with a manifest, in order: { package, number, needs_model, needs_gpu,
-// libtorch, page_run, widget, seeds }.
+// Every chapter with a manifest, in order: { package, number, needs_model, needs_data,
+// needs_gpu, libtorch, page_run, widget, seeds }.
 export function chapters() {
   const folder = join(root, "chapters");
   return readdirSync(folder)

@@ -9,6 +9,9 @@
 # differing lines (chapter 21, on a GPU: each number within one unit of its last digit). Exits 1 if any output differs. The interpreter comes from $PYTHON
 # (default .venv/bin/python) and must have torch 2.13.0.
 #
+# Chapter 22 reads Shakespeare's text (bash scripts/get-shakespeare.sh): without it, it is
+# skipped with a message, unless ATTN_REQUIRE_DATA=1 (then that fails).
+#
 # Chapter 20 runs the real model (bash scripts/get-model.sh; $ATTN_MODEL names another file)
 # through transformers, about a minute a seed: without the model, or without transformers
 # in $PYTHON, it is skipped with a message, unless ATTN_REQUIRE_MODEL=1 (then that fails).
@@ -59,8 +62,23 @@ model_missing() {
         echo "$PYTHON lacks transformers, gguf, safetensors or accelerate (see reference/requirements.txt)"
     fi
 }
+# A chapter that reads a downloaded text (`needs_data`) needs the file.
+data_missing() {
+    if [ ! -f data/shakespeare.txt ]; then
+        echo "no data/shakespeare.txt (bash scripts/get-shakespeare.sh)"
+    fi
+}
 kept=()
 for chapter in "${chapters[@]}"; do
+    if [ "$(chapter_value "$chapter" needs_data)" = true ] && missing="$(data_missing)" &&
+        [ -n "$missing" ]; then
+        if [ "${ATTN_REQUIRE_DATA:-}" = 1 ]; then
+            echo "check-seeds.sh: ATTN_REQUIRE_DATA=1, but $chapter cannot run: $missing" >&2
+            exit 1
+        fi
+        echo "skipped $chapter: $missing"
+        continue
+    fi
     if [ "$(chapter_value "$chapter" needs_model)" = true ] && missing="$(model_missing)" &&
         [ -n "$missing" ]; then
         if [ "${ATTN_REQUIRE_MODEL:-}" = 1 ]; then

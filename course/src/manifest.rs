@@ -4,6 +4,7 @@
 //!
 //! ```toml
 //! needs_model = false     # reads the real model's file (bash scripts/get-model.sh)
+//! needs_data = false      # reads a downloaded text (bash scripts/get-shakespeare.sh)
 //! needs_gpu = false       # runs kernels on a GPU through wgpu (a software GPU in CI)
 //! libtorch = true         # its output tests also run on libtorch (scripts/test-tch.sh)
 //! page_run = "any seed"   # the book's page runs its narrative: "any seed", "seed N", "none"
@@ -53,6 +54,8 @@ pub enum Widget {
 pub struct Manifest {
     /// The chapter reads the real model's file.
     pub needs_model: bool,
+    /// The chapter reads a text the workspace does not hold (`data/`, downloaded).
+    pub needs_data: bool,
     /// The chapter runs kernels on a GPU.
     pub needs_gpu: bool,
     /// The chapter's output tests also run on libtorch.
@@ -71,6 +74,7 @@ pub struct Manifest {
 #[serde(deny_unknown_fields)]
 struct Written {
     needs_model: bool,
+    needs_data: bool,
     needs_gpu: bool,
     libtorch: bool,
     page_run: String,
@@ -107,6 +111,7 @@ impl Manifest {
             .collect::<Result<Vec<u64>, String>>()?;
         Ok(Self {
             needs_model: written.needs_model,
+            needs_data: written.needs_data,
             needs_gpu: written.needs_gpu,
             libtorch: written.libtorch,
             page_run,
@@ -128,7 +133,8 @@ impl Manifest {
 mod tests {
     use super::*;
 
-    const CH19: &str = "needs_model = false\nneeds_gpu = false\nlibtorch = false\n\
+    const CH19: &str = "needs_model = false\nneeds_data = false\nneeds_gpu = false\n\
+                        libtorch = false\n\
                         page_run = \"seed 7\"\nwidget = \"heatmap\"\n\
                         seeds = [\"1\", \"18446744073709551615\"]\n";
 
@@ -139,6 +145,7 @@ mod tests {
         assert_eq!(manifest.widget, Widget::Heatmap);
         assert_eq!(manifest.seeds, vec![1, u64::MAX]);
         assert!(!manifest.libtorch && !manifest.needs_model && !manifest.needs_gpu);
+        assert!(!manifest.needs_data);
     }
 
     #[test]

@@ -82,6 +82,16 @@ fn every_chapter_has_a_manifest_that_matches_it() {
             ),
         );
 
+        let data = any_source_contains(&dir.join("tests"), "ATTN_REQUIRE_DATA");
+        check(
+            manifest.needs_data == data,
+            "needs_data",
+            format!(
+                "{}, but its tests read the downloaded text (ATTN_REQUIRE_DATA): {data}",
+                manifest.needs_data
+            ),
+        );
+
         let page = read(&root().join("book/src").join(format!("{name}.md")));
         let run_panel = page.contains("class=\"run-chapter\"");
         let in_module = widget_packages.contains(&format!("\"{name}\")"));
@@ -154,6 +164,7 @@ fn every_chapter_has_a_manifest_that_matches_it() {
 fn every_manifest_keeps_one_key_a_line() {
     let keys = [
         "needs_model",
+        "needs_data",
         "needs_gpu",
         "libtorch",
         "page_run",
