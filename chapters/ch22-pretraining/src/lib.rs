@@ -2,3 +2,22 @@
 //!
 //! (Work in progress: the data and tokenizers, the two models and their backward pass are
 //! being written in parallel; see the modules.)
+//!
+//! The models and their training, in reading order:
+//! - [`config`]: the sizes of a model and of a batch (nanoGPT's baby GPT);
+//! - [`model`]: the two models from the course's layers, GPT-2 and Llama, and nanoGPT's
+//!   initialisation;
+//! - [`backward`]: the backward pass of every piece chapters 10 and 11 did not have, and
+//!   of both whole models;
+//! - [`arithmetic`] and [`pytorch_order`]: the formulas, or the same sums in PyTorch's
+//!   order, for the last bits;
+//! - [`batches`]: nanoGPT's `get_batch`;
+//! - [`train`]: the loss and gradients, the clip, AdamW with its schedule.
+
+pub mod arithmetic;
+pub mod backward;
+pub mod batches;
+pub mod config;
+pub mod model;
+pub mod pytorch_order;
+pub mod train;
