@@ -280,6 +280,14 @@ def build(arch, vocab, c):
     return model
 
 
+def sequential_sum(values):
+    """The float64 sum from left to right (Python's sum() compensates since 3.12)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
 def get_lr(step, steps):
     if step < WARMUP:
         return LR * (step + 1) / (WARMUP + 1)
@@ -305,7 +313,7 @@ def run(arch, size, seed, ids, vocab, with_grads):
     steps = STEPS[size]
     torch.manual_seed(seed)
     model = build(arch, vocab, c)
-    checksum = {name: sum(p.detach().double().view(-1).tolist())
+    checksum = {name: sequential_sum(p.detach().double().view(-1).tolist())
                 for name, p in model.named_parameters()}
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]

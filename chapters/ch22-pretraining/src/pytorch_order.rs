@@ -223,9 +223,10 @@ pub fn rms_norm_backward_in_pytorch_order(
 /// Vector lanes of `torch.linalg.vector_norm`'s kernel.
 const NORM_LANES: usize = 8;
 
-/// `‖v‖₂` as `torch.linalg.vector_norm(v)` adds it: the squares of whole vectors fused
-/// into [`NORM_LANES`] lanes, the lanes added in order, the rest added one by one, the
-/// square root.
+/// `‖v‖₂` as `torch.linalg.vector_norm(v)` adds it (measured): the squares of whole
+/// vectors of [`NORM_LANES`] rounded and added into their lanes, the lanes added in
+/// order, then the rest: four squares rounded and added one by one if at least four are
+/// left, the last ones fused into the sum; the square root.
 ///
 /// # Shapes
 /// `values`: any length.
@@ -233,10 +234,15 @@ pub fn vector_norm_in_pytorch_order(values: &[f32]) -> f32 {
     let whole = values.len() / NORM_LANES * NORM_LANES;
     let mut lanes = [0.0f32; NORM_LANES];
     for (j, &x) in values[..whole].iter().enumerate() {
-        lanes[j % NORM_LANES] = x.mul_add(x, lanes[j % NORM_LANES]);
+        lanes[j % NORM_LANES] += x * x;
     }
     let mut total = lanes[1..].iter().fold(lanes[0], |acc, &l| acc + l);
-    for &x in &values[whole..] {
+    let rest = &values[whole..];
+    let quarter = if rest.len() >= 4 { 4 } else { 0 };
+    for &x in &rest[..quarter] {
+        total += x * x;
+    }
+    for &x in &rest[quarter..] {
         total = x.mul_add(x, total);
     }
     total.sqrt()
