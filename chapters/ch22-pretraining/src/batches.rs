@@ -80,3 +80,28 @@ pub fn fixed_batches(
         .map(|_| draw_batch(&mut generator, data, context, batch))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_the_inputs_one_token_on() {
+        let data: Vec<u32> = (0..50).collect();
+        let mut g = Generator::new(3);
+        let batch = draw_batch(&mut g, &data, 8, 5).expect("a batch");
+        let (x, y) = (batch.x.to_vec(), batch.y.to_vec());
+        assert!(x.iter().zip(&y).all(|(a, b)| b - a == 1));
+        assert!(x.iter().all(|&t| (0..50).contains(&t)));
+    }
+
+    #[test]
+    fn too_little_data_or_an_empty_batch_is_an_error() {
+        let data: Vec<u32> = (0..8).collect();
+        let mut g = Generator::new(3);
+        assert!(draw_batch(&mut g, &data, 8, 2).is_err());
+        assert!(draw_batch(&mut g, &data, 4, 0).is_err());
+        let fixed = fixed_batches(&data, 4, 2, 3, 7).expect("batches");
+        assert_eq!(fixed, fixed_batches(&data, 4, 2, 3, 7).expect("batches"));
+    }
+}

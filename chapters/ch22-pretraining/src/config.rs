@@ -109,7 +109,9 @@ impl Config {
                 detail: format!("{name} must be at least 1, got 0"),
             });
         }
-        if !self.d_model.is_multiple_of(self.n_heads) || self.head_dim() % 2 != 0 {
+        if !self.d_model.is_multiple_of(self.n_heads)
+            || !self.head_dim().is_multiple_of(2)
+        {
             return Err(shared::Error::InvalidArgument {
                 op: "config",
                 detail: format!(

@@ -133,6 +133,26 @@ pub fn loss<A: Arithmetic>(model: &Model, batch: &Batch) -> f32 {
     A::cross_entropy(&logits.flatten(0, 1), &batch.y.reshape(&[-1])).loss
 }
 
+/// Steps between two evaluations (nanoGPT's `eval_interval`).
+pub const EVAL_INTERVAL: u32 = 250;
+
+/// Validation batches per evaluation (nanoGPT's `eval_iters` for its baby GPT), the same
+/// ones every time: [`crate::batches::fixed_batches`].
+pub const EVAL_BATCHES: usize = 20;
+
+/// The mean loss over `batches`, as nanoGPT's `estimate_loss` averages it (the losses in
+/// a float32 tensor, then its mean).
+///
+/// # Shapes
+/// `batches`: any number of `[batch, tokens]` inputs and targets.
+// ANCHOR: evaluate
+pub fn evaluate<A: Arithmetic>(model: &Model, batches: &[Batch]) -> f32 {
+    let losses: Vec<f32> = batches.iter().map(|b| loss::<A>(model, b)).collect();
+    let count = losses.len();
+    Tensor::from_vec(losses, &[count]).mean().item()
+}
+// ANCHOR_END: evaluate
+
 /// Scales every gradient by `max_norm / ‖g‖` when their global norm `‖g‖` (all of them as
 /// one vector) is above `max_norm`; returns `‖g‖`. One bad batch then moves the weights
 /// no further than a step of norm `max_norm` would.
@@ -207,3 +227,34 @@ pub fn train<A: Arithmetic>(
     Ok(losses)
 }
 // ANCHOR_END: train
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_learning_rate_warms_up_then_decays_along_a_cosine() {
+        let s = Settings::short(60);
+        assert_eq!(s.lr_at(0), 1e-3 / 11.0);
+        assert_eq!(s.lr_at(9), 1e-3 * 10.0 / 11.0);
+        assert_eq!(s.lr_at(10), 1e-3);
+        let middle = s.lr_at(35);
+        assert!((middle - 5.5e-4).abs() < 1e-12, "{middle}");
+        assert_eq!(s.lr_at(60), 1e-4);
+        assert_eq!(s.lr_at(61), 1e-4);
+        for step in 10..60 {
+            assert!(s.lr_at(step + 1) < s.lr_at(step), "step {step}");
+        }
+    }
+
+    #[test]
+    fn clipping_leaves_small_gradients_alone_and_shrinks_large_ones() {
+        let mut small = vec![Tensor::from_vec(vec![0.3, 0.4], &[2])];
+        assert_eq!(clip_grad_norm(&mut small, 1.0), 0.5);
+        assert_eq!(small[0].to_vec(), vec![0.3, 0.4]);
+        let mut large = vec![Tensor::from_vec(vec![3.0, 4.0], &[2])];
+        assert_eq!(clip_grad_norm(&mut large, 1.0), 5.0);
+        let shrunk = large[0].to_vec();
+        assert!((shrunk[0] - 0.6).abs() < 1e-6 && (shrunk[1] - 0.8).abs() < 1e-6);
+    }
+}

@@ -156,7 +156,10 @@ fn sixty_steps_give_pytorchs_losses() {
     for arch in ARCHS {
         let run = &fixture["runs"][format!("{arch}-tiny")];
         let steps = run["steps"].as_u64().expect("steps") as u32;
-        println!("{arch}: PyTorch's clipped norms {:?}", &run["grad_norms"].as_array().unwrap()[..3]);
+        println!(
+            "{arch}: PyTorch's clipped norms {:?}",
+            &run["grad_norms"].as_array().unwrap()[..3]
+        );
         let (mut model, config, ids) = model(&fixture, arch);
         let settings = Settings::short(steps);
         let losses = train::<PytorchOrder>(
@@ -195,4 +198,40 @@ fn a_model_of_bad_sizes_is_an_error() {
     config.n_heads = 0;
     let error = Model::new(Arch::Gpt2, &config).err().expect("an error");
     assert!(error.to_string().contains("n_heads"), "{error}");
+}
+
+#[test]
+fn the_baby_models_first_steps_print_pytorchs_losses() {
+    set_num_threads(1);
+    let fixture = fixture();
+    let (vocab, ids) = data(&fixture);
+    for arch in ARCHS {
+        let run = &fixture["runs"][format!("{arch}-baby")];
+        let steps = run["steps"].as_u64().expect("steps") as u32;
+        let config = Config::baby(vocab);
+        manual_seed(fixture["seed"].as_u64().expect("a seed"));
+        let mut model = Model::new(arch, &config).expect("a model");
+        let settings = Settings::short(steps);
+        let losses = train::<PytorchOrder>(
+            &mut model,
+            &ids,
+            &config,
+            &settings,
+            steps,
+            |_, _| {},
+        )
+        .expect("a run");
+        let mut same_bits = 0;
+        for (step, loss) in losses.iter().enumerate() {
+            let want = word(&run["losses"][step]);
+            same_bits += usize::from(loss.to_bits() == want.to_bits());
+            let printed = run["printed"][step].as_str().expect("printed");
+            assert_eq!(
+                format!("{loss:.4}"),
+                printed,
+                "{arch} baby, step {step}: loss {loss}, PyTorch {want}"
+            );
+        }
+        println!("{arch} baby: {same_bits} of {steps} losses bit-identical");
+    }
 }

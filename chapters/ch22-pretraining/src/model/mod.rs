@@ -21,9 +21,9 @@ pub use llama::Llama;
 /// Either architecture, built from one [`Config`].
 pub enum Model {
     /// The GPT-2 model.
-    Gpt2(Gpt2),
+    Gpt2(Box<Gpt2>),
     /// The Llama model.
-    Llama(Llama),
+    Llama(Box<Llama>),
 }
 
 impl Model {
@@ -35,8 +35,8 @@ impl Model {
     pub fn new(arch: Arch, config: &Config) -> shared::Result<Model> {
         config.check()?;
         Ok(match arch {
-            Arch::Gpt2 => Model::Gpt2(Gpt2::new(config)),
-            Arch::Llama => Model::Llama(Llama::new(config)),
+            Arch::Gpt2 => Model::Gpt2(Box::new(Gpt2::new(config))),
+            Arch::Llama => Model::Llama(Box::new(Llama::new(config))),
         })
     }
 
