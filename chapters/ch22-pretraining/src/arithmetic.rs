@@ -13,12 +13,12 @@ use crate::backward::gelu::gelu_backward;
 use crate::backward::layer_norm::layer_norm_backward;
 use crate::backward::rms_norm::rms_norm_backward;
 use crate::backward::silu::silu_backward;
+use crate::clip::clip_grad_norm;
 use crate::pytorch_order::{
     clip_grad_norm_in_pytorch_order, gelu_backward_in_pytorch_order,
     layer_norm_backward_in_pytorch_order, rms_norm_backward_in_pytorch_order,
     silu_backward_in_pytorch_order,
 };
-use crate::train::clip_grad_norm;
 
 /// Chapter 19's five computations, and the four backward passes whose order of roundings
 /// decides the last bits here.

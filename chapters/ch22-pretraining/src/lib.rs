@@ -12,11 +12,13 @@
 //! - [`arithmetic`] and [`pytorch_order`]: the formulas, or the same sums in PyTorch's
 //!   order, for the last bits;
 //! - [`batches`]: nanoGPT's `get_batch`;
-//! - [`train`]: the loss and gradients, the clip, AdamW with its schedule.
+//! - [`clip`]: the gradients clipped to a global norm;
+//! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation.
 
 pub mod arithmetic;
 pub mod backward;
 pub mod batches;
+pub mod clip;
 pub mod config;
 pub mod model;
 pub mod pytorch_order;

@@ -248,7 +248,7 @@ pub fn vector_norm_in_pytorch_order(values: &[f32]) -> f32 {
     total.sqrt()
 }
 
-/// [`clip_grad_norm`](crate::train::clip_grad_norm) as `torch.nn.utils.clip_grad_norm_`
+/// [`clip_grad_norm`](crate::clip::clip_grad_norm) as `torch.nn.utils.clip_grad_norm_`
 /// computes it: the norm of every gradient, the norm of those norms, the factor
 /// `max_norm · (1 / (norm + 1e-6))` capped at 1, and every gradient multiplied by it
 /// (by 1 when the norm is small enough, which changes nothing).

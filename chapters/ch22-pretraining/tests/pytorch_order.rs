@@ -7,12 +7,12 @@ use ch22_pretraining::backward::layer_norm::layer_norm_backward;
 use ch22_pretraining::backward::rms_norm::rms_norm_backward;
 use ch22_pretraining::backward::rope::rope_backward;
 use ch22_pretraining::backward::silu::{silu_backward, silu_derivative};
+use ch22_pretraining::clip::clip_grad_norm;
 use ch22_pretraining::pytorch_order::{
     clip_grad_norm_in_pytorch_order, gelu_backward_in_pytorch_order,
     layer_norm_backward_in_pytorch_order, rms_norm_backward_in_pytorch_order,
     silu_backward_in_pytorch_order,
 };
-use ch22_pretraining::train::clip_grad_norm;
 use shared::nn::{LayerNorm, RMSNorm};
 use shared::{GeluApproximate, Tensor, manual_seed, randn};
 
