@@ -3,6 +3,11 @@
 //! else about PyTorch's order of operations stays inside the crate.
 //!
 //! - [`expf_u10`]: the `exp` PyTorch's vectorised CPU kernels use (SLEEF's, within 1 ulp);
+//! - [`tanhf_u10`]: the `tanh` of those kernels (SLEEF's, within 1 ulp), and
+//!   [`gelu_ranges`]: how GELU's kernels (forward and backward) cut a tensor between
+//!   threads;
+//! - [`layer_norm_moments`]: the mean and biased variance of one row as `layer_norm`'s
+//!   kernel computes them (its backward reuses them);
 //! - [`Capability`], [`capability`], [`set_capability`]: which build of PyTorch's CPU
 //!   kernels is followed (its vector width decides how sums are split into lanes);
 //!   [`ThreadSettings`]: that choice and PyTorch's thread count, taken along to the threads
@@ -10,5 +15,7 @@
 //! - [`gemm_with`]: the packed matrix product on a chosen instruction set (for timing it).
 
 pub use crate::cpu::{Capability, ThreadSettings, capability, set_capability};
+pub use crate::kernels::gelu::{gelu_ranges, sleef_tanhf as tanhf_u10};
 pub use crate::kernels::gemm::gemm_with;
 pub use crate::kernels::vec_math::expf_u10;
+pub use crate::kernels::welford::row_moments as layer_norm_moments;

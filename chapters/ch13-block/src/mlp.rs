@@ -12,9 +12,9 @@ use shared::{GeluApproximate, Tensor};
 /// `c_proj` (the projection back).
 // ANCHOR: mlp
 pub struct Mlp {
-    /// `[4·d_model, d_model]`, with bias.
+    /// `[4·d_model, d_model]`, with bias (unless made without).
     pub c_fc: Linear,
-    /// `[d_model, 4·d_model]`, with bias.
+    /// `[d_model, 4·d_model]`, with bias (unless made without).
     pub c_proj: Linear,
 }
 
@@ -25,10 +25,31 @@ impl Mlp {
     /// `c_fc.weight`: `[4·d_model, d_model]`,
     /// `c_proj.weight`: `[d_model, 4·d_model]`.
     pub fn new(d_model: usize) -> Mlp {
+        Mlp::with_bias(d_model, true)
+    }
+
+    /// `MLP(d_model)` with or without biases (nanoGPT's `bias=False` leaves them out).
+    ///
+    /// # Shapes
+    /// As [`Mlp::new`].
+    pub fn with_bias(d_model: usize, bias: bool) -> Mlp {
         Mlp {
-            c_fc: Linear::new(d_model, 4 * d_model, true),
-            c_proj: Linear::new(4 * d_model, d_model, true),
+            c_fc: Linear::new(d_model, 4 * d_model, bias),
+            c_proj: Linear::new(4 * d_model, d_model, bias),
         }
+    }
+
+    /// Every trained tensor, mutable, in `named_parameters()` order: `c_fc`, then
+    /// `c_proj`, each weight before its bias.
+    pub fn parameters_mut(&mut self) -> Vec<&mut Tensor> {
+        let Mlp { c_fc, c_proj } = self;
+        [c_fc, c_proj]
+            .into_iter()
+            .flat_map(|layer| {
+                let Linear { weight, bias } = layer;
+                std::iter::once(weight).chain(bias.as_mut())
+            })
+            .collect()
     }
 
     /// `c_proj(gelu(c_fc(x)))`. The GELU is the tanh approximation, which

@@ -45,6 +45,47 @@ impl Layer {
         }
     }
 
+    /// A layer with [`Attention::plain`]: RMSNorm, attention, RMSNorm, SwiGLU and nothing
+    /// else, the layer of Llama 2 and 3, to be trained.
+    ///
+    /// # Shapes
+    /// Inputs of `[batch, tokens, d_model]`.
+    pub fn plain(
+        d_model: usize,
+        n_heads: usize,
+        n_kv_heads: usize,
+        d_ff: usize,
+    ) -> Layer {
+        Layer {
+            attn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
+            attn: Attention::plain(d_model, n_heads, n_kv_heads),
+            ffn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
+            ffn: SwiGLU::new(d_model, d_ff),
+        }
+    }
+
+    /// Every trained tensor of a plain layer, mutable, in `named_parameters()` order:
+    /// `attn_norm`, the attention's four projections, `ffn_norm`, the network's three.
+    pub fn parameters_mut(&mut self) -> Vec<&mut Tensor> {
+        let Layer {
+            attn_norm,
+            attn,
+            ffn_norm,
+            ffn,
+        } = self;
+        let mut all: Vec<&mut Tensor> =
+            attn_norm.weight.as_mut().into_iter().collect();
+        all.extend(attn.projections_mut());
+        all.extend(ffn_norm.weight.as_mut());
+        let SwiGLU {
+            w_gate,
+            w_up,
+            w_down,
+        } = ffn;
+        all.extend([&mut w_gate.weight, &mut w_up.weight, &mut w_down.weight]);
+        all
+    }
+
     /// The layer over a whole sequence, and the cache its attention leaves.
     ///
     /// # Shapes

@@ -21,11 +21,31 @@
 //! With `--features exercise`, one step of byte-pair encoding (`bpe`'s
 //! `most_frequent_pair` and `merge`) and the baselines' add-one smoothing come from
 //! `exercises/` instead, where the learner writes them.
+//!
+//! The models and their training, in reading order:
+//! - [`config`]: the sizes of a model and of a batch (nanoGPT's baby GPT);
+//! - [`model`]: the two models from the course's layers, GPT-2 and Llama, and nanoGPT's
+//!   initialisation;
+//! - [`backward`]: the backward pass of every piece chapters 10 and 11 did not have, and
+//!   of both whole models;
+//! - [`arithmetic`] and [`pytorch_order`]: the formulas, or the same sums in PyTorch's
+//!   order, for the last bits;
+//! - [`batches`]: nanoGPT's `get_batch`;
+//! - [`clip`]: the gradients clipped to a global norm;
+//! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation.
 
+pub mod arithmetic;
+pub mod backward;
 pub mod baselines;
+pub mod batches;
 pub mod bpe;
 pub mod chars;
+pub mod clip;
+pub mod config;
 pub mod data;
+pub mod model;
 pub mod narrative;
+pub mod pytorch_order;
 pub mod setup;
 pub mod tokenizer_json;
+pub mod train;

@@ -140,7 +140,7 @@ fn exp_df(a: f32) -> Df {
 
 /// SLEEF's `tanhf` (1-ulp version): `(e^a − e^−a) / (e^a + e^−a)` in double-float
 /// arithmetic, `a = |x|`, then the sign of `x`.
-pub(crate) fn sleef_tanhf(x: f32) -> f32 {
+pub fn sleef_tanhf(x: f32) -> f32 {
     if x.is_nan() {
         return x;
     }
@@ -409,7 +409,7 @@ impl Width {
 
 /// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
 /// tensors stay in one range unless they exceed ATen's usual grain of 32768).
-pub(crate) fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+pub fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     const GELU_MIN_ELEMENTS_FOR_THREADS: usize = 16384;
     const GRAIN: usize = 32768;
     let grain = if n > GELU_MIN_ELEMENTS_FOR_THREADS {

@@ -60,7 +60,7 @@ impl LaneMoments {
 /// The mean and biased variance of one row as PyTorch's layer_norm computes them: whole
 /// vectors in chunks of 16, chunks merged pairwise through a stack (like a binary counter),
 /// the tail elements one by one, then the 8 lanes folded into the tail's moments.
-pub(crate) fn row_moments(row: &[f32]) -> (f32, f32) {
+pub fn row_moments(row: &[f32]) -> (f32, f32) {
     const CHUNK: usize = 16 * LANES;
     let whole = row.len() / LANES * LANES;
     let vectors = whole / LANES;

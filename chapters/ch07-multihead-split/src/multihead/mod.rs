@@ -39,7 +39,7 @@ pub struct MultiHeadAttention {
     pub w_key: Linear,
     /// `[d_out, d_in]`: the values of all heads at once.
     pub w_value: Linear,
-    /// `[d_out, d_out]`, with bias: mixes the concatenated heads.
+    /// `[d_out, d_out]`, with bias (unless made without): mixes the concatenated heads.
     pub out_proj: Linear,
     /// Applied to the attention weights during training.
     pub dropout: Dropout,
@@ -67,6 +67,34 @@ impl MultiHeadAttention {
         num_heads: usize,
         qkv_bias: bool,
     ) -> MultiHeadAttention {
+        MultiHeadAttention::with_biases(
+            d_in,
+            d_out,
+            context_length,
+            dropout,
+            num_heads,
+            qkv_bias,
+            true,
+        )
+    }
+
+    /// [`MultiHeadAttention::new`] with a switch for `out_proj`'s bias too: GPT-2 has
+    /// biases everywhere, nanoGPT's small models and most models since have none.
+    ///
+    /// # Shapes
+    /// Inputs of `[batch, tokens, d_in]` with `tokens <= context_length`.
+    ///
+    /// # Panics
+    /// If `d_out` is not divisible by `num_heads`.
+    pub fn with_biases(
+        d_in: usize,
+        d_out: usize,
+        context_length: usize,
+        dropout: f64,
+        num_heads: usize,
+        qkv_bias: bool,
+        out_bias: bool,
+    ) -> MultiHeadAttention {
         assert!(
             num_heads > 0 && d_out.is_multiple_of(num_heads),
             "d_out must be divisible by num_heads"
@@ -78,9 +106,28 @@ impl MultiHeadAttention {
             w_query: Linear::new(d_in, d_out, qkv_bias),
             w_key: Linear::new(d_in, d_out, qkv_bias),
             w_value: Linear::new(d_in, d_out, qkv_bias),
-            out_proj: Linear::new(d_out, d_out, true),
+            out_proj: Linear::new(d_out, d_out, out_bias),
             dropout: Dropout::new(dropout),
             mask: causal_mask(context_length),
         }
+    }
+
+    /// Every trained tensor, mutable, in `named_parameters()` order: `W_query`, `W_key`,
+    /// `W_value`, `out_proj`, each weight before its bias (the mask is a buffer).
+    pub fn parameters_mut(&mut self) -> Vec<&mut Tensor> {
+        let MultiHeadAttention {
+            w_query,
+            w_key,
+            w_value,
+            out_proj,
+            ..
+        } = self;
+        [w_query, w_key, w_value, out_proj]
+            .into_iter()
+            .flat_map(|layer| {
+                let Linear { weight, bias } = layer;
+                std::iter::once(weight).chain(bias.as_mut())
+            })
+            .collect()
     }
 }

@@ -69,11 +69,16 @@ impl AdamW {
     /// code computes them, then rounded to f32.
     // ANCHOR: step_constants
     pub fn constants(&self, t: u32) -> StepConstants {
+        self.constants_with_decay(t, self.weight_decay)
+    }
+
+    /// [`constants`](Self::constants) for a parameter group with its own weight decay.
+    pub fn constants_with_decay(&self, t: u32, weight_decay: f64) -> StepConstants {
         let (beta1, beta2) = self.betas;
         let bias_correction1 = 1.0 - beta1.powf(f64::from(t));
         let bias_correction2 = 1.0 - beta2.powf(f64::from(t));
         StepConstants {
-            decay: (1.0 - self.lr * self.weight_decay) as f32,
+            decay: (1.0 - self.lr * weight_decay) as f32,
             beta1: beta1 as f32,
             one_minus_beta1: (1.0 - beta1) as f32,
             beta2: beta2 as f32,
@@ -106,6 +111,30 @@ impl AdamW {
         grads: &[&Tensor],
         update: fn(&mut f32, f32, &mut f32, &mut f32, &StepConstants),
     ) {
+        let decays = vec![self.weight_decay; params.len()];
+        self.step_with_decays(params, grads, &decays, update);
+    }
+
+    /// [`step_with`](Self::step_with) with PyTorch's parameter groups: each parameter
+    /// decays by its own `weight_decays[i]` (nanoGPT decays the matrices and not the
+    /// norms' weights), and every other setting is shared.
+    ///
+    /// # Shapes
+    /// As [`step`](Self::step); `weight_decays`: one per parameter.
+    pub fn step_with_decays(
+        &mut self,
+        params: &mut [&mut Tensor],
+        grads: &[&Tensor],
+        weight_decays: &[f64],
+        update: fn(&mut f32, f32, &mut f32, &mut f32, &StepConstants),
+    ) {
+        assert_eq!(
+            params.len(),
+            weight_decays.len(),
+            "AdamW::step: {} parameters but {} weight decays",
+            params.len(),
+            weight_decays.len()
+        );
         assert_eq!(
             params.len(),
             grads.len(),
@@ -120,10 +149,12 @@ impl AdamW {
                 .collect();
         }
         self.steps += 1;
-        let constants = self.constants(self.steps);
-        for ((param, grad), (m, v)) in
-            params.iter_mut().zip(grads).zip(&mut self.moments)
-        {
+        let constants: Vec<StepConstants> = weight_decays
+            .iter()
+            .map(|&decay| self.constants_with_decay(self.steps, decay))
+            .collect();
+        let all = params.iter_mut().zip(grads).zip(&constants);
+        for (((param, grad), constants), (m, v)) in all.zip(&mut self.moments) {
             assert_eq!(
                 param.sizes(),
                 grad.sizes(),
@@ -138,7 +169,7 @@ impl AdamW {
                 .zip(m.iter_mut())
                 .zip(v.iter_mut())
             {
-                update(p, g, m, v, &constants);
+                update(p, g, m, v, constants);
             }
             **param = Tensor::from_vec(values, param.sizes());
         }

@@ -46,19 +46,56 @@ impl TransformerBlock {
         n_heads: usize,
         context_length: usize,
     ) -> TransformerBlock {
+        TransformerBlock::with_bias(d_model, n_heads, context_length, true)
+    }
+
+    /// The block with or without biases: `bias = false` leaves them out of both layer
+    /// norms, the attention's four projections and the MLP, as nanoGPT's `bias=False`.
+    /// The draws are those of [`TransformerBlock::new`] without the biases'.
+    ///
+    /// # Shapes
+    /// As [`TransformerBlock::new`].
+    ///
+    /// # Panics
+    /// If `d_model` is not divisible by `n_heads`.
+    pub fn with_bias(
+        d_model: usize,
+        n_heads: usize,
+        context_length: usize,
+        bias: bool,
+    ) -> TransformerBlock {
+        let layer_norm = || LayerNorm::with_options(&[d_model], 1e-5, true, bias);
         TransformerBlock {
-            ln_1: LayerNorm::new(&[d_model]),
-            attn: MultiHeadAttention::new(
+            ln_1: layer_norm(),
+            attn: MultiHeadAttention::with_biases(
                 d_model,
                 d_model,
                 context_length,
                 0.0,
                 n_heads,
-                true,
+                bias,
+                bias,
             ),
-            ln_2: LayerNorm::new(&[d_model]),
-            mlp: Mlp::new(d_model),
+            ln_2: layer_norm(),
+            mlp: Mlp::with_bias(d_model, bias),
         }
+    }
+
+    /// Every trained tensor, mutable, in `named_parameters()` order (that of
+    /// [`block_parameters`](crate::parameters::block_parameters)): `ln_1`, `attn`, `ln_2`,
+    /// `mlp`.
+    pub fn parameters_mut(&mut self) -> Vec<&mut Tensor> {
+        let TransformerBlock {
+            ln_1,
+            attn,
+            ln_2,
+            mlp,
+        } = self;
+        let mut all = layer_norm_parameters_mut(ln_1);
+        all.extend(attn.parameters_mut());
+        all.extend(layer_norm_parameters_mut(ln_2));
+        all.extend(mlp.parameters_mut());
+        all
     }
 
     /// The same block in the order of the original Transformer (post-norm): add first, then
@@ -74,4 +111,10 @@ impl TransformerBlock {
         self.ln_2.forward(&(&x + &self.mlp.forward(&x)))
     }
     // ANCHOR_END: post_norm
+}
+
+/// A layer norm's weight and bias, mutable, those it has.
+pub fn layer_norm_parameters_mut(layer: &mut LayerNorm) -> Vec<&mut Tensor> {
+    let LayerNorm { weight, bias, .. } = layer;
+    weight.as_mut().into_iter().chain(bias.as_mut()).collect()
 }

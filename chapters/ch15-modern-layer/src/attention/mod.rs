@@ -97,6 +97,57 @@ impl Attention {
         }
     }
 
+    /// The attention of Llama 2 and 3 alone: `W_query`, `W_key`, `W_value`, `out_proj`
+    /// drawn as in [`Attention::new`], and no QK-norm, sinks or output gate (nothing more
+    /// drawn), for a layer that is trained rather than loaded.
+    ///
+    /// # Shapes
+    /// Inputs of `[batch, tokens, d_model]`.
+    ///
+    /// # Panics
+    /// As [`Attention::new`].
+    pub fn plain(d_model: usize, n_heads: usize, n_kv_heads: usize) -> Attention {
+        assert!(
+            n_heads > 0 && d_model.is_multiple_of(n_heads),
+            "attention: d_model ({d_model}) must be a multiple of n_heads ({n_heads})"
+        );
+        assert!(
+            n_kv_heads > 0 && n_heads.is_multiple_of(n_kv_heads),
+            "attention: n_heads ({n_heads}) must be a multiple of n_kv_heads ({n_kv_heads})"
+        );
+        let head_dim = d_model / n_heads;
+        Attention {
+            n_heads,
+            n_kv_heads,
+            head_dim,
+            w_query: Linear::new(d_model, n_heads * head_dim, false),
+            w_key: Linear::new(d_model, n_kv_heads * head_dim, false),
+            w_value: Linear::new(d_model, n_kv_heads * head_dim, false),
+            out_proj: Linear::new(n_heads * head_dim, d_model, false),
+            qk_norm: None,
+            sinks: None,
+            w_gate: None,
+        }
+    }
+
+    /// The four projections' weights, mutable, in `named_parameters()` order:
+    /// `W_query`, `W_key`, `W_value`, `out_proj` (a plain layer has nothing else to train).
+    pub fn projections_mut(&mut self) -> [&mut Tensor; 4] {
+        let Attention {
+            w_query,
+            w_key,
+            w_value,
+            out_proj,
+            ..
+        } = self;
+        [
+            &mut w_query.weight,
+            &mut w_key.weight,
+            &mut w_value.weight,
+            &mut out_proj.weight,
+        ]
+    }
+
     /// How many query heads read each key/value head.
     pub fn n_rep(&self) -> usize {
         self.n_heads / self.n_kv_heads

@@ -1,0 +1,26 @@
+//! The backward pass of every piece the two models add to chapters 10 and 11, one module
+//! each: the norms, the activations, the feed-forward networks, RoPE, and the tied
+//! embedding. Each is the textbook formula; where PyTorch adds or rounds in another order,
+//! the twin that follows it is in [`crate::pytorch_order`], with a test that the two agree.
+
+pub mod gelu;
+pub mod gpt2;
+pub mod layer_norm;
+pub mod llama;
+pub mod mlp;
+pub mod rms_norm;
+pub mod rope;
+pub mod silu;
+pub mod swiglu;
+pub mod tied_embedding;
+
+use shared::Tensor;
+
+/// The gradients of a norm: of its input and of its weight.
+#[derive(Clone, Debug)]
+pub struct NormGrads {
+    /// The shape of the norm's input.
+    pub input: Tensor,
+    /// `[d]`, like the weight.
+    pub weight: Tensor,
+}
