@@ -224,7 +224,7 @@ pub fn rms_norm_backward_in_pytorch_order(
 const NORM_LANES: usize = 8;
 
 /// `‖v‖₂` as `torch.linalg.vector_norm(v)` adds it (measured): the squares of whole
-/// vectors of [`NORM_LANES`] rounded and added into their lanes, the lanes added in
+/// vectors of `NORM_LANES` rounded and added into their lanes, the lanes added in
 /// order, then the rest: four squares rounded and added one by one if at least four are
 /// left, the last ones fused into the sum; the square root.
 ///
