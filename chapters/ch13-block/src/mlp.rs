@@ -28,7 +28,7 @@ impl Mlp {
         Mlp::with_bias(d_model, true)
     }
 
-    /// `MLP(d_model)` with or without biases (nanoGPT's `bias=False` leaves them out).
+    /// `MLP(d_model)`, with or without biases (nanoGPT's `bias=False`).
     ///
     /// # Shapes
     /// As [`Mlp::new`].

@@ -39,7 +39,7 @@ pub struct MultiHeadAttention {
     pub w_key: Linear,
     /// `[d_out, d_in]`: the values of all heads at once.
     pub w_value: Linear,
-    /// `[d_out, d_out]`, with bias (unless made without): mixes the concatenated heads.
+    /// `[d_out, d_out]` (a bias unless made without): mixes the concatenated heads.
     pub out_proj: Linear,
     /// Applied to the attention weights during training.
     pub dropout: Dropout,
