@@ -37,12 +37,7 @@ impl Layer {
         n_kv_heads: usize,
         d_ff: usize,
     ) -> Layer {
-        Layer {
-            attn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
-            attn: Attention::new(d_model, n_heads, n_kv_heads),
-            ffn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
-            ffn: SwiGLU::new(d_model, d_ff),
-        }
+        Layer::around(Attention::new(d_model, n_heads, n_kv_heads), d_model, d_ff)
     }
 
     /// A layer with [`Attention::plain`]: RMSNorm, attention, RMSNorm, SwiGLU and nothing
@@ -56,9 +51,19 @@ impl Layer {
         n_kv_heads: usize,
         d_ff: usize,
     ) -> Layer {
+        Layer::around(
+            Attention::plain(d_model, n_heads, n_kv_heads),
+            d_model,
+            d_ff,
+        )
+    }
+
+    /// The norms and the feed-forward network around `attn`. The norms' weights are ones
+    /// and draw nothing, so drawing `attn` before them keeps PyTorch's order.
+    fn around(attn: Attention, d_model: usize, d_ff: usize) -> Layer {
         Layer {
             attn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
-            attn: Attention::plain(d_model, n_heads, n_kv_heads),
+            attn,
             ffn_norm: RMSNorm::with_options(&[d_model], Some(EPS), true),
             ffn: SwiGLU::new(d_model, d_ff),
         }

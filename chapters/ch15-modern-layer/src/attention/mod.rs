@@ -71,35 +71,22 @@ impl Attention {
     /// # Panics
     /// If `d_model` is not a multiple of `n_heads`, or `n_heads` not of `n_kv_heads`.
     pub fn new(d_model: usize, n_heads: usize, n_kv_heads: usize) -> Attention {
-        assert!(
-            n_heads > 0 && d_model.is_multiple_of(n_heads),
-            "attention: d_model ({d_model}) must be a multiple of n_heads ({n_heads})"
-        );
-        assert!(
-            n_kv_heads > 0 && n_heads.is_multiple_of(n_kv_heads),
-            "attention: n_heads ({n_heads}) must be a multiple of n_kv_heads ({n_kv_heads})"
-        );
-        let head_dim = d_model / n_heads;
-        Attention {
-            n_heads,
-            n_kv_heads,
-            head_dim,
-            w_query: Linear::new(d_model, n_heads * head_dim, false),
-            w_key: Linear::new(d_model, n_kv_heads * head_dim, false),
-            w_value: Linear::new(d_model, n_kv_heads * head_dim, false),
-            out_proj: Linear::new(n_heads * head_dim, d_model, false),
-            qk_norm: Some((
-                RMSNorm::with_options(&[head_dim], Some(EPS), true),
-                RMSNorm::with_options(&[head_dim], Some(EPS), true),
-            )),
-            sinks: Some(randn(&[n_heads])),
-            w_gate: Some(Linear::new(d_model, n_heads * head_dim, false)),
-        }
+        // The plain projections first, then what the modern layer adds, in the order
+        // PyTorch's module draws them (QK-norm's weights are ones and draw nothing).
+        let mut attention = Attention::plain(d_model, n_heads, n_kv_heads);
+        let head_dim = attention.head_dim;
+        attention.qk_norm = Some((
+            RMSNorm::with_options(&[head_dim], Some(EPS), true),
+            RMSNorm::with_options(&[head_dim], Some(EPS), true),
+        ));
+        attention.sinks = Some(randn(&[n_heads]));
+        attention.w_gate = Some(Linear::new(d_model, n_heads * head_dim, false));
+        attention
     }
 
     /// The attention of Llama 2 and 3 alone: `W_query`, `W_key`, `W_value`, `out_proj`
-    /// drawn as in [`Attention::new`], and no QK-norm, sinks or output gate (nothing more
-    /// drawn), for a layer that is trained rather than loaded.
+    /// drawn in that order, and no QK-norm, sinks or output gate, for a layer that is
+    /// trained rather than loaded ([`Attention::new`] adds those three after these).
     ///
     /// # Shapes
     /// Inputs of `[batch, tokens, d_model]`.
