@@ -4,9 +4,11 @@
 //! `reference/ch22_export_check.py`; `tests/fixtures/export_check.txt` is what it printed,
 //! checked in `tests/export_check.rs`.)
 
+#[path = "common/tiny_export.rs"]
+mod tiny_export;
+
 use std::path::{Path, PathBuf};
 
-use ch19_induction_heads::arithmetic::Formulas;
 use ch20_real_model::generate::{Choice, Limits, generate};
 use ch20_real_model::loader::load;
 use ch22_pretraining::bpe::Bpe;
@@ -14,12 +16,8 @@ use ch22_pretraining::config::{Arch, Config};
 use ch22_pretraining::export::{HUB_FILES, save_hub};
 use ch22_pretraining::model::Model;
 use ch22_pretraining::tokenizer_json::to_tokenizer;
-use ch22_pretraining::train::{Settings, train};
 use shared::{Tensor, manual_seed};
-
-/// Made-up text, a few distinct words over and over.
-pub const TEXT: &str = "the cat sat on the mat. the dog sat on the log. a cat and a dog \
-    met on a mat by the log, and the cat ran. ";
+use tiny_export::{TEXT, trained};
 
 /// A fresh folder under the system's temporary one, removed first if an earlier run left it.
 fn fresh_dir(name: &str) -> PathBuf {
@@ -28,25 +26,13 @@ fn fresh_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The trained model, its config, its byte-pair encoding and the training ids.
-fn trained(steps: u32) -> (Model, Config, Bpe, Vec<u32>) {
-    let text = TEXT.repeat(8);
-    let bpe = Bpe::train(&text, 40).expect("a byte-pair encoding");
-    let ids = bpe.encode(&text).expect("ids");
-    let config = Config::tiny(bpe.vocab_size());
-    manual_seed(3);
-    let mut model = Model::new(Arch::Llama, &config).expect("a model");
-    train::<Formulas>(&mut model, &ids, &config, &Settings::short(steps), steps, |_, _| {})
-        .expect("a run");
-    (model, config, bpe, ids)
-}
-
 fn ids_tensor(ids: &[u32]) -> Tensor<i64> {
     Tensor::from_vec(ids.iter().map(|&i| i64::from(i)).collect(), &[1, ids.len()])
 }
 
 fn save(dir: &Path, steps: u32) -> (Model, Config, Bpe, Vec<u32>) {
-    let (model, config, bpe, ids) = trained(steps);
+    let (model, config, bpe) = trained(3, steps);
+    let ids = bpe.encode(TEXT).expect("ids");
     let tokenizer = to_tokenizer(&bpe).expect("a tokenizer");
     let written = save_hub(dir, &model, &config, &tokenizer).expect("saved");
     assert_eq!(written.len(), 3);
@@ -89,7 +75,7 @@ fn chapter_20_reads_the_saved_model_and_computes_the_same_logits() {
 #[test]
 fn chapter_20_generates_the_greedy_tokens_of_chapter_22s_model() {
     let dir = fresh_dir("export-greedy");
-    let (model, config, bpe, _) = save(&dir, 40);
+    let (model, config, bpe, _) = save(&dir, tiny_export::STEPS);
     let loaded = load(&dir, |_, _| {}).expect("loaded");
     let prompt = bpe.encode("the cat").expect("ids");
     let new = config.context - prompt.len();
@@ -117,7 +103,7 @@ fn chapter_20_generates_the_greedy_tokens_of_chapter_22s_model() {
 
 #[test]
 fn a_save_never_overwrites_files_it_did_not_write() {
-    let (model, config, bpe, _) = trained(1);
+    let (model, config, bpe) = trained(3, 1);
     let tokenizer = to_tokenizer(&bpe).expect("a tokenizer");
     // A folder with the reader's notes: refused, the notes untouched, nothing written.
     let dir = fresh_dir("export-foreign");
