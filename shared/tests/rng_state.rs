@@ -59,7 +59,10 @@ fn the_state_is_torchs_bytes() {
         let got = replay(&case).get_state();
         assert_eq!(got.len(), STATE_BYTES, "{name}");
         let first = (0..want.len()).find(|&i| got[i] != want[i]);
-        assert_eq!(first, None, "{name}: the first byte that differs from PyTorch's");
+        assert_eq!(
+            first, None,
+            "{name}: the first byte that differs from PyTorch's"
+        );
     }
 }
 
@@ -70,9 +73,16 @@ fn a_generator_set_from_torchs_bytes_draws_what_torch_draws_next() {
         let bytes = hex_bytes(case["state"].as_str().expect("a state"));
         let mut generator = Generator::new(0);
         generator.set_state(&bytes).expect("PyTorch's state");
-        assert_eq!(generator.initial_seed(), case["seed"].as_u64().expect("a seed"));
+        assert_eq!(
+            generator.initial_seed(),
+            case["seed"].as_u64().expect("a seed")
+        );
         let want = floats(&case["then_rand4"]);
-        assert_eq!(draw(&mut generator, "rand", 4), want, "{name}: rand(4) after the state");
+        assert_eq!(
+            draw(&mut generator, "rand", 4),
+            want,
+            "{name}: rand(4) after the state"
+        );
     }
 }
 
@@ -103,11 +113,19 @@ fn bytes_that_cannot_be_a_state_are_errors_naming_the_field() {
     assert!(message(&far).contains("left 700"), "{}", message(&far));
     let mut spare = good.clone();
     spare[5040..5044].copy_from_slice(&2i32.to_le_bytes());
-    assert!(message(&spare).contains("spare normal"), "{}", message(&spare));
+    assert!(
+        message(&spare).contains("spare normal"),
+        "{}",
+        message(&spare)
+    );
     let mut kept = Generator::new(9);
     let before = kept.get_state();
     assert!(kept.set_state(&good[..10]).is_err());
-    assert_eq!(kept.get_state(), before, "a failed set_state leaves the generator");
+    assert_eq!(
+        kept.get_state(),
+        before,
+        "a failed set_state leaves the generator"
+    );
 }
 
 proptest! {

@@ -103,7 +103,12 @@ impl Checkpoint {
         let mut all: Vec<_> = named
             .iter()
             .map(|(name, p)| {
-                (format!("model.{name}"), Dtype::F32, p.sizes().to_vec(), f32_bytes(p))
+                (
+                    format!("model.{name}"),
+                    Dtype::F32,
+                    p.sizes().to_vec(),
+                    f32_bytes(p),
+                )
             })
             .collect();
         for ((name, p), (m, v)) in named.iter().zip(self.optimizer.moments()) {
@@ -134,7 +139,8 @@ impl Checkpoint {
         let mut tensors = self.tensors();
         // Sorted by name, the order `read` checks them in.
         tensors.sort_by(|a, b| a.0.cmp(&b.0));
-        let digest = checksum(tensors.iter().map(|(n, _, _, b)| (n.as_str(), &b[..])));
+        let digest =
+            checksum(tensors.iter().map(|(n, _, _, b)| (n.as_str(), &b[..])));
         let mut metadata: HashMap<String, String> = self
             .metadata()
             .into_iter()
@@ -144,12 +150,13 @@ impl Checkpoint {
         let views = tensors
             .iter()
             .map(|(name, dtype, shape, bytes)| {
-                TensorView::new(*dtype, shape.clone(), bytes).map(|v| (name.clone(), v))
+                TensorView::new(*dtype, shape.clone(), bytes)
+                    .map(|v| (name.clone(), v))
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| bad(&path, e))?;
-        let bytes =
-            safetensors::serialize(views, Some(metadata)).map_err(|e| bad(&path, e))?;
+        let bytes = safetensors::serialize(views, Some(metadata))
+            .map_err(|e| bad(&path, e))?;
         write_atomically("checkpoint", &path, &bytes)?;
         Ok(path)
     }
@@ -158,11 +165,15 @@ impl Checkpoint {
     /// missing a tensor or setting is an error naming the file and what is wrong.
     pub fn read(dir: &Path) -> Result<Checkpoint> {
         let path = dir.join(CHECKPOINT_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| io_error("checkpoint", &path, e))?;
+        let bytes =
+            std::fs::read(&path).map_err(|e| io_error("checkpoint", &path, e))?;
         let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| {
             bad(
                 &path,
-                format!("cut short or not a checkpoint ({e}); the file has {} bytes", bytes.len()),
+                format!(
+                    "cut short or not a checkpoint ({e}); the file has {} bytes",
+                    bytes.len()
+                ),
             )
         })?;
         let (_, header) = safetensors::SafeTensors::read_metadata(&bytes)
@@ -179,13 +190,19 @@ impl Checkpoint {
                 format!("format {:?}, expected {FORMAT:?}", get("format")?),
             ));
         }
-        let mut names: Vec<String> = file.names().into_iter().map(str::to_string).collect();
+        let mut names: Vec<String> =
+            file.names().into_iter().map(str::to_string).collect();
         names.sort();
         let views = names
             .iter()
             .map(|n| file.tensor(n).map_err(|e| bad(&path, e)))
             .collect::<Result<Vec<_>>>()?;
-        let digest = checksum(names.iter().map(String::as_str).zip(views.iter().map(|v| v.data())));
+        let digest = checksum(
+            names
+                .iter()
+                .map(String::as_str)
+                .zip(views.iter().map(|v| v.data())),
+        );
         if digest != get("sha256")? {
             return Err(bad(
                 &path,
@@ -237,20 +254,26 @@ impl Checkpoint {
         // A model of the saved sizes, its drawn weights replaced by the saved ones (the
         // draws do not matter: the generator's state is put back after).
         let mut model = Model::new(arch, &config)?;
-        let param_names: Vec<String> =
-            model.named_parameters().into_iter().map(|(n, _)| n).collect();
+        let param_names: Vec<String> = model
+            .named_parameters()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         let saved = |name: &str, shape: &[usize]| -> Result<Tensor> {
             let t = f32_tensor(&path, name, &view(name)?)?;
             if t.sizes() != shape {
                 return Err(bad(
                     &path,
-                    format!("tensor {name} has shape {:?}, expected {shape:?}", t.sizes()),
+                    format!(
+                        "tensor {name} has shape {:?}, expected {shape:?}",
+                        t.sizes()
+                    ),
                 ));
             }
             Ok(t)
         };
         for (name, p) in param_names.iter().zip(model.parameters_mut()) {
-            *p = saved(&format!("model.{name}"), &p.sizes().to_vec())?;
+            *p = saved(&format!("model.{name}"), p.sizes())?;
         }
         let adamw_steps = count("adamw_steps")?;
         let mut moments = Vec::new();
@@ -290,7 +313,8 @@ impl Checkpoint {
         tokenizer: &str,
     ) -> Result<()> {
         let asked = run_fields(arch, config, settings, tokenizer);
-        let saved = run_fields(self.arch, &self.config, &self.settings, &self.tokenizer);
+        let saved =
+            run_fields(self.arch, &self.config, &self.settings, &self.tokenizer);
         for ((key, was), (_, now)) in saved.iter().zip(&asked) {
             if was != now {
                 return Err(bad(
@@ -333,7 +357,9 @@ fn run_fields(
 }
 
 /// SHA-256 of the tensors' names and bytes, in the order given (by name), as hexadecimal.
-fn checksum<'a, B: AsRef<[u8]>>(tensors: impl Iterator<Item = (&'a str, B)>) -> String {
+fn checksum<'a, B: AsRef<[u8]>>(
+    tensors: impl Iterator<Item = (&'a str, B)>,
+) -> String {
     let mut hash = Sha256::new();
     for (name, bytes) in tensors {
         hash.update(name.as_bytes());
@@ -358,7 +384,7 @@ pub fn resume(
 }
 
 /// Trains `run` from its step to step `steps`, as [`crate::train::train`] does, calling
-/// `on_step(step, loss)` after each; with `save = Some((dir, every))`, writes a checkpoint
+/// `on_step(run, step, loss)` after each (the run to evaluate or sample from); with `save = Some((dir, every))`, writes a checkpoint
 /// every `every` steps and after the last. A loss that is not finite stops the run with an
 /// error before anything more is written: the last checkpoint stays the last good one.
 /// Returns the losses of the steps taken.
@@ -370,14 +396,20 @@ pub fn train_until<A: Arithmetic>(
     data: &[u32],
     steps: u32,
     save: Option<(&Path, u32)>,
-    mut on_step: impl FnMut(u32, f32),
+    mut on_step: impl FnMut(&Checkpoint, u32, f32),
 ) -> Result<Vec<f32>> {
     let mut losses = Vec::new();
     let mut last_saved = run.step;
     for step in run.step..steps {
         let batch = get_batch(data, run.config.context, run.config.batch)?;
         let settings = run.settings;
-        let loss = train_step::<A>(&mut run.model, &mut run.optimizer, &settings, step, &batch);
+        let loss = train_step::<A>(
+            &mut run.model,
+            &mut run.optimizer,
+            &settings,
+            step,
+            &batch,
+        );
         if !loss.is_finite() {
             return Err(Error::InvalidArgument {
                 op: "train",
@@ -387,7 +419,7 @@ pub fn train_until<A: Arithmetic>(
             });
         }
         run.step = step + 1;
-        on_step(step, loss);
+        on_step(run, step, loss);
         losses.push(loss);
         if let Some((dir, every)) = save
             && (run.step.is_multiple_of(every.max(1)) || run.step == steps)

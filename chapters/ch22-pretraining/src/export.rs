@@ -26,7 +26,8 @@ use crate::model::Model;
 use crate::model::llama::THETA;
 
 /// The three files of a saved model; a folder is written only if it holds nothing else.
-pub const HUB_FILES: [&str; 3] = ["config.json", "model.safetensors", "tokenizer.json"];
+pub const HUB_FILES: [&str; 3] =
+    ["config.json", "model.safetensors", "tokenizer.json"];
 
 /// The mark `model.safetensors` carries in its metadata, so a later save knows the folder
 /// is one it wrote and may replace.

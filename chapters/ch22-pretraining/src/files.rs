@@ -20,7 +20,11 @@ pub fn temporary_name(path: &Path) -> PathBuf {
 }
 
 /// An input/output error, naming the operation and the file.
-pub fn io_error(op: &'static str, path: &Path, error: impl std::fmt::Display) -> Error {
+pub fn io_error(
+    op: &'static str,
+    path: &Path,
+    error: impl std::fmt::Display,
+) -> Error {
     Error::InvalidArgument {
         op,
         detail: format!("{}: {error}", path.display()),

@@ -36,7 +36,8 @@
 //! - [`checkpoint`]: a run saved and resumed with the same losses, written through
 //!   [`files`] so that a failed run loses nothing;
 //! - [`export`]: the trained Llama in the Hugging Face Hub's layout, which transformers
-//!   and chapter 20 read.
+//!   and chapter 20 read;
+//! - [`save_flags`]: the command line's `--save`, `--checkpoint` and `--resume`.
 
 pub mod arithmetic;
 pub mod backward;
@@ -53,6 +54,7 @@ pub mod files;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;
+pub mod save_flags;
 pub mod setup;
 pub mod tokenizer_json;
 pub mod train;

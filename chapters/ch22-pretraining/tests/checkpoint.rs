@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use ch19_induction_heads::arithmetic::Formulas;
-use ch22_pretraining::checkpoint::{CHECKPOINT_FILE, Checkpoint, resume, train_until};
+use ch22_pretraining::checkpoint::{
+    CHECKPOINT_FILE, Checkpoint, resume, train_until,
+};
 use ch22_pretraining::config::{Arch, Config};
 use ch22_pretraining::model::Model;
 use ch22_pretraining::train::{Settings, train};
@@ -29,7 +31,8 @@ fn data() -> (Vec<u32>, usize) {
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ch22-{name}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("ch22-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -57,14 +60,22 @@ fn a_resumed_run_has_the_losses_of_an_uninterrupted_one() {
         // The same run, saved every 5 steps and stopped after 10.
         let dir = fresh_dir(&format!("resume-{arch}"));
         let mut run = start(arch, &config, &settings);
-        let first = train_until::<Formulas>(&mut run, &ids, 10, Some((&dir, 5)), |_, _| {})
-            .expect("the first half");
+        let first = train_until::<Formulas>(
+            &mut run,
+            &ids,
+            10,
+            Some((&dir, 5)),
+            |_, _, _| {},
+        )
+        .expect("the first half");
         drop(run);
         manual_seed(999); // the generator moves on: the checkpoint must put it back
-        let mut run = resume(&dir, arch, &config, &settings, "char").expect("resumed");
+        let mut run =
+            resume(&dir, arch, &config, &settings, "char").expect("resumed");
         assert_eq!(run.step, 10, "{arch}: the step the checkpoint was taken at");
-        let second = train_until::<Formulas>(&mut run, &ids, STEPS, None, |_, _| {})
-            .expect("the second half");
+        let second =
+            train_until::<Formulas>(&mut run, &ids, STEPS, None, |_, _, _| {})
+                .expect("the second half");
         let resumed: Vec<f32> = first.into_iter().chain(second).collect();
         assert_eq!(resumed.len(), straight.len());
         for (step, (a, b)) in straight.iter().zip(&resumed).enumerate() {
@@ -74,7 +85,11 @@ fn a_resumed_run_has_the_losses_of_an_uninterrupted_one() {
                 "{arch} step {step}: uninterrupted loss {a}, resumed {b}"
             );
         }
-        for ((name, a), (_, b)) in model.named_parameters().iter().zip(run.model.named_parameters()) {
+        for ((name, a), (_, b)) in model
+            .named_parameters()
+            .iter()
+            .zip(run.model.named_parameters())
+        {
             assert_eq!(a.to_vec(), b.to_vec(), "{arch}: the final {name}");
         }
         let _ = std::fs::remove_dir_all(&dir);
@@ -87,7 +102,8 @@ fn saved_run(dir: &Path) -> (Config, Settings) {
     let config = Config::tiny(vocab);
     let settings = Settings::short(STEPS);
     let mut run = start(Arch::Llama, &config, &settings);
-    train_until::<Formulas>(&mut run, &ids, 4, Some((dir, 2)), |_, _| {}).expect("a run");
+    train_until::<Formulas>(&mut run, &ids, 4, Some((dir, 2)), |_, _, _| {})
+        .expect("a run");
     (config, settings)
 }
 
@@ -107,8 +123,14 @@ fn a_checkpoint_cut_short_or_altered_is_an_error_naming_the_file() {
     for keep in [0, 7, 100, good.len() / 2, good.len() - 1] {
         std::fs::write(&path, &good[..keep]).expect("cut");
         let message = resume_error(&dir, &config, &settings);
-        assert!(message.contains(CHECKPOINT_FILE), "cut to {keep} bytes: {message}");
-        assert!(message.contains("cut short"), "cut to {keep} bytes: {message}");
+        assert!(
+            message.contains(CHECKPOINT_FILE),
+            "cut to {keep} bytes: {message}"
+        );
+        assert!(
+            message.contains("cut short"),
+            "cut to {keep} bytes: {message}"
+        );
     }
     // One byte of a weight changed: the checksum sees it.
     let mut altered = good.clone();
@@ -120,7 +142,10 @@ fn a_checkpoint_cut_short_or_altered_is_an_error_naming_the_file() {
     assert!(message.contains(CHECKPOINT_FILE), "{message}");
     let _ = std::fs::remove_dir_all(&dir);
     let message = resume_error(&dir, &config, &settings);
-    assert!(message.contains(CHECKPOINT_FILE), "no checkpoint: {message}");
+    assert!(
+        message.contains(CHECKPOINT_FILE),
+        "no checkpoint: {message}"
+    );
 }
 
 #[test]
@@ -129,13 +154,20 @@ fn a_checkpoint_of_another_run_is_refused_naming_what_differs() {
     let (config, settings) = saved_run(&dir);
     let wider = Config { batch: 8, ..config };
     let message = resume_error(&dir, &wider, &settings);
-    assert!(message.contains("saved with batch 4, this run asks for batch 8"), "{message}");
+    assert!(
+        message.contains("saved with batch 4, this run asks for batch 8"),
+        "{message}"
+    );
     let longer = Settings::short(STEPS + 10);
     let message = resume_error(&dir, &config, &longer);
     assert!(message.contains("decay_steps 20"), "{message}");
-    let error = resume(&dir, Arch::Gpt2, &config, &settings, "char").err().expect("refused");
+    let error = resume(&dir, Arch::Gpt2, &config, &settings, "char")
+        .err()
+        .expect("refused");
     assert!(error.to_string().contains("arch llama"), "{error}");
-    let error = resume(&dir, Arch::Llama, &config, &settings, "bpe").err().expect("refused");
+    let error = resume(&dir, Arch::Llama, &config, &settings, "bpe")
+        .err()
+        .expect("refused");
     assert!(error.to_string().contains("tokenizer char"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -152,13 +184,15 @@ fn a_run_that_fails_keeps_its_last_good_checkpoint() {
         ..settings
     };
     let mut run = start(Arch::Llama, &config, &wild);
-    let error = train_until::<Formulas>(&mut run, &ids, STEPS, Some((&dir, 1)), |_, _| {})
-        .expect_err("the run fails");
+    let error =
+        train_until::<Formulas>(&mut run, &ids, STEPS, Some((&dir, 1)), |_, _, _| {})
+            .expect_err("the run fails");
     assert!(error.to_string().contains("step 0"), "{error}");
     assert!(error.to_string().contains("last checkpoint"), "{error}");
     let after = std::fs::read(dir.join(CHECKPOINT_FILE)).expect("still there");
     assert!(before == after, "the good checkpoint was replaced");
-    let run = resume(&dir, Arch::Llama, &config, &settings, "char").expect("still resumable");
+    let run = resume(&dir, Arch::Llama, &config, &settings, "char")
+        .expect("still resumable");
     assert_eq!(run.step, 4);
     let leftovers: Vec<_> = std::fs::read_dir(&dir).expect("the folder").collect();
     assert_eq!(leftovers.len(), 1, "only the checkpoint in the folder");

@@ -21,7 +21,8 @@ use tiny_export::{TEXT, trained};
 
 /// A fresh folder under the system's temporary one, removed first if an earlier run left it.
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ch22-{name}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("ch22-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -84,8 +85,15 @@ fn chapter_20_generates_the_greedy_tokens_of_chapter_22s_model() {
         eos: None,
         context_length: config.context,
     };
-    let theirs = generate(&loaded.model, &loaded.recipe, &prompt, Choice::Greedy, &limits, |_| {})
-        .expect("generated");
+    let theirs = generate(
+        &loaded.model,
+        &loaded.recipe,
+        &prompt,
+        Choice::Greedy,
+        &limits,
+        |_| {},
+    )
+    .expect("generated");
     // Chapter 22's model, greedy, the whole sequence read again at every step.
     let mut ours = prompt.clone();
     for _ in 0..new {
@@ -112,18 +120,25 @@ fn a_save_never_overwrites_files_it_did_not_write() {
     let error = save_hub(&dir, &model, &config, &tokenizer).expect_err("refused");
     assert!(error.to_string().contains("notes.txt"), "{error}");
     assert!(error.to_string().contains("nothing was written"), "{error}");
-    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).expect("kept"), "mine");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).expect("kept"),
+        "mine"
+    );
     assert!(!dir.join("config.json").exists());
     // A config.json that is not ours (no model.safetensors of this chapter beside it).
     std::fs::remove_file(dir.join("notes.txt")).expect("removed");
     std::fs::write(dir.join("config.json"), "{}").expect("written");
     let error = save_hub(&dir, &model, &config, &tokenizer).expect_err("refused");
     assert!(error.to_string().contains("config.json"), "{error}");
-    assert_eq!(std::fs::read_to_string(dir.join("config.json")).expect("kept"), "{}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("config.json")).expect("kept"),
+        "{}"
+    );
     // An earlier save of ours is replaced.
     std::fs::remove_file(dir.join("config.json")).expect("removed");
     save_hub(&dir, &model, &config, &tokenizer).expect("a first save");
-    save_hub(&dir, &model, &config, &tokenizer).expect("saved again over our own files");
+    save_hub(&dir, &model, &config, &tokenizer)
+        .expect("saved again over our own files");
     // The gpt2 model has no Hub layout here.
     manual_seed(1);
     let gpt2 = Model::new(Arch::Gpt2, &config).expect("a model");

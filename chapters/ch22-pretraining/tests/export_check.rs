@@ -17,8 +17,9 @@ use ch22_pretraining::tokenizer_json::to_tokenizer;
 const FIXTURE: &str = include_str!("fixtures/export_check.txt");
 
 /// The rule for the logits: within `K` float32 epsilons of the largest logit, as chapter
-XX
-const K: f32 = 64.0;
+/// 20 compares its own logits with transformers' (there 1536 for 30 layers; measured
+/// here: 2 for 2 layers).
+const K: f32 = 16.0;
 
 /// One prompt of the fixture.
 struct Expected {
@@ -70,7 +71,8 @@ fn chapter_20_on_the_saved_model_answers_as_transformers() {
     let (seed, prompts) = expected();
     assert_eq!(prompts.len(), 2, "the fixture's prompts");
     let (model, config, bpe) = tiny_export::trained(seed, tiny_export::STEPS);
-    let dir = std::env::temp_dir().join(format!("ch22-export-check-{}", std::process::id()));
+    let dir = std::env::temp_dir()
+        .join(format!("ch22-export-check-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let tokenizer = to_tokenizer(&bpe).expect("a tokenizer");
     save_hub(&dir, &model, &config, &tokenizer).expect("saved");
@@ -78,15 +80,30 @@ fn chapter_20_on_the_saved_model_answers_as_transformers() {
     let _ = std::fs::remove_dir_all(&dir);
     for p in prompts {
         let ids = encode(&loaded.tokenizer, &p.prompt).expect("ids");
-        assert_eq!(ids, p.ids, "{:?}: the ids (ours left, transformers' right)", p.prompt);
+        assert_eq!(
+            ids, p.ids,
+            "{:?}: the ids (ours left, transformers' right)",
+            p.prompt
+        );
         let limits = Limits {
             max_new_tokens: config.context - ids.len(),
             eos: loaded.eos,
             context_length: config.context,
         };
-        let greedy = generate(&loaded.model, &loaded.recipe, &ids, Choice::Greedy, &limits, |_| {})
-            .expect("generated");
-        assert_eq!(greedy, p.greedy, "{:?}: greedy tokens (ours left)", p.prompt);
+        let greedy = generate(
+            &loaded.model,
+            &loaded.recipe,
+            &ids,
+            Choice::Greedy,
+            &limits,
+            |_| {},
+        )
+        .expect("generated");
+        assert_eq!(
+            greedy, p.greedy,
+            "{:?}: greedy tokens (ours left)",
+            p.prompt
+        );
         let (logits, _) = loaded.model.forward(&as_batch(&ids), &loaded.recipe);
         let ours = logits.select(0, 0).select(0, -1).to_vec();
         let scale = p.logits.iter().fold(0.0f32, |m, v| m.max(v.abs()));
@@ -96,7 +113,10 @@ fn chapter_20_on_the_saved_model_answers_as_transformers() {
             .zip(&p.logits)
             .map(|(a, b)| (a - b).abs())
             .enumerate()
-            .fold((0.0f32, 0), |(m, i), (j, d)| if d > m { (d, j) } else { (m, i) });
+            .fold(
+                (0.0f32, 0),
+                |(m, i), (j, d)| if d > m { (d, j) } else { (m, i) },
+            );
         println!(
             "{:?}: largest difference {worst:e} (logit {at}), {:.1} epsilons of the largest logit {scale}",
             p.prompt,

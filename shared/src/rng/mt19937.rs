@@ -85,7 +85,11 @@ impl Mt19937 {
 
     /// A state from its parts, if they can be one: `left` in `1..=N`, and `next` where
     /// `left` puts it (`N + 1 − left`; a freshly seeded table, `left` 1, reads 0 too).
-    pub(super) fn from_parts(words: [u32; N], next: usize, left: usize) -> Option<Self> {
+    pub(super) fn from_parts(
+        words: [u32; N],
+        next: usize,
+        left: usize,
+    ) -> Option<Self> {
         let consistent = (1..=N).contains(&left)
             && (next == N + 1 - left || (left == 1 && next == 0));
         consistent.then_some(Self { words, next, left })

@@ -87,8 +87,9 @@ impl Generator {
         let mut words = [0u32; N];
         for (i, word) in words.iter_mut().enumerate() {
             let wide = u64_at(WORDS + 8 * i);
-            *word = u32::try_from(wide)
-                .map_err(|_| bad(format!("word {i} is {wide}, wider than 32 bits")))?;
+            *word = u32::try_from(wide).map_err(|_| {
+                bad(format!("word {i} is {wide}, wider than 32 bits"))
+            })?;
         }
         let (left, next) = (i32_at(LEFT), u64_at(NEXT));
         let twister = usize::try_from(left)
@@ -113,7 +114,9 @@ impl Generator {
             }
         };
         if bytes[FLOAT_NORMAL_VALID] != 0 {
-            return Err(bad("a spare float32 normal, which this crate never keeps".into()));
+            return Err(bad(
+                "a spare float32 normal, which this crate never keeps".into()
+            ));
         }
         Ok(Generator {
             twister,
