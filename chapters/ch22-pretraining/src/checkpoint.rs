@@ -249,7 +249,10 @@ impl Checkpoint {
             decay_steps: count("decay_steps")?,
             weight_decay: number("weight_decay")?,
             betas: (number("beta1")?, number("beta2")?),
-            grad_clip: number("grad_clip")? as f32,
+            // Read as the float32 it was written from, not through a float64.
+            grad_clip: get("grad_clip")?
+                .parse()
+                .map_err(|_| bad(&path, "grad_clip is not a number"))?,
         };
         // A model of the saved sizes, its drawn weights replaced by the saved ones (the
         // draws do not matter: the generator's state is put back after).

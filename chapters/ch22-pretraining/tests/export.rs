@@ -146,3 +146,22 @@ fn a_save_never_overwrites_files_it_did_not_write() {
     assert!(error.to_string().contains("llama"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_config_that_does_not_match_the_weights_is_an_error_naming_the_tensor() {
+    let dir = fresh_dir("export-mismatch");
+    save(&dir, 1);
+    let path = dir.join("config.json");
+    let text = std::fs::read_to_string(&path).expect("the config");
+    let wider =
+        text.replace("\"intermediate_size\": 88", "\"intermediate_size\": 96");
+    assert_ne!(wider, text, "the config names the SwiGLU's width");
+    std::fs::write(&path, wider).expect("written");
+    let error = load(&dir, |_, _| {}).err().expect("refused").to_string();
+    assert!(error.contains("mlp.gate_proj.weight"), "{error}");
+    assert!(
+        error.contains("[88, 32]") && error.contains("[96, 32]"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
