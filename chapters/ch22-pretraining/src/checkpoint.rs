@@ -139,13 +139,15 @@ impl Checkpoint {
         let mut tensors = self.tensors();
         // Sorted by name, the order `read` checks them in.
         tensors.sort_by(|a, b| a.0.cmp(&b.0));
-        let digest =
-            checksum(tensors.iter().map(|(n, _, _, b)| (n.as_str(), &b[..])));
         let mut metadata: HashMap<String, String> = self
             .metadata()
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();
+        let digest = checksum(
+            &metadata,
+            tensors.iter().map(|(n, _, _, b)| (n.as_str(), &b[..])),
+        );
         metadata.insert("sha256".into(), digest);
         let views = tensors
             .iter()
@@ -198,6 +200,7 @@ impl Checkpoint {
             .map(|n| file.tensor(n).map_err(|e| bad(&path, e)))
             .collect::<Result<Vec<_>>>()?;
         let digest = checksum(
+            &meta,
             names
                 .iter()
                 .map(String::as_str)
@@ -206,7 +209,7 @@ impl Checkpoint {
         if digest != get("sha256")? {
             return Err(bad(
                 &path,
-                "altered: its tensors do not match the checksum they were saved with",
+                "altered: its settings or tensors do not match the checksum they were saved with",
             ));
         }
         let view = |name: &str| {
@@ -359,14 +362,27 @@ fn run_fields(
     ]
 }
 
-/// SHA-256 of the tensors' names and bytes, in the order given (by name), as hexadecimal.
+/// SHA-256 of the metadata (but its own `sha256`), sorted by key, then of the tensors'
+/// names and bytes in the order given (by name), as hexadecimal. Each piece is preceded
+/// by its length, so that no two different checkpoints hash the same bytes.
 fn checksum<'a, B: AsRef<[u8]>>(
+    metadata: &HashMap<String, String>,
     tensors: impl Iterator<Item = (&'a str, B)>,
 ) -> String {
     let mut hash = Sha256::new();
+    let mut piece = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    };
+    let mut keys: Vec<&String> = metadata.keys().filter(|k| *k != "sha256").collect();
+    keys.sort();
+    for key in keys {
+        piece(key.as_bytes());
+        piece(metadata[key].as_bytes());
+    }
     for (name, bytes) in tensors {
-        hash.update(name.as_bytes());
-        hash.update(bytes.as_ref());
+        piece(name.as_bytes());
+        piece(bytes.as_ref());
     }
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

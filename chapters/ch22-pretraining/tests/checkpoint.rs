@@ -140,6 +140,18 @@ fn a_checkpoint_cut_short_or_altered_is_an_error_naming_the_file() {
     let message = resume_error(&dir, &config, &settings);
     assert!(message.contains("altered"), "{message}");
     assert!(message.contains(CHECKPOINT_FILE), "{message}");
+    // The step in its settings changed ("step":"4" to "step":"5", the same length).
+    let header_len =
+        u64::from_le_bytes(good[..8].try_into().expect("8 bytes")) as usize;
+    let header = String::from_utf8_lossy(&good[8..8 + header_len]).into_owned();
+    let at = header
+        .find("\"step\":\"4\"")
+        .expect("the step in the metadata");
+    let mut moved = good.clone();
+    moved[8 + at + 8] = b'5';
+    std::fs::write(&path, &moved).expect("altered");
+    let message = resume_error(&dir, &config, &settings);
+    assert!(message.contains("altered"), "a changed step: {message}");
     let _ = std::fs::remove_dir_all(&dir);
     let message = resume_error(&dir, &config, &settings);
     assert!(
