@@ -257,9 +257,12 @@ impl Checkpoint {
                 .parse()
                 .map_err(|_| bad(&path, "grad_clip is not a number"))?,
         };
-        // A model of the saved sizes, its drawn weights replaced by the saved ones (the
-        // draws do not matter: the generator's state is put back after).
-        let mut model = Model::new(arch, &config)?;
+        // A model of the saved sizes, its drawn weights replaced by the saved ones; the
+        // default generator is put back as it was, so reading moves no run's draws.
+        let generator = get_rng_state();
+        let model = Model::new(arch, &config);
+        set_rng_state(&generator)?;
+        let mut model = model?;
         let param_names: Vec<String> = model
             .named_parameters()
             .into_iter()

@@ -203,6 +203,14 @@ fn a_run_that_fails_keeps_its_last_good_checkpoint() {
     assert!(error.to_string().contains("last checkpoint"), "{error}");
     let after = std::fs::read(dir.join(CHECKPOINT_FILE)).expect("still there");
     assert!(before == after, "the good checkpoint was replaced");
+    // Reading a checkpoint draws nothing from the default generator.
+    manual_seed(21);
+    let generator = shared::rng::get_rng_state();
+    Checkpoint::read(&dir).expect("readable");
+    assert!(
+        shared::rng::get_rng_state() == generator,
+        "reading moved the generator"
+    );
     let run = resume(&dir, Arch::Llama, &config, &settings, "char")
         .expect("still resumable");
     assert_eq!(run.step, 4);
