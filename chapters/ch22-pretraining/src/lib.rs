@@ -32,7 +32,12 @@
 //!   order, for the last bits;
 //! - [`batches`]: nanoGPT's `get_batch`;
 //! - [`clip`]: the gradients clipped to a global norm;
-//! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation.
+//! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation;
+//! - [`checkpoint`]: a run saved and resumed with the same losses, written through
+//!   [`files`] so that a failed run loses nothing;
+//! - [`export`]: the trained Llama in the Hugging Face Hub's layout, which transformers
+//!   and chapter 20 read;
+//! - [`save_flags`]: the command line's `--save`, `--checkpoint` and `--resume`.
 
 pub mod arithmetic;
 pub mod backward;
@@ -40,12 +45,16 @@ pub mod baselines;
 pub mod batches;
 pub mod bpe;
 pub mod chars;
+pub mod checkpoint;
 pub mod clip;
 pub mod config;
 pub mod data;
+pub mod export;
+pub mod files;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;
+pub mod save_flags;
 pub mod setup;
 pub mod tokenizer_json;
 pub mod train;

@@ -26,6 +26,7 @@ mod integers;
 mod mt19937;
 mod multinomial;
 mod normal;
+mod state;
 mod uniform;
 
 #[cfg(test)]
@@ -37,6 +38,7 @@ use std::fmt;
 pub use dropout::dropout_in_place;
 pub use init::{linear_bias_bound, linear_weight_bound};
 pub use integers::{f_randint, randint};
+pub use state::{STATE_BYTES, get_rng_state, set_rng_state};
 
 use mt19937::Mt19937;
 
@@ -49,7 +51,8 @@ const DEFAULT_SEED: u64 = 67_280_421_310_721;
 ///
 /// The drawing methods live next to the recipe they implement: [`Generator::fill_uniform`] in
 /// `uniform.rs`, [`Generator::fill_normal`] in `normal.rs`, [`Generator::fill_bernoulli`] in
-/// `dropout.rs`. Cloning a generator saves its state, like `torch.get_rng_state()`.
+/// `dropout.rs`. Cloning a generator saves its state; [`Generator::get_state`] writes it as
+/// `torch.get_rng_state()`'s bytes (`state.rs`).
 #[derive(Clone)]
 pub struct Generator {
     twister: Mt19937,

@@ -7,7 +7,7 @@
 //! `init_genrand`.
 
 /// Number of 32-bit words in the state.
-const N: usize = 624;
+pub(super) const N: usize = 624;
 /// Offset of the word that the twist mixes in.
 const M: usize = 397;
 /// The twist matrix's last row, applied when the shifted-in word is odd.
@@ -17,12 +17,16 @@ const UPPER_MASK: u32 = 0x8000_0000;
 /// ... and the low 31 bits of the next.
 const LOWER_MASK: u32 = 0x7FFF_FFFF;
 
-/// A Mersenne Twister state: the 624 words and the index of the next one to read.
+/// A Mersenne Twister state: the 624 words, the index of the next one to read, and how many
+/// draws are left before the next twist, counted as PyTorch's `at::mt19937` counts them (its
+/// `next_` and `left_`, which `torch.get_rng_state()` saves).
 #[derive(Clone)]
 pub(super) struct Mt19937 {
     words: [u32; N],
-    /// Index of the next word to temper; `N` means "twist before the next draw".
-    pos: usize,
+    /// Index of the next word to temper.
+    next: usize,
+    /// One more than the words left before a twist: 1 means "twist before the next draw".
+    left: usize,
 }
 
 impl Mt19937 {
@@ -38,16 +42,21 @@ impl Mt19937 {
                 .wrapping_add(i as u32);
         }
         // The first draw twists the freshly seeded table before reading from it.
-        Self { words, pos: N }
+        Self {
+            words,
+            next: 0,
+            left: 1,
+        }
     }
 
     /// One tempered 32-bit output.
     pub(super) fn next_u32(&mut self) -> u32 {
-        if self.pos == N {
+        self.left -= 1;
+        if self.left == 0 {
             self.twist();
         }
-        let mut y = self.words[self.pos];
-        self.pos += 1;
+        let mut y = self.words[self.next];
+        self.next += 1;
         y ^= y >> 11;
         y ^= (y << 7) & 0x9D2C_5680;
         y ^= (y << 15) & 0xEFC6_0000;
@@ -65,7 +74,25 @@ impl Mt19937 {
             let odd = if next & 1 == 1 { MATRIX_A } else { 0 };
             self.words[i] = self.words[(i + M) % N] ^ (y >> 1) ^ odd;
         }
-        self.pos = 0;
+        self.next = 0;
+        self.left = N;
+    }
+
+    /// The state as `at::mt19937` keeps it: the 624 words, `next_` and `left_`.
+    pub(super) fn parts(&self) -> (&[u32; N], usize, usize) {
+        (&self.words, self.next, self.left)
+    }
+
+    /// A state from its parts, if they can be one: `left` in `1..=N`, and `next` where
+    /// `left` puts it (`N + 1 − left`; a freshly seeded table, `left` 1, reads 0 too).
+    pub(super) fn from_parts(
+        words: [u32; N],
+        next: usize,
+        left: usize,
+    ) -> Option<Self> {
+        let consistent = (1..=N).contains(&left)
+            && (next == N + 1 - left || (left == 1 && next == 0));
+        consistent.then_some(Self { words, next, left })
     }
 }
 

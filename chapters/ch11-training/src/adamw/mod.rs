@@ -65,6 +65,19 @@ impl AdamW {
         }
     }
 
+    /// `m` and `v` of every parameter, in the order `step` receives them (none before the
+    /// first step): with `steps`, what a checkpoint keeps of the optimizer.
+    pub fn moments(&self) -> &[(Vec<f32>, Vec<f32>)] {
+        &self.moments
+    }
+
+    /// Puts back the step count and moments a checkpoint kept, so the next step is the one
+    /// an uninterrupted run would take.
+    pub fn restore(&mut self, steps: u32, moments: Vec<(Vec<f32>, Vec<f32>)>) {
+        self.steps = steps;
+        self.moments = moments;
+    }
+
     /// The constants of step `t` (counted from 1), computed in f64 as PyTorch's Python
     /// code computes them, then rounded to f32.
     // ANCHOR: step_constants
