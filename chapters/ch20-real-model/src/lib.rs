@@ -19,11 +19,14 @@
 //! - [`loader`]: finding and opening a model;
 //! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed;
 //! - [`sink`], [`lookup`], [`heads`]: attention sinks, prompt lookup's draft and induction
-//!   heads, measured on the model.
+//!   heads, measured on the model;
+//! - [`ablation`] and [`streaming`] (`--interventions`): heads switched off, and a window
+//!   that evicts the sink, to see what the model loses.
 //!
 //! The exercises' own modules: [`interleave`] (the converter's direction of [`unpermute`]),
 //! [`eviction`] (what a sliding window drops), [`induction_key`] and [`speed`].
 
+pub mod ablation;
 pub mod chat;
 pub mod cli;
 pub mod config;
@@ -46,6 +49,7 @@ pub mod setup;
 pub mod sink;
 #[cfg_attr(feature = "exercise", path = "../exercises/speed.rs")]
 pub mod speed;
+pub mod streaming;
 pub mod tokenizer;
 pub mod unpermute;
 pub mod weights;
