@@ -53,7 +53,12 @@ impl Ablation {
     /// # Shapes
     /// `merged_heads`: `[batch, tokens, n_heads · head_dim]`. Returns the same shape.
     // ANCHOR: apply
-    pub fn apply(&self, layer: usize, merged_heads: &Tensor, head_dim: usize) -> Tensor {
+    pub fn apply(
+        &self,
+        layer: usize,
+        merged_heads: &Tensor,
+        head_dim: usize,
+    ) -> Tensor {
         let width = merged_heads.size(-1);
         let ablated: Vec<bool> = (0..width)
             .map(|column| self.heads.contains(&(layer, column / head_dim)))

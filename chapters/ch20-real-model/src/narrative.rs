@@ -5,12 +5,10 @@ use ch15_modern_layer::model::generate_cached;
 use ch15_modern_layer::setup::samplers;
 use ch17_inference::ledger::{Cached, ModelCard};
 use ch19_induction_heads::scores::mean_weight_at_offset;
-use course::narrative::{Narrative, Seed};
+use course::narrative::{Narrative, Seed, Step};
 use shared::{Result, manual_seed};
 
-use crate::ablation::{
-    Ablation, Replacement, forward_with_ablation, random_head,
-};
+use crate::ablation::{Ablation, Replacement, forward_with_ablation, random_head};
 use crate::chat::{conversation, render};
 use crate::cli::{Options, load_with_progress};
 use crate::generate::{Choice, Limits, as_batch, generate};
@@ -384,14 +382,26 @@ fn ablations(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
     let name = |(layer, head): (usize, usize)| format!("{layer}.{head}");
     let rows = [
         ("none".to_string(), vec![]),
-        (format!("{} (induction)", name(INDUCTION_HEAD)), vec![INDUCTION_HEAD]),
-        (format!("{} (previous token)", name(previous)), vec![previous]),
-        (format!("{} (previous token)", name(other_previous)), vec![other_previous]),
+        (
+            format!("{} (induction)", name(INDUCTION_HEAD)),
+            vec![INDUCTION_HEAD],
+        ),
+        (
+            format!("{} (previous token)", name(previous)),
+            vec![previous],
+        ),
+        (
+            format!("{} (previous token)", name(other_previous)),
+            vec![other_previous],
+        ),
         (
             format!("{} and {}", name(INDUCTION_HEAD), name(previous)),
             vec![INDUCTION_HEAD, previous],
         ),
-        (format!("{} (control, at random)", name(control)), vec![control]),
+        (
+            format!("{} (control, at random)", name(control)),
+            vec![control],
+        ),
     ];
     let (layer, head) = INDUCTION_HEAD;
     // The loss on the repeat, and the induction head's score, with `heads` ablated.
@@ -400,9 +410,13 @@ fn ablations(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
             heads: heads.to_vec(),
             replacement,
         };
-        let (logits, maps) = forward_with_ablation(&m.model, &ids, &m.recipe, &ablation);
+        let (logits, maps) =
+            forward_with_ablation(&m.model, &ids, &m.recipe, &ablation);
         let score = mean_weight_at_offset(&maps[layer], half - 1, half)[head];
-        format!("{:.2} ({score:.2})", mean_loss(&logits, &ids, half..2 * half))
+        format!(
+            "{:.2} ({score:.2})",
+            mean_loss(&logits, &ids, half..2 * half)
+        )
     };
     let step = story.step("Ablating heads");
     step.print(format!(
@@ -412,7 +426,10 @@ fn ablations(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
         "loss on the repeat (and {}'s induction score) with heads ablated:",
         name(INDUCTION_HEAD)
     ))
-    .print(format!("{:<28} {:>13} {:>13}", "heads ablated", "zero", "mean"));
+    .print(format!(
+        "{:<28} {:>13} {:>13}",
+        "heads ablated", "zero", "mean"
+    ));
     for (label, heads) in &rows {
         let zero = measure(heads, Replacement::Zero);
         // With no head ablated the two columns are the same run.
@@ -423,17 +440,22 @@ fn ablations(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
         };
         step.print(format!("{label:<28} {zero:>13} {mean:>13}"));
     }
-    // The induction head's weights on a short repeat, before and after its previous-token
-    // heads are switched off (its own ablation would not change them: only its output).
+    induction_head_heatmaps(step, m, seed)
+}
+
+/// The induction head's weights on a short repeat, before and after its previous-token
+/// heads are switched off (its own ablation would not change them: only its output), for
+/// `--heatmaps`.
+fn induction_head_heatmaps(step: &mut Step, m: &Loaded, seed: Seed) -> Result<()> {
+    let bos = m.bos.map_or(1, i64::from);
     let short = repeated_tokens(1, HEATMAP_HALF, bos, seed.or(SEED));
-    let labels: Vec<String> = short
-        .to_vec()
-        .iter()
-        .map(|&i| decode(&m.tokenizer, &[i as u32]).unwrap_or_default())
-        .collect();
+    let (layer, head) = INDUCTION_HEAD;
     for (title, heads) in [
         ("as trained", vec![]),
-        ("previous-token heads zero-ablated", PREVIOUS_TOKEN_HEADS.to_vec()),
+        (
+            "previous-token heads zero-ablated",
+            PREVIOUS_TOKEN_HEADS.to_vec(),
+        ),
     ] {
         let ablation = Ablation {
             heads,
@@ -441,12 +463,7 @@ fn ablations(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
         };
         let (_, maps) = forward_with_ablation(&m.model, &short, &m.recipe, &ablation);
         let weights = maps[layer].select(0, 0).select(0, head as i64);
-        step.heatmap(
-            &format!("head {}, {title}", name(INDUCTION_HEAD)),
-            &weights,
-            &labels,
-            &labels,
-        )?;
+        step.heatmap_indexed(&format!("head {layer}.{head}, {title}"), &weights)?;
     }
     Ok(())
 }

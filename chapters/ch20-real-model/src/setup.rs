@@ -37,7 +37,7 @@ pub const INDUCTION_HEAD: (usize, usize) = (18, 6);
 /// The two strongest previous-token heads, either of which may feed it.
 pub const PREVIOUS_TOKEN_HEADS: [(usize, usize); 2] = [(16, 0), (11, 1)];
 /// Random tokens in each half of the short repeat whose heatmaps `--heatmaps` draws.
-pub const HEATMAP_HALF: usize = 10;
+pub const HEATMAP_HALF: usize = 8;
 /// The text whose perplexity the chapter measures: two paragraphs of this book's page
 /// "Why attention?", as plain text.
 pub const PARAGRAPH: &str = include_str!("../texts/why-attention.txt");

@@ -5,7 +5,9 @@
 mod common;
 
 use ch15_modern_layer::{Recipe, TinyModel};
-use ch20_real_model::ablation::{Ablation, Replacement, forward_with_ablation, random_head};
+use ch20_real_model::ablation::{
+    Ablation, Replacement, forward_with_ablation, random_head,
+};
 use ch20_real_model::generate::as_batch;
 use ch20_real_model::heads::attention_maps;
 use ch20_real_model::loader::{Loaded, load};
@@ -70,7 +72,8 @@ fn zero_ablating_every_head_of_a_layer_skips_its_attention() {
             heads: all_heads(&m.model, &[layer]),
             replacement: Replacement::Zero,
         };
-        let (logits, _) = forward_with_ablation(&m.model, &ids(), &m.recipe, &ablation);
+        let (logits, _) =
+            forward_with_ablation(&m.model, &ids(), &m.recipe, &ablation);
         let want = forward_skipping_attention(&m.model, &ids(), &m.recipe, layer);
         assert_bits(&logits, &want, &format!("layer {layer}'s heads zeroed"));
     }
@@ -106,12 +109,20 @@ fn ablation_leaves_the_earlier_layers_weights_alone() {
         heads: vec![(1, 2)],
         replacement: Replacement::Zero,
     };
-    let (logits, maps) = forward_with_ablation(&m.model, &ids(), &m.recipe, &ablation);
+    let (logits, maps) =
+        forward_with_ablation(&m.model, &ids(), &m.recipe, &ablation);
     let (_, want_maps) = attention_maps(&m.model, &ids(), &m.recipe);
     assert_bits(&maps[0], &want_maps[0], "layer 0's weights");
-    assert_bits(&maps[1], &want_maps[1], "layer 1's own weights (only its output goes)");
+    assert_bits(
+        &maps[1],
+        &want_maps[1],
+        "layer 1's own weights (only its output goes)",
+    );
     let (want, _) = m.model.forward(&ids(), &m.recipe);
-    assert!((&logits - &want).abs().max().item() > 1e-4, "head 1.2 ablated changed nothing");
+    assert!(
+        (&logits - &want).abs().max().item() > 1e-4,
+        "head 1.2 ablated changed nothing"
+    );
 }
 
 /// Merged heads whose head `constant` gives the same output at every position: values of
@@ -145,9 +156,8 @@ fn mean_ablation_of_a_constant_head_changes_nothing() {
 #[test]
 fn random_head_avoids_the_named_heads() {
     manual_seed(0);
-    let named: Vec<(usize, usize)> = (0..2)
-        .flat_map(|l| (0..3).map(move |h| (l, h)))
-        .collect();
+    let named: Vec<(usize, usize)> =
+        (0..2).flat_map(|l| (0..3).map(move |h| (l, h))).collect();
     // Of 2 layers of 3 heads, five are named: the draw can only land on the sixth.
     for _ in 0..20 {
         assert_eq!(random_head(2, 3, &named[..5]), (1, 2));
@@ -160,14 +170,21 @@ fn a_window_as_long_as_the_text_is_full_attention() {
     let n = ids().size(1);
     let layers = m.model.layers.len();
     let recipe = streaming_recipe(&m.recipe, layers, n, 0);
-    assert!((0..layers).all(|l| recipe.window_of(l) == Some(n)), "every layer local");
+    assert!(
+        (0..layers).all(|l| recipe.window_of(l) == Some(n)),
+        "every layer local"
+    );
     let (logits, _) = m.model.forward(&ids(), &recipe);
     let (want, _) = m.model.forward(&ids(), &m.recipe);
     assert_bits(&logits, &want, "a window of the whole text");
     // A window of 3 changes the predictions from position 3 on, and not before.
     let narrow = streaming_recipe(&m.recipe, layers, 3, 0);
     let (logits, _) = m.model.forward(&ids(), &narrow);
-    assert_bits(&logits.narrow(1, 0, 3), &want.narrow(1, 0, 3), "inside the window");
+    assert_bits(
+        &logits.narrow(1, 0, 3),
+        &want.narrow(1, 0, 3),
+        "inside the window",
+    );
     assert!(
         (perplexity(&m.model, &ids(), &narrow, 3..n - 1)
             - perplexity(&m.model, &ids(), &m.recipe, 3..n - 1))
@@ -188,8 +205,14 @@ fn mean_loss_is_minus_the_log_probability_of_the_next_token() {
         vec![0.0, 0.0, 0.0, 20.0, 20.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         &[1, 3, 4],
     );
-    assert!(mean_loss(&logits, &ids, 0..1) < 1e-6, "token 3 expected at 0");
-    assert!(mean_loss(&logits, &ids, 1..2) > 19.0, "token 0 expected at 1, 1 came");
+    assert!(
+        mean_loss(&logits, &ids, 0..1) < 1e-6,
+        "token 3 expected at 0"
+    );
+    assert!(
+        mean_loss(&logits, &ids, 1..2) > 19.0,
+        "token 0 expected at 1, 1 came"
+    );
 }
 
 proptest! {
