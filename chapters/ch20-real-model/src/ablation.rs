@@ -68,7 +68,7 @@ impl Ablation {
         }
         let replacement = match self.replacement {
             Replacement::Zero => merged_heads.zeros_like(),
-            // [1, 1, width]: each column's mean over the batch's sequences and positions.
+            // [1, 1, width]: each column's mean over every sequence and position.
             Replacement::Mean => merged_heads.mean_dim(0, true).mean_dim(1, true),
         };
         where_(

@@ -24,7 +24,8 @@
 //!   that evicts the sink, to see what the model loses.
 //!
 //! The exercises' own modules: [`interleave`] (the converter's direction of [`unpermute`]),
-//! [`eviction`] (what a sliding window drops), [`induction_key`] and [`speed`].
+//! [`eviction`] (what a sliding window drops), [`induction_key`], [`speed`] and
+//! [`resample`] (a head switched off with its output on other tokens).
 
 pub mod ablation;
 pub mod chat;
@@ -45,6 +46,8 @@ pub mod lookup;
 pub mod model;
 pub mod narrative;
 pub mod reference;
+#[cfg_attr(feature = "exercise", path = "../exercises/resample.rs")]
+pub mod resample;
 pub mod setup;
 pub mod sink;
 #[cfg_attr(feature = "exercise", path = "../exercises/speed.rs")]
