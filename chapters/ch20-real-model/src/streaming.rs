@@ -5,7 +5,7 @@
 //! layers say which: query `i` sees the last `window` keys, and StreamingLLM's first
 //! `sink_tokens` keys beside them ([`sees`](ch15_modern_layer::attention::sees)). Making
 //! every one of the model's layers such a local layer and scoring a text shows what the
-//! evicted keys were worth: the first token, which holds so much of every layer's
+//! evicted keys were worth: the first token, which holds so much of most layers'
 //! attention, turns out to matter far more than its words.
 //!
 //! The keys keep their positions in the text (chapter 15's cache stores them rotated by
