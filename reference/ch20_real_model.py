@@ -16,6 +16,11 @@
         every number computed by transformers on the real model (default: $ATTN_MODEL, else
         models/SmolLM2-135M-Instruct.Q4_1.gguf; default seed 0, the chapter's). Progress
         goes to stderr.
+    python reference/ch20_real_model.py --interventions [--seed S] [--model GGUF]
+        What `cargo run -p ch20-real-model -- --interventions --seed S` prints: the loss on
+        repeated random tokens with heads ablated (forward pre-hooks on `o_proj` replace a
+        head's columns), and the perplexity of a paragraph of the book when every layer keeps
+        only a window of keys, with and without sink tokens (chapter 15's rule as the mask).
 
 transformers runs in float32 on one thread with eager attention. Its one patch, in every
 comparison: the RoPE tables are computed as the course computes them (chapter 15), each
@@ -690,19 +695,160 @@ def narrative(path, seed):
     print()
 
 
+# --- `--interventions`: heads ablated, and a window without its sink ------------------------
+
+# The chapter's choices (chapters/ch20-real-model/src/setup.rs).
+INDUCTION_HEAD = (18, 6)
+PREVIOUS_TOKEN_HEADS = [(16, 0), (11, 1)]
+PARAGRAPH = os.path.join(HERE, "..", "chapters", "ch20-real-model", "texts", "why-attention.txt")
+STREAMING_WINDOW, STREAMING_SINKS = 16, 4
+
+
+def ablated(model, heads, replacement):
+    """Forward pre-hooks on the output projections of the layers of `heads` ((layer, head)
+    pairs): each head's columns of the merged heads replaced by zeros or by their mean over
+    the batch's sequences and positions. Returns the hooks' handles, to remove them."""
+    head_dim = model.config.hidden_size // model.config.num_attention_heads
+    by_layer = {}
+    for layer, head in heads:
+        by_layer.setdefault(layer, []).append(head)
+
+    def hook_for(layer_heads):
+        def hook(module, args):
+            x = args[0].clone()
+            for head in layer_heads:
+                columns = slice(head * head_dim, (head + 1) * head_dim)
+                x[..., columns] = 0.0 if replacement == "zero" else x[..., columns].mean((0, 1))
+            return (x,)
+        return hook
+
+    return [model.model.layers[layer].self_attn.o_proj.register_forward_pre_hook(hook_for(hs))
+            for layer, hs in by_layer.items()]
+
+
+# Chapter 15's rule for a local layer with StreamingLLM's sink tokens: query i sees key j if
+# j <= i and (i - window < j or j < sinks). The keys keep their positions in the text.
+STREAMING = {"window": None, "sinks": 0}
+
+
+def streaming_attention(module, query, key, value, attention_mask, scaling, dropout=0.0, **kwargs):
+    """transformers' eager attention with chapter 15's window-and-sinks mask in place of the
+    causal one."""
+    from transformers.models.llama.modeling_llama import eager_attention_forward
+
+    t = query.shape[2]
+    i, j = torch.arange(t)[:, None], torch.arange(t)[None, :]
+    sees = j <= i
+    if STREAMING["window"] is not None:
+        sees &= (i - STREAMING["window"] < j) | (j < STREAMING["sinks"])
+    mask = torch.zeros(t, t).masked_fill(~sees, torch.finfo(torch.float32).min)
+    return eager_attention_forward(module, query, key, value, mask[None, None], scaling, dropout)
+
+
+def interventions(path, seed):
+    from transformers import AttentionInterface
+
+    tok, model = load_real(path)
+    patch_rope(model)
+    c = model.config
+    print("# Chapter 20: interventions on a real model")
+    print()
+
+    progress("ablating heads")
+    batch, half = NARRATIVE_INDUCTION_BATCH, NARRATIVE_INDUCTION_HALF
+    torch.manual_seed(seed)
+    random = torch.randint(1000, 40000, (batch, half))
+    bos = c.bos_token_id if c.bos_token_id is not None else 1
+    ids = torch.cat([torch.full((batch, 1), bos), random, random], 1)
+    named = [INDUCTION_HEAD] + PREVIOUS_TOKEN_HEADS
+    # The control: a head drawn at random after the tokens, none of the named ones.
+    while True:
+        drawn = torch.randint(0, c.num_hidden_layers * c.num_attention_heads, (1,)).item()
+        control = (drawn // c.num_attention_heads, drawn % c.num_attention_heads)
+        if control not in named:
+            break
+
+    def name(h):
+        return f"{h[0]}.{h[1]}"
+
+    previous, other = PREVIOUS_TOKEN_HEADS
+    rows = [("none", []), (f"{name(INDUCTION_HEAD)} (induction)", [INDUCTION_HEAD]),
+            (f"{name(previous)} (previous token)", [previous]),
+            (f"{name(other)} (previous token)", [other]),
+            (f"{name(INDUCTION_HEAD)} and {name(previous)}", [INDUCTION_HEAD, previous]),
+            (f"{name(control)} (control, at random)", [control])]
+    layer, head = INDUCTION_HEAD
+
+    def measure(heads, replacement):
+        handles = ablated(model, heads, replacement)
+        result = model(ids, output_attentions=True)
+        for h in handles:
+            h.remove()
+        lp = torch.log_softmax(result.logits[:, :-1], -1).gather(-1, ids[:, 1:, None])[..., 0].double()
+        a = result.attentions[layer].double()
+        score = a.diagonal(offset=-(half - 1), dim1=-2, dim2=-1)[..., 1:].mean((0, -1))[head].item()
+        return f"{-lp[:, half:].mean().item():.2f} ({score:.2f})"
+
+    print("## Ablating heads")
+    print(f"{batch} sequences of {half} random tokens, each repeated once")
+    print(f"loss on the repeat (and {name(INDUCTION_HEAD)}'s induction score) with heads ablated:")
+    print(f"{'heads ablated':<28} {'zero':>13} {'mean':>13}")
+    for label, heads in rows:
+        zero = measure(heads, "zero")
+        mean = zero if not heads else measure(heads, "mean")
+        print(f"{label:<28} {zero:>13} {mean:>13}")
+    print()
+
+    progress("a window without its sink")
+    with open(PARAGRAPH) as f:
+        text = f.read()
+    ids = torch.tensor([tok.encode(text, add_special_tokens=False)])
+    n = ids.shape[1]
+    AttentionInterface.register("streaming", streaming_attention)
+    model.set_attn_implementation("streaming")
+
+    def losses(window, sinks):
+        STREAMING.update(window=window, sinks=sinks)
+        lp = torch.log_softmax(model(ids).logits[0, :-1], -1).gather(-1, ids[0, 1:, None])[:, 0].double()
+        return -lp
+
+    def ppl(loss):
+        return math.exp(loss.mean().item())
+
+    full = losses(None, 0)
+    past = slice(STREAMING_WINDOW, n - 1)
+    print("## A window without its sink")
+    print(f'two paragraphs of this book ("Why attention?"): {n} tokens')
+    print(f"perplexity over its {n - 1} predictions: {ppl(full):.1f}")
+    print(f"the {n - 1 - STREAMING_WINDOW} predictions past a window of {STREAMING_WINDOW} keys, "
+          "every layer local:")
+    print(f"{'full attention':<40} {ppl(full[past]):>7.1f}")
+    print(f"{'the window alone (first token evicted)':<40} {ppl(losses(STREAMING_WINDOW, 0)[past]):>7.1f}")
+    print(f"{f'the window and {STREAMING_SINKS} sink tokens':<40} "
+          f"{ppl(losses(STREAMING_WINDOW, STREAMING_SINKS)[past]):>7.1f}")
+    print()
+    model.set_attn_implementation("eager")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--fixtures", action="store_true")
     parser.add_argument("--real", metavar="GGUF")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--model", metavar="GGUF", default=None)
+    parser.add_argument("--interventions", action="store_true",
+                        help="heads ablated and a window without its sink, as "
+                             "`cargo run -p ch20-real-model -- --interventions` prints them")
     args = parser.parse_args()
     if args.fixtures:
         fixtures()
     if args.real:
         real(args.real)
-    if not args.fixtures and not args.real:
-        narrative(args.model or default_model(), NARRATIVE_SEED if args.seed is None else args.seed)
+    seed = NARRATIVE_SEED if args.seed is None else args.seed
+    if args.interventions:
+        interventions(args.model or default_model(), seed)
+    elif not args.fixtures and not args.real:
+        narrative(args.model or default_model(), seed)
 
 
 if __name__ == "__main__":

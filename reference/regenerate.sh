@@ -57,6 +57,11 @@ regenerate_ch20() {
     PYTHONHASHSEED=0 "$PYTHON" "$1" --model "$ch20_model" > "$out.tmp"
     mv "$out.tmp" "$out"
     echo "wrote ${out#"$here"/}"
+    # What `cargo run -p ch20-real-model -- --interventions` prints.
+    out="$here/expected/ch20-real-model.interventions.txt"
+    PYTHONHASHSEED=0 "$PYTHON" "$1" --interventions --model "$ch20_model" > "$out.tmp"
+    mv "$out.tmp" "$out"
+    echo "wrote ${out#"$here"/}"
 }
 # Whether CHAPTERS (a list of chapter folder names) is unset or names `chapter`.
 chosen() { # chapter

@@ -38,6 +38,10 @@ pub struct Options {
     /// (or the bytes) it stands for.
     #[arg(long, value_name = "TEXT", conflicts_with_all = ["prompt", "chat"])]
     pub tokenize: Option<String>,
+    /// Print the interventions instead of the narrative: heads ablated (with --heatmaps, the
+    /// induction head's weights before and after), and a window that evicts the sink.
+    #[arg(long, conflicts_with_all = ["prompt", "chat", "tokenize"])]
+    pub interventions: bool,
     /// Stop after N new tokens (or at the end-of-sequence token).
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_new_tokens: usize,

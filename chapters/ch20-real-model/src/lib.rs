@@ -19,11 +19,15 @@
 //! - [`loader`]: finding and opening a model;
 //! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed;
 //! - [`sink`], [`lookup`], [`heads`]: attention sinks, prompt lookup's draft and induction
-//!   heads, measured on the model.
+//!   heads, measured on the model;
+//! - [`ablation`] and [`streaming`] (`--interventions`): heads switched off, and a window
+//!   that evicts the sink, to see what the model loses.
 //!
 //! The exercises' own modules: [`interleave`] (the converter's direction of [`unpermute`]),
-//! [`eviction`] (what a sliding window drops), [`induction_key`] and [`speed`].
+//! [`eviction`] (what a sliding window drops), [`induction_key`], [`speed`] and
+//! [`resample`] (a head switched off with its output on other tokens).
 
+pub mod ablation;
 pub mod chat;
 pub mod cli;
 pub mod config;
@@ -42,10 +46,13 @@ pub mod lookup;
 pub mod model;
 pub mod narrative;
 pub mod reference;
+#[cfg_attr(feature = "exercise", path = "../exercises/resample.rs")]
+pub mod resample;
 pub mod setup;
 pub mod sink;
 #[cfg_attr(feature = "exercise", path = "../exercises/speed.rs")]
 pub mod speed;
+pub mod streaming;
 pub mod tokenizer;
 pub mod unpermute;
 pub mod weights;

@@ -1,4 +1,5 @@
 //! `cargo run -p ch20-real-model`: the chapter's narrative on the real model;
+//! `-- --interventions`: heads ablated and a window without its sink;
 //! `-- --prompt TEXT`, `-- --chat TEXT`, `-- --tokenize TEXT`: the model at work
 //! (`-- --help` lists every option).
 
@@ -15,6 +16,9 @@ fn main() -> ExitCode {
 
 fn main_on_the_pool() -> ExitCode {
     course::cli::chapter_main_with(|seed, options: Options| {
+        if options.interventions {
+            return ch20_real_model::narrative::interventions_with(seed, &options);
+        }
         if !options.is_command() {
             return ch20_real_model::narrative::narrative_with(seed, &options);
         }

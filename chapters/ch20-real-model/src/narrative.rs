@@ -4,9 +4,11 @@ use ch15_modern_layer::TinyModel;
 use ch15_modern_layer::model::generate_cached;
 use ch15_modern_layer::setup::samplers;
 use ch17_inference::ledger::{Cached, ModelCard};
-use course::narrative::{Narrative, Seed};
+use ch19_induction_heads::scores::mean_weight_at_offset;
+use course::narrative::{Narrative, Seed, Step};
 use shared::{Result, manual_seed};
 
+use crate::ablation::{Ablation, Replacement, forward_with_ablation, random_head};
 use crate::chat::{conversation, render};
 use crate::cli::{Options, load_with_progress};
 use crate::generate::{Choice, Limits, as_batch, generate};
@@ -16,6 +18,7 @@ use crate::lookup::speculate_lookup;
 use crate::reference::transformers_last_logits;
 use crate::setup::*;
 use crate::sink::sink_share;
+use crate::streaming::{mean_loss, perplexity, streaming_recipe};
 use crate::tokenizer::{decode, encode};
 
 /// The narrative with the default options.
@@ -349,6 +352,158 @@ fn induction(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
                 .map(|h| name(h, h.previous))
                 .collect::<Vec<_>>()
                 .join(", ")
+        ));
+    Ok(())
+}
+
+/// The interventions (`--interventions`) with the default options.
+pub fn interventions(seed: Seed) -> Result<Narrative> {
+    interventions_with(seed, &Options::default())
+}
+
+/// The interventions, on the model `options.model` names: heads ablated, then a window
+/// without its sink.
+pub fn interventions_with(seed: Seed, options: &Options) -> Result<Narrative> {
+    let m = load_with_progress(options.model.as_ref())?;
+    let mut story = Narrative::new("Chapter 20: interventions on a real model");
+    progress("ablating heads");
+    ablations(&mut story, &m, seed)?;
+    progress("a window without its sink");
+    streaming(&mut story, &m)?;
+    Ok(story)
+}
+
+fn ablations(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
+    let (half, bos) = (INDUCTION_HALF, m.bos.map_or(1, i64::from));
+    let ids = repeated_tokens(INDUCTION_BATCH, half, bos, seed.or(SEED));
+    let [previous, other_previous] = PREVIOUS_TOKEN_HEADS;
+    let named = [INDUCTION_HEAD, previous, other_previous];
+    let control = random_head(m.config.n_layers, m.config.n_heads, &named);
+    let name = |(layer, head): (usize, usize)| format!("{layer}.{head}");
+    let rows = [
+        ("none".to_string(), vec![]),
+        (
+            format!("{} (induction)", name(INDUCTION_HEAD)),
+            vec![INDUCTION_HEAD],
+        ),
+        (
+            format!("{} (previous token)", name(previous)),
+            vec![previous],
+        ),
+        (
+            format!("{} (previous token)", name(other_previous)),
+            vec![other_previous],
+        ),
+        (
+            format!("{} and {}", name(INDUCTION_HEAD), name(previous)),
+            vec![INDUCTION_HEAD, previous],
+        ),
+        (
+            format!("{} (control, at random)", name(control)),
+            vec![control],
+        ),
+    ];
+    let (layer, head) = INDUCTION_HEAD;
+    // The loss on the repeat, and the induction head's score, with `heads` ablated.
+    let measure = |heads: &[(usize, usize)], replacement| {
+        let ablation = Ablation {
+            heads: heads.to_vec(),
+            replacement,
+        };
+        let (logits, maps) =
+            forward_with_ablation(&m.model, &ids, &m.recipe, &ablation);
+        let score = mean_weight_at_offset(&maps[layer], half - 1, half)[head];
+        format!(
+            "{:.2} ({score:.2})",
+            mean_loss(&logits, &ids, half..2 * half)
+        )
+    };
+    let step = story.step("Ablating heads");
+    step.print(format!(
+        "{INDUCTION_BATCH} sequences of {half} random tokens, each repeated once"
+    ))
+    .print(format!(
+        "loss on the repeat (and {}'s induction score) with heads ablated:",
+        name(INDUCTION_HEAD)
+    ))
+    .print(format!(
+        "{:<28} {:>13} {:>13}",
+        "heads ablated", "zero", "mean"
+    ));
+    for (label, heads) in &rows {
+        let zero = measure(heads, Replacement::Zero);
+        // With no head ablated the two columns are the same run.
+        let mean = if heads.is_empty() {
+            zero.clone()
+        } else {
+            measure(heads, Replacement::Mean)
+        };
+        step.print(format!("{label:<28} {zero:>13} {mean:>13}"));
+    }
+    induction_head_heatmaps(step, m, seed)
+}
+
+/// The induction head's weights on a short repeat, before and after its previous-token
+/// heads are switched off (its own ablation would not change them: only its output), for
+/// `--heatmaps`.
+fn induction_head_heatmaps(step: &mut Step, m: &Loaded, seed: Seed) -> Result<()> {
+    let bos = m.bos.map_or(1, i64::from);
+    let short = repeated_tokens(1, HEATMAP_HALF, bos, seed.or(SEED));
+    let (layer, head) = INDUCTION_HEAD;
+    for (title, heads) in [
+        ("as trained", vec![]),
+        (
+            "previous-token heads zero-ablated",
+            PREVIOUS_TOKEN_HEADS.to_vec(),
+        ),
+    ] {
+        let ablation = Ablation {
+            heads,
+            replacement: Replacement::Zero,
+        };
+        let (_, maps) = forward_with_ablation(&m.model, &short, &m.recipe, &ablation);
+        let weights = maps[layer].select(0, 0).select(0, head as i64);
+        step.heatmap_indexed(&format!("head {layer}.{head}, {title}"), &weights)?;
+    }
+    Ok(())
+}
+
+fn streaming(story: &mut Narrative, m: &Loaded) -> Result<()> {
+    let ids = encode(&m.tokenizer, PARAGRAPH)?;
+    let n = ids.len();
+    let batch = as_batch(&ids);
+    let past = STREAMING_WINDOW..n - 1;
+    let (logits, _) = m.model.forward(&batch, &m.recipe);
+    let whole = mean_loss(&logits, &batch, 0..n - 1).exp();
+    let full = mean_loss(&logits, &batch, past.clone()).exp();
+    let layers = m.config.n_layers;
+    let windowed = |sinks| {
+        let recipe = streaming_recipe(&m.recipe, layers, STREAMING_WINDOW, sinks);
+        perplexity(&m.model, &batch, &recipe, past.clone())
+    };
+    story
+        .step("A window without its sink")
+        .print(format!(
+            "two paragraphs of this book (\"Why attention?\"): {n} tokens"
+        ))
+        .print(format!("perplexity over its {} predictions: {whole:.1}", n - 1))
+        .print(format!(
+            "the {} predictions past a window of {STREAMING_WINDOW} keys, every layer local:",
+            past.len()
+        ))
+        .print(format!(
+            "{:<40} {:>7.1}",
+            "full attention", full
+        ))
+        .print(format!(
+            "{:<40} {:>7.1}",
+            "the window alone (first token evicted)",
+            windowed(0)
+        ))
+        .print(format!(
+            "{:<40} {:>7.1}",
+            format!("the window and {STREAMING_SINKS} sink tokens"),
+            windowed(STREAMING_SINKS)
         ));
     Ok(())
 }

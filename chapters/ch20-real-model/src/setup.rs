@@ -29,3 +29,19 @@ pub const SEED: u64 = 0;
 pub const TOP_HEADS: usize = 3;
 /// The induction score above which a head counts as an induction head.
 pub const INDUCTION_THRESHOLD: f64 = 0.4;
+
+// `--interventions`: heads ablated, and a window without its sink.
+
+/// The strongest induction head (layer, head), as the induction step ranks them.
+pub const INDUCTION_HEAD: (usize, usize) = (18, 6);
+/// The two strongest previous-token heads, either of which may feed it.
+pub const PREVIOUS_TOKEN_HEADS: [(usize, usize); 2] = [(16, 0), (11, 1)];
+/// Random tokens in each half of the short repeat whose heatmaps `--heatmaps` draws.
+pub const HEATMAP_HALF: usize = 8;
+/// The text whose perplexity the chapter measures: two paragraphs of this book's page
+/// "Why attention?", as plain text.
+pub const PARAGRAPH: &str = include_str!("../texts/why-attention.txt");
+/// The window of StreamingLLM's experiment, in keys (the query's own included) ...
+pub const STREAMING_WINDOW: usize = 16;
+/// ... and the sink tokens kept beside it.
+pub const STREAMING_SINKS: usize = 4;

@@ -209,3 +209,20 @@ fn the_parser_refuses_prompt_and_chat_together() {
         );
     }
 }
+
+#[test]
+fn the_parser_refuses_interventions_with_a_command() {
+    for command in [["--prompt", "Hi"], ["--chat", "Hi"], ["--tokenize", "Hi"]] {
+        let run = chapter(&[&["--interventions"], command.as_slice()].concat());
+        assert_eq!(
+            run.status.code(),
+            Some(2),
+            "--interventions with {command:?}"
+        );
+        assert!(
+            stderr(&run).contains("cannot be used with"),
+            "{}",
+            stderr(&run)
+        );
+    }
+}

@@ -12,6 +12,7 @@ use ch20_real_model::eviction::evicted_share;
 use ch20_real_model::gguf::GgufFile;
 use ch20_real_model::induction_key::induction_key;
 use ch20_real_model::interleave::interleave_rows;
+use ch20_real_model::resample::resample_ablate;
 use ch20_real_model::speed::decode_speed_bound;
 use ch20_real_model::unpermute::unpermute_rows;
 use common::{Expected, fixture};
@@ -297,5 +298,71 @@ proptest! {
         prop_assert!(base > 0.0);
         prop_assert!((decode_speed_bound(&c, 2.0 * bandwidth, cached) / base - 2.0).abs() < 1e-9);
         prop_assert!(decode_speed_bound(&c, bandwidth, cached + 1000) < base);
+    }
+}
+
+/// Where `resample_ablate` went wrong, said as a place and a source: `None` when every
+/// value of head `head`'s columns is the donor's and every other value the input's.
+fn wrong_resample(
+    ours: &Tensor,
+    merged: &Tensor,
+    donor: &Tensor,
+    head: usize,
+    head_dim: usize,
+) -> Option<String> {
+    if ours.sizes() != merged.sizes() {
+        return Some(format!(
+            "shape {:?}, expected {:?}",
+            ours.sizes(),
+            merged.sizes()
+        ));
+    }
+    let width = merged.size(-1);
+    let (ours, merged, donor) = (ours.to_vec(), merged.to_vec(), donor.to_vec());
+    (0..ours.len()).find_map(|i| {
+        let (row, column) = (i / width, i % width);
+        let (want, from) = if column / head_dim == head {
+            (donor[i], "the donor")
+        } else {
+            (merged[i], "the input")
+        };
+        (ours[i].to_bits() != want.to_bits()).then(|| {
+            format!(
+                "row {row}, column {column} (head {}): {}, expected {want} from {from}",
+                column / head_dim,
+                ours[i]
+            )
+        })
+    })
+}
+
+#[test]
+fn exercise_resample_ablate_takes_only_the_heads_columns() {
+    // 2 sequences of 3 tokens, 3 heads of 2: the input counts up, the donor down.
+    let merged = Tensor::from_vec((0..36).map(|v| v as f32).collect(), &[2, 3, 6]);
+    let donor =
+        Tensor::from_vec((0..36).map(|v| -1.0 - v as f32).collect(), &[2, 3, 6]);
+    for head in 0..3 {
+        let ours = resample_ablate(&merged, &donor, head, 2);
+        if let Some(wrong) = wrong_resample(&ours, &merged, &donor, head, 2) {
+            panic!("head {head} of 3 heads of 2 columns: {wrong}");
+        }
+    }
+    // Its own output as the donor: nothing changes.
+    let same = resample_ablate(&merged, &merged, 1, 2);
+    assert_eq!(same.to_vec(), merged.to_vec(), "the input as its own donor");
+}
+
+proptest! {
+    #![proptest_config(quiet(64))]
+    #[test]
+    fn exercise_resample_ablate_on_random_sizes(batch in 1usize..3, tokens in 1usize..5, heads in 1usize..5, head_dim in 1usize..5, pick in 0usize..5, seed in 0u64..1000) {
+        let head = pick % heads;
+        shared::manual_seed(seed);
+        let shape = [batch, tokens, heads * head_dim];
+        let (merged, donor) = (shared::randn(&shape), shared::randn(&shape));
+        let ours = resample_ablate(&merged, &donor, head, head_dim);
+        let wrong = wrong_resample(&ours, &merged, &donor, head, head_dim);
+        prop_assert!(wrong.is_none(), "batch {batch}, {tokens} tokens, head {head} of {heads} heads of {head_dim}: {}", wrong.unwrap_or_default());
     }
 }

@@ -10,6 +10,10 @@
 //! the tests run only the first seed `SEEDS` lists, in parallel with it;
 //! `scripts/check-seeds.sh` runs the others, and any seed, against the reference script.
 //!
+//! `--interventions` prints a text of its own, compared with
+//! `reference/expected/ch20-real-model.interventions.txt` (the script's `--interventions`),
+//! with a snapshot of each step for the book.
+//!
 //! They need the model file: without it the tests pass with a message, unless
 //! `ATTN_REQUIRE_MODEL=1` (as in CI). The numbers of transformers the first-logits step
 //! prints beside ours are read from `fixtures/real/`, which `tests/real.rs` checks against
@@ -18,7 +22,7 @@
 use std::path::Path;
 
 use ch20_real_model::loader::{default_model_path, how_to_get_it};
-use ch20_real_model::narrative::narrative;
+use ch20_real_model::narrative::{interventions, narrative};
 use course::narrative::{Seed, seed_references};
 use course::platform::{assert_printed, platform};
 
@@ -51,6 +55,25 @@ fn output_equals_transformers() {
         // The snapshots are the reference platform's text, the book's answer key; the text
         // was compared within its digits above.
         eprintln!("snapshots skipped: {platform}");
+        return;
+    }
+    for step in &story.steps {
+        insta::assert_snapshot!(step.slug(), step.text(), &step.title);
+    }
+}
+
+#[test]
+fn interventions_equal_transformers() {
+    if !model_is_here() {
+        return;
+    }
+    let story = interventions(Seed::ARTICLES).expect("the interventions run");
+    assert_printed(
+        &story.to_string(),
+        include_str!("../../../reference/expected/ch20-real-model.interventions.txt"),
+        concat!(env!("CARGO_PKG_NAME"), " --interventions"),
+    );
+    if !platform().is_reference() {
         return;
     }
     for step in &story.steps {
