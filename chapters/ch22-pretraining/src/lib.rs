@@ -19,8 +19,9 @@
 //! - [`setup`]: the chapter's choices.
 //!
 //! With `--features exercise`, one step of byte-pair encoding (`bpe`'s
-//! `most_frequent_pair` and `merge`) and the baselines' add-one smoothing come from
-//! `exercises/` instead, where the learner writes them.
+//! `most_frequent_pair` and `merge`), the baselines' add-one smoothing, RMSNorm's
+//! backward, the tied embedding's gradient and the loss before training
+//! ([`first_loss`]) come from `exercises/` instead, where the learner writes them.
 //!
 //! The models and their training, in reading order:
 //! - [`config`]: the sizes of a model and of a batch (nanoGPT's baby GPT);
@@ -32,20 +33,34 @@
 //!   order, for the last bits;
 //! - [`batches`]: nanoGPT's `get_batch`;
 //! - [`clip`]: the gradients clipped to a global norm;
-//! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation.
+//! - [`first_loss`]: the loss to expect before the first step;
+//! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation;
+//! - [`runs`]: a run with evaluations on fixed batches of both texts;
+//! - [`card`]: the parameters of a model counted by part;
+//! - [`sample`]: text drawn from a model one token at a time;
+//! - [`weights`]: a trained model's weights as safetensors;
+//! - [`encoder`] and [`cli`]: either tokenizer, and the command line's training runs.
 
 pub mod arithmetic;
 pub mod backward;
 pub mod baselines;
 pub mod batches;
 pub mod bpe;
+pub mod card;
 pub mod chars;
+pub mod cli;
 pub mod clip;
 pub mod config;
 pub mod data;
+pub mod encoder;
+#[cfg_attr(feature = "exercise", path = "../exercises/first_loss.rs")]
+pub mod first_loss;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;
+pub mod runs;
+pub mod sample;
 pub mod setup;
 pub mod tokenizer_json;
 pub mod train;
+pub mod weights;

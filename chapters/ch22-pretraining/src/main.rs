@@ -3,8 +3,8 @@
 //! text first: `bash scripts/get-shakespeare.sh`.
 
 fn main() -> std::process::ExitCode {
-    use ch22_pretraining::narrative;
+    use ch22_pretraining::cli;
     use course::process;
     process::keep_freed_memory();
-    process::on_pool_thread(|| course::cli::chapter_main(narrative::narrative))
+    process::on_pool_thread(|| course::cli::chapter_main_with(cli::main))
 }

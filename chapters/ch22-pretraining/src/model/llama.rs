@@ -28,6 +28,8 @@ pub struct Llama {
     pub layers: Vec<Layer>,
     /// The RMSNorm before the head.
     pub norm: RMSNorm,
+    /// The longest sequence it is trained to read (RoPE itself has no limit).
+    pub context: usize,
 }
 // ANCHOR_END: llama
 
@@ -97,6 +99,7 @@ impl Llama {
                 .map(|_| Layer::plain(d, heads, heads, config.swiglu_width()))
                 .collect(),
             norm: RMSNorm::with_options(&[d], Some(EPS), true),
+            context: config.context,
         };
         let names: Vec<String> = model
             .named_parameters()
@@ -160,7 +163,9 @@ impl Llama {
 
     /// Every parameter, mutable, in `named_parameters()` order.
     pub fn parameters_mut(&mut self) -> Vec<&mut Tensor> {
-        let Llama { wte, layers, norm } = self;
+        let Llama {
+            wte, layers, norm, ..
+        } = self;
         let mut all = vec![&mut wte.weight];
         for layer in layers {
             all.extend(layer.parameters_mut());
