@@ -43,9 +43,9 @@ text (drawn with a generator seeded 2027; the training text's, for --train, with
 2026; each batch torch.randint(len(ids) - 64, (12,), generator=g); the 20 losses into a
 float32 tensor, then its mean, as nanoGPT's estimate_loss), and a sample as above.
 
---train [--arch gpt2|llama] [--steps N] runs the full baby budget instead (2000 steps,
+--train [--arch gpt2|llama] [--steps N] [--eval-every N] runs the full baby budget instead (2000 steps,
 warm-up 100 steps, the cosine over the whole run), evaluating before the first step, every
-250 steps and after the last, on the same fixed batches; it prints each evaluation and,
+250 steps (or N) and after the last, on the same fixed batches; it prints each evaluation and,
 with --log PATH, writes them as CSV rows (source pytorch).
 """
 import argparse
@@ -94,6 +94,7 @@ parser.add_argument("--train", action="store_true",
                     help="the full baby run instead of the chapter's steps")
 parser.add_argument("--arch", choices=["gpt2", "llama"], default="gpt2")
 parser.add_argument("--steps", type=int, default=2000)
+parser.add_argument("--eval-every", type=int, default=EVAL_INTERVAL)
 parser.add_argument("--log", metavar="PATH", help="with --train: the evaluations as CSV")
 args = parser.parse_args()
 torch.set_num_threads(1)
@@ -198,7 +199,7 @@ if args.train:
     rows = []
     start = time.perf_counter()
     for it in range(args.steps + 1):
-        if it % EVAL_INTERVAL == 0 or it == args.steps:
+        if it % args.eval_every == 0 or it == args.steps:
             tl, vl = mean_loss(model, train_batches), mean_loss(model, val_batches)
             print(f"step {it:4}: train loss {tl:.4f}, val loss {vl:.4f}", flush=True)
             rows.append(f"pytorch,{args.arch},{args.steps},{it},{tl:.4f},{vl:.4f}")

@@ -47,6 +47,9 @@ pub struct Options {
     /// The learning rate after the warm-up instead of 1e-3.
     #[arg(long, value_name = "LR")]
     pub lr: Option<f64>,
+    /// Evaluates every N steps instead of every 250.
+    #[arg(long, value_name = "N")]
+    pub eval_every: Option<u32>,
     /// Writes the evaluations to PATH as CSV (`source,arch,steps,step,train,val`).
     #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
@@ -77,6 +80,7 @@ fn plan(options: &Options, vocab_size: usize) -> Plan {
     config.context = options.context.unwrap_or(config.context);
     let mut plan = Plan::of(config, options.steps.unwrap_or(budget.steps));
     plan.settings.lr = options.lr.unwrap_or(plan.settings.lr);
+    plan.eval_every = options.eval_every.unwrap_or(plan.eval_every);
     plan
 }
 

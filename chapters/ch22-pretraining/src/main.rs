@@ -1,6 +1,7 @@
-//! `cargo run -p ch22-pretraining`: the text and its baselines, and the two
-//! tokenizers side by side, as the PyTorch reference script prints them. Needs the
-//! text first: `bash scripts/get-shakespeare.sh`.
+//! `cargo run -p ch22-pretraining`: the text and its baselines, the two tokenizers side by
+//! side, the two models' card, a short run of each and a sample of the trained model, as
+//! the PyTorch reference script prints them; `--train` (or `--long`) trains a model for
+//! minutes instead (see `--help`). Needs the text first: `bash scripts/get-shakespeare.sh`.
 
 fn main() -> std::process::ExitCode {
     use ch22_pretraining::cli;

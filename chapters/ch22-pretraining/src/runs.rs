@@ -1,4 +1,4 @@
-//! A run as nanoGPT makes one: training steps, and every [`EVAL_INTERVAL`] steps the
+//! A run as nanoGPT makes one: training steps, and every few hundred steps the
 //! loss on fixed batches of the training and the validation text, so that the two curves
 //! can be read side by side (the gap between them is how much the model learns by heart).
 
@@ -49,6 +49,8 @@ pub struct Plan {
     pub settings: Settings,
     /// Training steps.
     pub steps: u32,
+    /// Steps between two evaluations.
+    pub eval_every: u32,
 }
 
 impl Plan {
@@ -67,9 +69,8 @@ impl Plan {
     /// ([`Settings::short`]).
     pub fn short(vocab_size: usize, steps: u32) -> Plan {
         Plan {
-            config: Config::baby(vocab_size),
             settings: Settings::short(steps),
-            steps,
+            ..Plan::of(Config::baby(vocab_size), steps)
         }
     }
 
@@ -79,6 +80,7 @@ impl Plan {
             config,
             settings: Settings::shakespeare(steps),
             steps,
+            eval_every: EVAL_INTERVAL,
         }
     }
 }
@@ -111,7 +113,7 @@ pub fn evaluation<A: Arithmetic>(
 }
 
 /// Trains `model` for `plan.steps` steps on batches of `data` drawn from the default generator,
-/// and evaluates it before the first step, every [`EVAL_INTERVAL`] steps and after the
+/// and evaluates it before the first step, every `plan.eval_every` steps and after the
 /// last; calls `on_step(step, loss)` after each step and `on_eval(model, evaluation)`
 /// after each evaluation. Returns the evaluations.
 ///
@@ -130,8 +132,9 @@ pub fn run<A: Arithmetic>(
         config,
         settings,
         steps,
+        eval_every,
     } = plan;
-    let steps = *steps;
+    let (steps, eval_every) = (*steps, (*eval_every).max(1));
     model.check_context(config.context)?;
     if steps == 0 {
         return Err(shared::Error::InvalidArgument {
@@ -142,7 +145,7 @@ pub fn run<A: Arithmetic>(
     let mut optimizer = settings.optimizer();
     let mut log = Vec::new();
     for step in 0..=steps {
-        if step % EVAL_INTERVAL == 0 || step == steps {
+        if step % eval_every == 0 || step == steps {
             let evaluation = evaluation::<A>(model, batches, step);
             on_eval(model, &evaluation);
             log.push(evaluation);
@@ -155,4 +158,47 @@ pub fn run<A: Arithmetic>(
         on_step(step, loss);
     }
     Ok(log)
+}
+
+/// One line of a log of evaluations, as `--log PATH` writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogRow {
+    /// Who trained: `ours` or `pytorch`.
+    pub source: String,
+    /// The architecture: `gpt2` or `llama`.
+    pub arch: String,
+    /// The run's steps.
+    pub steps: u32,
+    /// The evaluation.
+    pub evaluation: Evaluation,
+}
+
+/// The rows of a log of evaluations (`source,arch,steps,step,train,val`, a header first).
+pub fn parse_log(csv: &str) -> Result<Vec<LogRow>> {
+    let bad = |line: &str| shared::Error::InvalidArgument {
+        op: "parse_log",
+        detail: format!("expected source,arch,steps,step,train,val, got {line:?}"),
+    };
+    csv.lines()
+        .skip(1)
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            let [source, arch, steps, step, train, val] = fields[..] else {
+                return Err(bad(line));
+            };
+            let number = |s: &str| s.parse::<f32>().map_err(|_| bad(line));
+            let count = |s: &str| s.parse::<u32>().map_err(|_| bad(line));
+            Ok(LogRow {
+                source: source.to_string(),
+                arch: arch.to_string(),
+                steps: count(steps)?,
+                evaluation: Evaluation {
+                    step: count(step)?,
+                    train: number(train)?,
+                    val: number(val)?,
+                },
+            })
+        })
+        .collect()
 }

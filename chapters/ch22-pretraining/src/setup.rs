@@ -27,6 +27,11 @@ pub const SAMPLE_EVERY: u32 = 500;
 /// What a sample starts from: a new line, as a play's text starts its speeches.
 pub const PROMPT: &str = "\n";
 
+/// The text's 84 distinct characters in the order of their ids, the vocabulary of the
+/// trained model, so that it can be read without the text (a test checks them against
+/// the text).
+pub const CHARACTERS: &str = "\n !\"&'()*,-./0123456789:;?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]_abcdefghijklmnopqrstuvwxyz{}";
+
 /// The steps of the trained model the chapter samples from.
 pub const TRAINED_STEPS: u32 = 300;
 /// The trained model the chapter samples from: Llama on characters after

@@ -94,9 +94,7 @@ fn a_learning_rate_that_blows_the_loss_up_stops_the_run_at_once() {
 fn a_sample_needs_a_prompt() {
     manual_seed(1);
     let model = Model::new(Arch::Llama, &Config::tiny(20)).expect("a model");
-    let error = sample(&model, &[], 5, &mut Generator::new(1))
-        .err()
-        .expect("an error");
+    let error = sample(&model, &[], 5, &mut Generator::new(1)).expect_err("an error");
     assert!(error.to_string().contains("prompt"), "{error}");
 }
 

@@ -138,6 +138,19 @@ impl Llama {
     }
     // ANCHOR_END: forward
 
+    /// Every layer's attention weights, where each query looks.
+    ///
+    /// # Shapes
+    /// `ids`: `[batch, tokens]`. Returns one `[batch, heads, tokens, tokens]` per layer,
+    /// the first layer first.
+    pub fn attention_weights(&self, ids: &Tensor<i64>) -> Vec<Tensor> {
+        let (_, tape) = self.forward_with_tape(ids);
+        tape.layers
+            .into_iter()
+            .map(|l| l.attention.weights)
+            .collect()
+    }
+
     /// Every parameter with its name, in `named_parameters()` order.
     pub fn named_parameters(&self) -> Vec<(String, &Tensor)> {
         let mut all = vec![("wte.weight".to_string(), &self.wte.weight)];
