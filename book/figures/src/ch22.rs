@@ -1,6 +1,7 @@
 //! Chapter 22's figures, from the runs the chapter commits: the validation loss of both
-//! architectures as they trained (and PyTorch's GPT-2 on the same batches), and where the
-//! heads of the trained Llama model's last layer look in a line of Twelfth Night.
+//! architectures as they trained from the same seed on the same batches (GPT-2 as PyTorch
+//! trained it, Llama as the chapter did), and where the heads of the trained Llama model's
+//! last layer look in a line of Twelfth Night.
 
 use ch22_pretraining::chars::Chars;
 use ch22_pretraining::config::{Arch, Config};
@@ -30,7 +31,10 @@ pub fn validation_loss() -> LineChart {
             .collect();
         let first = rows
             .iter()
-            .filter(|r| r.source == source && r.arch == arch && r.evaluation.step > 0)
+            .filter(|r| {
+                r.source == source && r.arch == arch && r.steps == TRAINED_STEPS
+            })
+            .filter(|r| r.evaluation.step > 0)
             .map(|r| r.evaluation.step as usize)
             .min()
             .unwrap_or(1);
@@ -45,16 +49,19 @@ pub fn validation_loss() -> LineChart {
         title: "The validation loss, 20 fixed batches",
         y_label: "validation loss",
         curves: vec![
-            curve("gpt2, ours", "ours", "gpt2"),
-            curve("gpt2, PyTorch", "pytorch", "gpt2"),
-            curve("llama, ours", "ours", "llama"),
+            curve("gpt2, trained by PyTorch", "pytorch", "gpt2"),
+            curve("llama, trained by the chapter", "ours", "llama"),
         ],
         x_tick: 50,
         y_tick: 0.1,
     }
 }
 
-/// The four heads of the trained Llama model's last layer over the chapter's line.
+/// How many characters of the chapter's line the heads are drawn over.
+const SHOWN: usize = 20;
+
+/// The four heads of the trained Llama model's last layer over the start of the
+/// chapter's line.
 pub fn trained_heads() -> Figure {
     let chars = Chars::new(CHARACTERS);
     let config = Config::baby(chars.vocab_size());
@@ -63,8 +70,9 @@ pub fn trained_heads() -> Figure {
     let Model::Llama(llama) = &model else {
         unreachable!("built as Llama")
     };
+    let line: String = SAMPLE.chars().take(SHOWN).collect();
     let ids: Vec<i64> = chars
-        .encode(SAMPLE)
+        .encode(&line)
         .expect("the line's characters")
         .into_iter()
         .map(i64::from)
@@ -72,7 +80,7 @@ pub fn trained_heads() -> Figure {
     let tokens = ids.len();
     let weights = llama.attention_weights(&Tensor::from_vec(ids, &[1, tokens]));
     let last = weights.last().expect("four layers").select(0, 0);
-    let labels: Vec<String> = SAMPLE
+    let labels: Vec<String> = line
         .chars()
         .map(|c| {
             if c == ' ' {

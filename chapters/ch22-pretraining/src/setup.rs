@@ -40,7 +40,8 @@ pub const TRAINED_STEPS: u32 = 300;
 /// chapters/ch22-pretraining/data/llama-char.safetensors`), its weights in
 /// `named_parameters()` order as safetensors.
 pub const TRAINED_LLAMA: &[u8] = include_bytes!("../data/llama-char.safetensors");
-/// The evaluations of the trained runs, ours for both architectures and PyTorch's for
-/// GPT-2 (`--log PATH`, and `reference/ch22_pretraining.py --train --log PATH`):
+/// The evaluations of the trained runs: ours of the Llama model above (`--log PATH`),
+/// PyTorch's of GPT-2 from the same seed on the same batches, for as many steps and for
+/// the full 2000 (`reference/ch22_pretraining.py --train --log PATH`):
 /// `source,arch,steps,step,train,val`.
 pub const LOSS_LOG: &str = include_str!("../data/losses.csv");
