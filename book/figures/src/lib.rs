@@ -21,6 +21,7 @@ mod ch14;
 mod ch17;
 mod ch19;
 mod ch20;
+mod ch22;
 pub mod line_chart;
 
 pub use bar_chart::BarChart;
@@ -188,12 +189,18 @@ pub fn figures() -> Vec<Figure> {
     .chain(ch14::figures())
     .chain([ch19::heads_before(), ch19::heads_after()])
     .chain([ch20::sink(), ch20::induction()])
+    .chain([ch22::trained_heads()])
     .collect()
 }
 
 /// Every line chart of the book (see [`line_chart`]), in the order of the chapters.
 pub fn line_charts() -> Vec<LineChart> {
-    vec![ch11::loss_curve(), ch19::loss_curve(), ch19::score_curves()]
+    vec![
+        ch11::loss_curve(),
+        ch19::loss_curve(),
+        ch19::score_curves(),
+        ch22::validation_loss(),
+    ]
 }
 
 /// Every bar chart of the book (see [`bar_chart`]), in the order of the chapters.

@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-/// Which model a [`Config`] builds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which model a [`Config`] builds (`--arch gpt2|llama` on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Arch {
     /// GPT-2 as nanoGPT writes it: LayerNorm, GELU MLP, learned positions.
     Gpt2,
@@ -21,6 +21,24 @@ impl fmt::Display for Arch {
         f.write_str(match self {
             Arch::Gpt2 => "gpt2",
             Arch::Llama => "llama",
+        })
+    }
+}
+
+/// How a run cuts the text into tokens (`--tokenizer char|bpe` on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tokenizer {
+    /// One token per character (nanoGPT's `shakespeare_char`).
+    Char,
+    /// The chapter's byte-pair encoding of 512 tokens.
+    Bpe,
+}
+
+impl fmt::Display for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Tokenizer::Char => "characters",
+            Tokenizer::Bpe => "byte-pair encoding",
         })
     }
 }
@@ -54,6 +72,15 @@ impl Config {
             n_layers: 4,
             n_heads: 4,
             batch: 12,
+        }
+    }
+
+    /// The longer run: the baby GPT with a context of 128 and 16 sequences per step.
+    pub fn long(vocab_size: usize) -> Config {
+        Config {
+            context: 128,
+            batch: 16,
+            ..Config::baby(vocab_size)
         }
     }
 

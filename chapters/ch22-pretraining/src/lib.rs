@@ -19,8 +19,9 @@
 //! - [`setup`]: the chapter's choices.
 //!
 //! With `--features exercise`, one step of byte-pair encoding (`bpe`'s
-//! `most_frequent_pair` and `merge`) and the baselines' add-one smoothing come from
-//! `exercises/` instead, where the learner writes them.
+//! `most_frequent_pair` and `merge`), the baselines' add-one smoothing, RMSNorm's
+//! backward, the tied embedding's gradient and the loss before training
+//! ([`first_loss`]) come from `exercises/` instead, where the learner writes them.
 //!
 //! The models and their training, in reading order:
 //! - [`config`]: the sizes of a model and of a batch (nanoGPT's baby GPT);
@@ -32,7 +33,13 @@
 //!   order, for the last bits;
 //! - [`batches`]: nanoGPT's `get_batch`;
 //! - [`clip`]: the gradients clipped to a global norm;
+//! - [`first_loss`]: the loss to expect before the first step;
 //! - [`train`]: the loss and gradients, AdamW with its schedule, evaluation;
+//! - [`runs`]: a run with evaluations on fixed batches of both texts;
+//! - [`card`]: the parameters of a model counted by part;
+//! - [`sample`]: text drawn from a model one token at a time;
+//! - [`weights`]: a trained model's weights as safetensors;
+//! - [`encoder`] and [`cli`]: either tokenizer, and the command line's training runs;
 //! - [`checkpoint`]: a run saved and resumed with the same losses, written through
 //!   [`files`] so that a failed run loses nothing;
 //! - [`export`]: the trained Llama in the Hugging Face Hub's layout, which transformers
@@ -44,17 +51,25 @@ pub mod backward;
 pub mod baselines;
 pub mod batches;
 pub mod bpe;
+pub mod card;
 pub mod chars;
 pub mod checkpoint;
+pub mod cli;
 pub mod clip;
 pub mod config;
 pub mod data;
+pub mod encoder;
 pub mod export;
 pub mod files;
+#[cfg_attr(feature = "exercise", path = "../exercises/first_loss.rs")]
+pub mod first_loss;
 pub mod model;
 pub mod narrative;
 pub mod pytorch_order;
+pub mod runs;
+pub mod sample;
 pub mod save_flags;
 pub mod setup;
 pub mod tokenizer_json;
 pub mod train;
+pub mod weights;

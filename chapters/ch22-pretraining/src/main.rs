@@ -1,29 +1,13 @@
-//! `cargo run -p ch22-pretraining`: the text and its baselines, and the two
-//! tokenizers side by side, as the PyTorch reference script prints them. Needs the
+//! `cargo run -p ch22-pretraining`: the text and its baselines, the two tokenizers side by
+//! side, the two models' card, a short run of each and a sample of the trained model, as
+//! the PyTorch reference script prints them; `--train` (or `--long`) trains a model for
+//! minutes instead, and `--save DIR`, `--checkpoint DIR`, `--resume DIR` a run whose model
+//! is saved for the Hugging Face ecosystem, or kept and continued (see `--help`). Needs the
 //! text first: `bash scripts/get-shakespeare.sh`.
-//!
-//! `-- --save DIR`, `-- --checkpoint DIR`, `-- --resume DIR`: a run whose model is saved
-//! for the Hugging Face ecosystem, or kept and continued (`-- --help` lists them).
 
 fn main() -> std::process::ExitCode {
-    use ch22_pretraining::narrative;
-    use ch22_pretraining::save_flags::{FileOptions, run};
+    use ch22_pretraining::cli;
     use course::process;
     process::keep_freed_memory();
-    process::on_pool_thread(|| {
-        course::cli::chapter_main_with(|seed, options: FileOptions| {
-            if !options.is_command() {
-                return narrative::narrative(seed);
-            }
-            // The run printed its lines as it went: there is no narrative after it.
-            let code = match run(seed, &options) {
-                Ok(()) => 0,
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    1
-                }
-            };
-            std::process::exit(code)
-        })
-    })
+    process::on_pool_thread(|| course::cli::chapter_main_with(cli::main))
 }

@@ -1,18 +1,30 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch22_pretraining.py`.
 
+use ch19_induction_heads::pytorch_order::PytorchOrder;
 use course::{Narrative, Seed, Step};
-use shared::Result;
+use shared::rng::Generator;
+use shared::{Result, manual_seed};
 
 use crate::baselines::{letter_pairs, letters, uniform};
 use crate::bpe::Bpe;
+use crate::card::{Part, parameters_by_part};
 use crate::chars::Chars;
+use crate::config::{Arch, Config};
 use crate::data::Shakespeare;
-use crate::setup::{BPE_VOCAB, MERGES_SHOWN, SAMPLE, SOURCE};
+use crate::model::Model;
+use crate::runs::{EvalBatches, Plan};
+use crate::sample::sample;
+use crate::setup::{
+    BPE_VOCAB, MERGES_SHOWN, PROMPT, SAMPLE, SAMPLE_CHARS, SAMPLE_SEED, SEED,
+    SHORT_STEPS, SOURCE, TRAINED_LLAMA, TRAINED_STEPS,
+};
+use crate::train::{evaluate, train};
+use crate::weights::load_safetensors;
 
 /// Runs the chapter and returns what it prints. Without the text it prints nothing
 /// and fails with how to get it.
-pub fn narrative(_seed: Seed) -> Result<Narrative> {
+pub fn narrative(seed: Seed) -> Result<Narrative> {
     let data = Shakespeare::load()?;
     let (train, validation) = data.split();
     let chars = Chars::new(&data.text);
@@ -35,9 +47,28 @@ pub fn narrative(_seed: Seed) -> Result<Narrative> {
         &bpe,
         validation,
     )?;
-    // The two models' steps follow here (the other modules of the crate): their card
-    // with the parameters counted by part, a short run beside PyTorch's losses (drawn
-    // with `manual_seed(seed.or(...))`), and a sample.
+    let train = chars.encode(train)?;
+    let validation = chars.encode(validation)?;
+    let config = Config::baby(chars.vocab_size());
+    model_card(
+        story.step("Two models of the same size: the parameters by part"),
+        &config,
+    )?;
+    short_run(
+        story.step("A short run of each, its losses PyTorch's"),
+        seed,
+        &train,
+        &chars,
+    )?;
+    trained(
+        story.step(format!(
+            "The trained model: Llama after {TRAINED_STEPS} steps"
+        )),
+        seed,
+        &train,
+        &validation,
+        &chars,
+    )?;
     Ok(story)
 }
 
@@ -144,4 +175,100 @@ fn print_ids(step: &mut Step, ids: &[u32]) {
         let row: Vec<String> = row.iter().map(u32::to_string).collect();
         step.print(row.join(" "));
     }
+}
+
+/// The two models' parameters by part, side by side.
+fn model_card(step: &mut Step, config: &Config) -> Result<()> {
+    let gpt2 = parameters_by_part(&Model::new(Arch::Gpt2, config)?);
+    let llama = parameters_by_part(&Model::new(Arch::Llama, config)?);
+    step.print(format!(
+        "{} layers, {} heads, width {}, context {}, {} tokens",
+        config.n_layers,
+        config.n_heads,
+        config.d_model,
+        config.context,
+        config.vocab_size
+    ))
+    .print(format!("{:<10} {:>8} {:>8}", "", "gpt2", "llama"));
+    for (i, part) in Part::ALL.iter().enumerate() {
+        step.print(format!(
+            "{:<10} {:>8} {:>8}",
+            part.to_string(),
+            gpt2[i],
+            llama[i]
+        ));
+    }
+    let total = |counts: [usize; 4]| counts.iter().sum::<usize>();
+    step.print(format!(
+        "{:<10} {:>8} {:>8}",
+        "total",
+        total(gpt2),
+        total(llama)
+    ));
+    Ok(())
+}
+
+/// Each model trained for [`SHORT_STEPS`] steps from `manual_seed(seed)`, its losses ten
+/// to a line, and a sample of the Llama model after them.
+fn short_run(
+    step: &mut Step,
+    seed: Seed,
+    train_ids: &[u32],
+    chars: &Chars,
+) -> Result<()> {
+    let plan = Plan::short(chars.vocab_size(), SHORT_STEPS);
+    for arch in [Arch::Gpt2, Arch::Llama] {
+        manual_seed(seed.or(SEED));
+        let mut model = Model::new(arch, &plan.config)?;
+        let losses = train::<PytorchOrder>(
+            &mut model,
+            train_ids,
+            &plan.config,
+            &plan.settings,
+            plan.steps,
+            |_, _| {},
+        )?;
+        step.print(format!("{arch}, {} steps:", plan.steps));
+        for row in losses.chunks(10) {
+            let row: Vec<String> = row.iter().map(|l| format!("{l:.4}")).collect();
+            step.print(row.join(" "));
+        }
+        if arch == Arch::Llama {
+            let prompt = chars.encode(PROMPT)?;
+            let mut sampler = Generator::new(seed.or(SAMPLE_SEED));
+            let text = chars.decode(&sample(
+                &model,
+                &prompt,
+                SAMPLE_CHARS,
+                &mut sampler,
+            )?)?;
+            step.print(format!("a sample of llama after {} steps:", plan.steps))
+                .print(text);
+        }
+    }
+    Ok(())
+}
+
+/// The committed trained Llama: its loss on the fixed validation batches, and a sample.
+fn trained(
+    step: &mut Step,
+    seed: Seed,
+    train_ids: &[u32],
+    validation: &[u32],
+    chars: &Chars,
+) -> Result<()> {
+    let config = Config::baby(chars.vocab_size());
+    let mut model = Model::new(Arch::Llama, &config)?;
+    load_safetensors(&mut model, TRAINED_LLAMA)?;
+    let batches = EvalBatches::new(train_ids, validation, &config)?;
+    step.print(format!(
+        "loss on {} fixed batches of the validation text: {:.4}",
+        batches.val.len(),
+        evaluate::<PytorchOrder>(&model, &batches.val)
+    ));
+    let prompt = chars.encode(PROMPT)?;
+    let mut sampler = Generator::new(seed.or(SAMPLE_SEED));
+    let text = chars.decode(&sample(&model, &prompt, SAMPLE_CHARS, &mut sampler)?)?;
+    step.print("a sample:").print(text);
+    Ok(())
 }

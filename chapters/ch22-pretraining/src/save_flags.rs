@@ -34,13 +34,13 @@ pub struct FileOptions {
     /// Train the llama model with byte-pair encoding, then save it into DIR as the Hugging
     /// Face Hub keeps a model (config.json, model.safetensors, tokenizer.json), for
     /// transformers or chapter 20's --model DIR. DIR must be new, empty, or an earlier save.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["train", "long", "arch", "tokenizer", "steps", "batch", "context", "lr", "eval_every", "log", "weights"])]
     pub save: Option<PathBuf>,
     /// Write a checkpoint of the run into DIR every 250 steps and at the end.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["train", "long", "arch", "tokenizer", "steps", "batch", "context", "lr", "eval_every", "log", "weights"])]
     pub checkpoint: Option<PathBuf>,
     /// Continue the run whose checkpoint is in DIR, and keep its checkpoint there.
-    #[arg(long, value_name = "DIR", conflicts_with = "checkpoint")]
+    #[arg(long, value_name = "DIR", conflicts_with = "checkpoint", conflicts_with_all = ["train", "long", "arch", "tokenizer", "steps", "batch", "context", "lr", "eval_every", "log", "weights"])]
     pub resume: Option<PathBuf>,
 }
 

@@ -154,7 +154,9 @@ pub fn evaluate<A: Arithmetic>(model: &Model, batches: &[Batch]) -> f32 {
 // ANCHOR_END: evaluate
 
 /// One training step at step `step` (from 0): the loss and gradients, the clip, AdamW at
-/// this step's learning rate. Returns the loss before the update.
+/// this step's learning rate. Returns the loss before the update, or an error, before
+/// any weight changes, when the loss or a gradient is not a finite number: the weights
+/// have grown too far (a learning rate too large) and every later step would be NaN.
 ///
 /// # Shapes
 /// `batch`: `[batch, tokens]` inputs and targets.
@@ -165,8 +167,9 @@ pub fn train_step<A: Arithmetic>(
     settings: &Settings,
     step: u32,
     batch: &Batch,
-) -> f32 {
+) -> shared::Result<f32> {
     let (loss, mut grads) = loss_and_gradients::<A>(model, batch);
+    check_finite(model, step, settings.lr_at(step), loss, &grads)?;
     A::clip_grad_norm(&mut grads, settings.grad_clip);
     optimizer.lr = settings.lr_at(step);
     let decays = weight_decays(model, settings.weight_decay);
@@ -177,9 +180,51 @@ pub fn train_step<A: Arithmetic>(
         &decays,
         A::adamw_update,
     );
-    loss
+    Ok(loss)
 }
 // ANCHOR_END: train_step
+
+/// An error naming the step, its learning rate and the largest gradient when the loss or
+/// a gradient is NaN or infinite.
+///
+/// # Shapes
+/// `grads`: in `named_parameters()` order.
+fn check_finite(
+    model: &Model,
+    step: u32,
+    lr: f64,
+    loss: f32,
+    grads: &[Tensor],
+) -> shared::Result<()> {
+    let finite = |v: &f32| v.is_finite();
+    if loss.is_finite() && grads.iter().all(|g| g.to_vec().iter().all(finite)) {
+        return Ok(());
+    }
+    // The largest gradient by size, a NaN counting as the largest of all.
+    let size = |v: f32| if v.is_nan() { f32::INFINITY } else { v.abs() };
+    let (name, largest) = model
+        .named_parameters()
+        .into_iter()
+        .zip(grads)
+        .flat_map(|((name, _), g)| {
+            g.to_vec().into_iter().map(move |v| (name.clone(), v))
+        })
+        .fold((String::new(), 0.0f32), |best, (name, v)| {
+            if size(v) > size(best.1) || best.0.is_empty() {
+                (name, v)
+            } else {
+                best
+            }
+        });
+    Err(shared::Error::InvalidArgument {
+        op: "train_step",
+        detail: format!(
+            "the loss is {loss} at step {step} (learning rate {lr:e}); the largest \
+             gradient is {largest:e}, in {name}: the weights have grown too far, try a \
+             smaller learning rate"
+        ),
+    })
+}
 
 /// Trains `model` for `steps` steps from step 0, each on a fresh batch of
 /// `config.batch` windows of `data` drawn from the default generator; calls
@@ -196,11 +241,12 @@ pub fn train<A: Arithmetic>(
     steps: u32,
     mut on_step: impl FnMut(u32, f32),
 ) -> shared::Result<Vec<f32>> {
+    model.check_context(config.context)?;
     let mut optimizer = settings.optimizer();
     let mut losses = Vec::with_capacity(steps as usize);
     for step in 0..steps {
         let batch = get_batch(data, config.context, config.batch)?;
-        let loss = train_step::<A>(model, &mut optimizer, settings, step, &batch);
+        let loss = train_step::<A>(model, &mut optimizer, settings, step, &batch)?;
         on_step(step, loss);
         losses.push(loss);
     }

@@ -8,10 +8,12 @@ pub mod gpt2;
 pub mod layer_norm;
 pub mod llama;
 pub mod mlp;
+#[cfg_attr(feature = "exercise", path = "../../exercises/rms_norm_backward.rs")]
 pub mod rms_norm;
 pub mod rope;
 pub mod silu;
 pub mod swiglu;
+#[cfg_attr(feature = "exercise", path = "../../exercises/tied_embedding.rs")]
 pub mod tied_embedding;
 
 use shared::Tensor;

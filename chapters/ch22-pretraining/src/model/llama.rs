@@ -28,6 +28,8 @@ pub struct Llama {
     pub layers: Vec<Layer>,
     /// The RMSNorm before the head.
     pub norm: RMSNorm,
+    /// The longest sequence it is trained to read (RoPE itself has no limit).
+    pub context: usize,
 }
 // ANCHOR_END: llama
 
@@ -97,6 +99,7 @@ impl Llama {
                 .map(|_| Layer::plain(d, heads, heads, config.swiglu_width()))
                 .collect(),
             norm: RMSNorm::with_options(&[d], Some(EPS), true),
+            context: config.context,
         };
         let names: Vec<String> = model
             .named_parameters()
@@ -135,6 +138,19 @@ impl Llama {
     }
     // ANCHOR_END: forward
 
+    /// Every layer's attention weights, where each query looks.
+    ///
+    /// # Shapes
+    /// `ids`: `[batch, tokens]`. Returns one `[batch, heads, tokens, tokens]` per layer,
+    /// the first layer first.
+    pub fn attention_weights(&self, ids: &Tensor<i64>) -> Vec<Tensor> {
+        let (_, tape) = self.forward_with_tape(ids);
+        tape.layers
+            .into_iter()
+            .map(|l| l.attention.weights)
+            .collect()
+    }
+
     /// Every parameter with its name, in `named_parameters()` order.
     pub fn named_parameters(&self) -> Vec<(String, &Tensor)> {
         let mut all = vec![("wte.weight".to_string(), &self.wte.weight)];
@@ -160,7 +176,9 @@ impl Llama {
 
     /// Every parameter, mutable, in `named_parameters()` order.
     pub fn parameters_mut(&mut self) -> Vec<&mut Tensor> {
-        let Llama { wte, layers, norm } = self;
+        let Llama {
+            wte, layers, norm, ..
+        } = self;
         let mut all = vec![&mut wte.weight];
         for layer in layers {
             all.extend(layer.parameters_mut());

@@ -67,6 +67,29 @@ impl Model {
         }
     }
 
+    /// The longest sequence the model reads: its position table's length (GPT-2), the
+    /// context it was built for (Llama).
+    pub fn context(&self) -> usize {
+        match self {
+            Model::Gpt2(m) => m.wpe.weight.size(0),
+            Model::Llama(m) => m.context,
+        }
+    }
+
+    /// Checks that `context` tokens fit the model.
+    pub fn check_context(&self, context: usize) -> shared::Result<()> {
+        if context > self.context() {
+            return Err(shared::Error::InvalidArgument {
+                op: "forward",
+                detail: format!(
+                    "a context of {context} tokens is longer than the model's {}",
+                    self.context()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// The architecture.
     pub fn arch(&self) -> Arch {
         match self {
