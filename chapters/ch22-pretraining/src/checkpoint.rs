@@ -425,21 +425,22 @@ pub fn train_until<A: Arithmetic>(
     for step in run.step..steps {
         let batch = get_batch(data, run.config.context, run.config.batch)?;
         let settings = run.settings;
+        // A loss or gradient that is not finite stops the run before the update, with the
+        // step and the largest gradient named; the checkpoint on disk is the last good one.
         let loss = train_step::<A>(
             &mut run.model,
             &mut run.optimizer,
             &settings,
             step,
             &batch,
-        );
-        if !loss.is_finite() {
-            return Err(Error::InvalidArgument {
-                op: "train",
-                detail: format!(
-                    "step {step}: the loss is {loss}; stopped, the last checkpoint (step {last_saved}) kept"
-                ),
-            });
-        }
+        )
+        .map_err(|error| match error {
+            Error::InvalidArgument { op, detail } => Error::InvalidArgument {
+                op,
+                detail: format!("{detail}; the last checkpoint (step {last_saved}) kept"),
+            },
+            other => other,
+        })?;
         run.step = step + 1;
         on_step(run, step, loss);
         losses.push(loss);
