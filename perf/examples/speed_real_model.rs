@@ -33,7 +33,11 @@ fn arg(name: &str, default: usize) -> usize {
 /// The lengths of `--decode-at`, comma-separated (`none` for none).
 fn lengths(name: &str, default: &[usize]) -> Vec<usize> {
     let args = args();
-    match args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)) {
+    match args
+        .iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+    {
         Some(list) => list.split(',').filter_map(|v| v.parse().ok()).collect(),
         None => default.to_vec(),
     }
@@ -46,7 +50,11 @@ fn main() {
 
 /// Seconds of a prefill of `prompt_tokens` tokens (ids 1000, 1001, ..., as the benchmark
 /// script gives transformers), then of `new_tokens` greedy steps after it.
-fn prefill_and_decode(m: &Loaded, prompt_tokens: usize, new_tokens: usize) -> (f64, f64) {
+fn prefill_and_decode(
+    m: &Loaded,
+    prompt_tokens: usize,
+    new_tokens: usize,
+) -> (f64, f64) {
     let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
     let start = Instant::now();
     let (logits, caches) = prefill(&m.model, &as_batch(&ids), &m.recipe);
@@ -56,7 +64,13 @@ fn prefill_and_decode(m: &Loaded, prompt_tokens: usize, new_tokens: usize) -> (f
     let mut caches = growing(&caches, &m.recipe, prompt_tokens + new_tokens);
     for s in 0..new_tokens {
         let position = prompt_tokens + s;
-        let logits = step(&m.model, &as_batch(&[next]), position, &mut caches, &m.recipe);
+        let logits = step(
+            &m.model,
+            &as_batch(&[next]),
+            position,
+            &mut caches,
+            &m.recipe,
+        );
         next = logits.select(0, 0).argmax().item() as u32;
     }
     (prefill_s, start.elapsed().as_secs_f64())

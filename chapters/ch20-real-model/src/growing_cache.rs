@@ -102,7 +102,7 @@ impl GrowingCache {
         if self.len == self.capacity() {
             self.grow(2 * self.capacity());
         }
-        let at = Tensor::from_vec(vec![self.len as i64], &[1]);
+        let at: Tensor<i64> = Tensor::from(vec![self.len]);
         self.keys.index_copy_(2, &at, k);
         self.values.index_copy_(2, &at, v);
         self.len += 1;
@@ -130,11 +130,8 @@ impl GrowingCache {
             return; // nothing between the sinks and the window
         }
         let kept = self.len - end;
-        let to = Tensor::from_vec(
-            (self.sink_tokens..self.sink_tokens + kept)
-                .map(|p| p as i64)
-                .collect(),
-            &[kept],
+        let to: Tensor<i64> = Tensor::from(
+            (self.sink_tokens..self.sink_tokens + kept).collect::<Vec<_>>(),
         );
         for buffer in [&mut self.keys, &mut self.values] {
             // The window copied out first: written over itself, its view would share the
@@ -215,7 +212,11 @@ pub fn attention_step(
 ///
 /// # Shapes
 /// `caches`: one per layer, `[batch, n_kv_heads, cached, head_dim]` each.
-pub fn growing(caches: &[KvCache], recipe: &Recipe, capacity: usize) -> Vec<GrowingCache> {
+pub fn growing(
+    caches: &[KvCache],
+    recipe: &Recipe,
+    capacity: usize,
+) -> Vec<GrowingCache> {
     caches
         .iter()
         .map(|c| GrowingCache::new(c, recipe.sink_tokens, capacity))

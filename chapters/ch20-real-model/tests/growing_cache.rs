@@ -25,7 +25,9 @@ fn first_difference(old: &[Tensor], new: &[Tensor]) -> Option<String> {
     old.iter().zip(new).enumerate().find_map(|(i, (a, b))| {
         (bits(a) != bits(b)).then(|| {
             let diff = (a - b).abs().max().item();
-            format!("step {i}: largest difference {diff:e}\n  rebuilt {a}\n  in place {b}")
+            format!(
+                "step {i}: largest difference {diff:e}\n  rebuilt {a}\n  in place {b}"
+            )
         })
     })
 }
@@ -129,7 +131,8 @@ fn the_real_model_steps_to_the_same_bits() {
 
 #[test]
 fn the_prefill_gives_the_last_row_of_the_whole_forward() {
-    let m = load(&fixture("tiny-llama.gguf"), |_, _| {}).expect("the tiny checkpoint");
+    let m =
+        load(&fixture("tiny-llama.gguf"), |_, _| {}).expect("the tiny checkpoint");
     for tokens in 1..=9 {
         let ids: Vec<u32> = (0..tokens).map(|i| (i * 11 + 3) % 200).collect();
         let (all, caches) = m.model.forward(&as_batch(&ids), &m.recipe);

@@ -37,7 +37,8 @@ pub fn column_sweeps_of_views(
     if m != 1 || n < 2 {
         return false;
     }
-    let rows: Option<Vec<&[f32]>> = b.rows().into_iter().map(|r| r.to_slice()).collect();
+    let rows: Option<Vec<&[f32]>> =
+        b.rows().into_iter().map(|r| r.to_slice()).collect();
     let (Some(rows), Some(out)) = (rows, c.row_mut(0).into_slice()) else {
         return false;
     };
@@ -83,7 +84,9 @@ fn column_sweeps_body(rows: &[&[f32]], x: &[f32], out: &mut [f32]) {
     let groups = k / 8;
     for first in (0..blocked).step_by(BLOCK) {
         let lanes = |r: usize| -> &[f32; BLOCK] {
-            rows[r][first..first + BLOCK].try_into().expect("16 entries")
+            rows[r][first..first + BLOCK]
+                .try_into()
+                .expect("16 entries")
         };
         let mut y = [0.0f32; BLOCK];
         for g in 0..groups {
@@ -152,7 +155,11 @@ mod tests {
         let b = Array2::from_shape_vec((3, 4), values(1, 12)).unwrap();
         let mut c = Array2::from_elem((2, 4), f32::NAN);
         let two_rows = Array2::from_shape_vec((2, 3), values(2, 6)).unwrap();
-        assert!(!column_sweeps_of_views(two_rows.view(), b.view(), c.view_mut()));
+        assert!(!column_sweeps_of_views(
+            two_rows.view(),
+            b.view(),
+            c.view_mut()
+        ));
         let mut one = Array2::from_elem((1, 3), f32::NAN);
         let x = Array2::from_shape_vec((1, 4), values(3, 4)).unwrap();
         // `bᵀ`'s rows are strided.

@@ -260,7 +260,8 @@ mod tests {
             err.unwrap_err().to_string(),
             "index_copy_: index 4 is out of bounds for dimension 1 with size 4"
         );
-        let err = cache.f_index_copy_(1, &Tensor::from_vec(vec![0i64, 1], &[2]), &key);
+        let err =
+            cache.f_index_copy_(1, &Tensor::from_vec(vec![0i64, 1], &[2]), &key);
         assert_eq!(
             err.unwrap_err().to_string(),
             "index_copy_: source of shape [2, 1, 3] does not fit 2 indices along dim 1 of a \
