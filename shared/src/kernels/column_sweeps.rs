@@ -100,10 +100,9 @@ fn column_sweeps_body(rows: &[&[f32]], x: &[f32], out: &mut [f32]) {
                 y[l] = (even_high + odd_high) + (even_low + odd_low);
             }
         }
-        for r in 8 * groups..k {
-            let b = lanes(r);
-            for l in 0..BLOCK {
-                y[l] = b[l].mul_add(x[r], y[l]);
+        for (r, &v) in x.iter().enumerate().skip(8 * groups) {
+            for (y, &b) in y.iter_mut().zip(lanes(r)) {
+                *y = b.mul_add(v, *y);
             }
         }
         out[first..first + BLOCK].copy_from_slice(&y);
