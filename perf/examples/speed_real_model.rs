@@ -1,21 +1,28 @@
 //! One timing of the real model, for `perf/scripts/bench-real-model.sh` (which runs it in
 //! turns with transformers): load, a prefill of `--prompt-tokens` tokens, then
 //! `--new-tokens` greedy decoding steps with the KV cache, on the threads of
-//! `RAYON_NUM_THREADS`. Prints one line of JSON: seconds for each phase and the peak
-//! resident memory.
+//! `RAYON_NUM_THREADS`; then, for each length of `--decode-at` (default `40,2000`), a
+//! prefill of that many tokens and `--new-tokens` decoding steps after it, so that the
+//! speed with a long cache stands beside the speed with a short one. Prints one line of
+//! JSON: seconds for each phase, the decoding speeds, and the peak resident memory.
 //!
 //! ```text
 //! cargo run -p attention-perf --features real-model --example speed_real_model -- \
-//!     --prompt-tokens 128 --new-tokens 128
+//!     --prompt-tokens 128 --new-tokens 128 --decode-at 40,2000
 //! ```
 
 use std::time::Instant;
 
-use ch20_real_model::generate::as_batch;
-use ch20_real_model::loader::{default_model_path, load};
+use ch20_real_model::generate::{as_batch, prefill};
+use ch20_real_model::growing_cache::{growing, step};
+use ch20_real_model::loader::{Loaded, default_model_path, load};
+
+fn args() -> Vec<String> {
+    std::env::args().collect()
+}
 
 fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
+    let args = args();
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
@@ -23,9 +30,50 @@ fn arg(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The lengths of `--decode-at`, comma-separated (`none` for none).
+fn lengths(name: &str, default: &[usize]) -> Vec<usize> {
+    let args = args();
+    match args
+        .iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+    {
+        Some(list) => list.split(',').filter_map(|v| v.parse().ok()).collect(),
+        None => default.to_vec(),
+    }
+}
+
 fn main() {
     // As the chapter's binary runs: on a thread of the rayon pool.
     course::process::on_pool_thread(run);
+}
+
+/// Seconds of a prefill of `prompt_tokens` tokens (ids 1000, 1001, ..., as the benchmark
+/// script gives transformers), then of `new_tokens` greedy steps after it.
+fn prefill_and_decode(
+    m: &Loaded,
+    prompt_tokens: usize,
+    new_tokens: usize,
+) -> (f64, f64) {
+    let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
+    let start = Instant::now();
+    let (logits, caches) = prefill(&m.model, &as_batch(&ids), &m.recipe);
+    let mut next = logits.select(0, 0).argmax().item() as u32;
+    let prefill_s = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let mut caches = growing(&caches, &m.recipe, prompt_tokens + new_tokens);
+    for s in 0..new_tokens {
+        let position = prompt_tokens + s;
+        let logits = step(
+            &m.model,
+            &as_batch(&[next]),
+            position,
+            &mut caches,
+            &m.recipe,
+        );
+        next = logits.select(0, 0).argmax().item() as u32;
+    }
+    (prefill_s, start.elapsed().as_secs_f64())
 }
 
 fn run() {
@@ -35,23 +83,17 @@ fn run() {
     let m = load(&default_model_path(), |_, _| {})
         .expect("the model (bash scripts/get-model.sh)");
     let load_s = start.elapsed().as_secs_f64();
-    // The same prompt as the benchmark script gives transformers: ids 1000, 1001, ...
-    let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
-    let start = Instant::now();
-    let (logits, mut caches) = m.model.forward(&as_batch(&ids), &m.recipe);
-    let mut next = logits.select(0, 0).select(0, -1).argmax().item() as u32;
-    let prefill_s = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    for step in 0..new_tokens {
-        let position = prompt_tokens + step;
-        let logits =
-            m.model
-                .step(&as_batch(&[next]), position, &mut caches, &m.recipe);
-        next = logits.select(0, 0).argmax().item() as u32;
-    }
-    let decode_s = start.elapsed().as_secs_f64();
+    let (prefill_s, decode_s) = prefill_and_decode(&m, prompt_tokens, new_tokens);
+    let at: Vec<String> = lengths("--decode-at", &[40, 2000])
+        .into_iter()
+        .map(|cached| {
+            let (_, seconds) = prefill_and_decode(&m, cached, new_tokens);
+            format!("\"{cached}\": {:.2}", new_tokens as f64 / seconds)
+        })
+        .collect();
     println!(
-        "{{\"load_s\": {load_s:.4}, \"prefill_s\": {prefill_s:.4}, \"decode_s\": {decode_s:.4}, \"peak_rss\": {}, \"threads\": {}}}",
+        "{{\"load_s\": {load_s:.4}, \"prefill_s\": {prefill_s:.4}, \"decode_s\": {decode_s:.4}, \"decode_at\": {{{}}}, \"peak_rss\": {}, \"threads\": {}}}",
+        at.join(", "),
         attention_perf::peak_memory::peak_bytes().unwrap_or(0),
         rayon::current_num_threads()
     );

@@ -3,7 +3,8 @@
 
 Each round runs, for 1 and 2 threads: transformers (float32, eager attention, greedy, the
 KV cache) in a fresh process, then ours (the `speed_real_model` example of perf) in a fresh process, each doing
-a prefill of 128 tokens and 128 decoding steps. The medians over the rounds are reported as
+a prefill of 128 tokens and 128 decoding steps (ours also decodes after prefills of 40 and of
+2000 tokens, for the cost of a long cache). The medians over the rounds are reported as
 ratios; the memory bandwidth is measured in the same run (a numpy copy of 1 GB), and with it
 the bound on decoding set by reading every float32 weight once per token.
 """
@@ -72,7 +73,8 @@ def main():
             env = dict(os.environ, OMP_NUM_THREADS=str(threads), RAYON_NUM_THREADS=str(threads))
             theirs = subprocess.run([sys.executable, "-c", CHILD, a.model, str(threads), str(a.prompt_tokens),
                                      str(a.new_tokens)], capture_output=True, text=True, env=env, check=True)
-            ours = subprocess.run([a.ours, "--prompt-tokens", str(a.prompt_tokens), "--new-tokens", str(a.new_tokens)],
+            ours = subprocess.run([a.ours, "--prompt-tokens", str(a.prompt_tokens), "--new-tokens", str(a.new_tokens),
+                                   "--decode-at", "40,2000"],
                                   capture_output=True, text=True, env=dict(env, ATTN_MODEL=a.model), check=True)
             for side, out in (("transformers", theirs), ("ours", ours)):
                 runs.setdefault((side, threads), []).append(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -90,6 +92,13 @@ def main():
         td = a.new_tokens / med("transformers", t, "decode_s")
         od = a.new_tokens / med("ours", t, "decode_s")
         print(f"| {t} | {tp:.3f} s | {op:.3f} s | {tp / op:.2f} | {td:.1f} | {od:.1f} | {od / td:.2f} | {od / bound:.2f} |")
+    print()
+    # Ours only: decoding after a prefill of 40 and of 2000 tokens, the cache's cost.
+    print("| threads | ours: decode after 40 cached tokens, tokens/s | after 2000 | 2000 / 40 |")
+    print("|---|---|---|---|")
+    for t in (1, 2):
+        short, long = (statistics.median(x["decode_at"][n] for x in runs[("ours", t)]) for n in ("40", "2000"))
+        print(f"| {t} | {short:.1f} | {long:.1f} | {long / short:.2f} |")
     print()
     for side in ("transformers", "ours"):
         peak = max(x["peak_rss"] for t in (1, 2) for x in runs[(side, t)])

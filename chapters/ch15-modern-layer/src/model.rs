@@ -96,7 +96,7 @@ impl TinyModel {
     ///
     /// # Shapes
     /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, d_model]`.
-    pub(crate) fn through_layers(
+    pub fn through_layers(
         &self,
         ids: &Tensor<i64>,
         recipe: &Recipe,

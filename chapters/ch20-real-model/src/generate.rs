@@ -1,13 +1,16 @@
 //! Decoding with chapter 14's KV cache: the prompt once (the prefill), then one token at a
 //! time, each new token either the likeliest (greedy) or drawn with chapter 15's samplers,
-//! handed to a callback as soon as it is chosen so that a reader sees it appear.
+//! handed to a callback as soon as it is chosen so that a reader sees it appear. The cache
+//! grows in place ([`growing_cache`](crate::growing_cache)), and the prefill computes the
+//! logits of the last position only: generation reads no others.
 
 use ch14_generation::KvCache;
 use ch15_modern_layer::sampling::{Sampler, next_token_probs};
-use ch15_modern_layer::{Recipe, TinyModel};
+use ch15_modern_layer::{Layer, Recipe, TinyModel};
 use shared::Tensor;
 
 use crate::error::LoadError;
+use crate::growing_cache::{growing, step};
 
 /// How each new token is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +68,30 @@ pub fn as_batch(ids: &[u32]) -> Tensor<i64> {
     Tensor::from_vec(ids.iter().map(|&i| i64::from(i)).collect(), &[1, ids.len()])
 }
 
+/// The prefill: the prompt through every layer once, every layer's cache, and the logits
+/// of the last position only (the vocabulary head is the largest product of the model,
+/// and generation reads no other position's logits).
+///
+/// The head multiplies the last two positions, not the last alone: a product of one row
+/// adds its terms in the one-row order of chapter 14's decoding steps, one of several
+/// rows in the order the whole prompt's product uses, so the logits keep the bits of
+/// [`TinyModel::forward`]'s last row.
+///
+/// # Shapes
+/// `ids`: `[batch, tokens]`. Returns `[batch, vocab_size]` and one cache per layer.
+// ANCHOR: prefill
+pub fn prefill(
+    model: &TinyModel,
+    ids: &Tensor<i64>,
+    recipe: &Recipe,
+) -> (Tensor, Vec<KvCache>) {
+    let (x, caches) = model.through_layers(ids, recipe, Layer::forward);
+    let rows = x.size(1).min(2);
+    let last = x.narrow(1, x.size(1) - rows, rows);
+    (model.lm_head.forward(&last).select(1, -1), caches)
+}
+// ANCHOR_END: prefill
+
 /// The next token after `logits`.
 ///
 /// # Shapes
@@ -96,9 +123,10 @@ pub fn generate(
 ) -> Result<Vec<u32>, LoadError> {
     check_prompt(prompt, limits, model.tok_emb.weight.size(0))?;
     let mut ids = prompt.to_vec();
-    let (logits, mut caches): (Tensor, Vec<KvCache>) =
-        model.forward(&as_batch(prompt), recipe);
-    let mut last = logits.select(0, 0).select(0, -1);
+    let (logits, caches) = prefill(model, &as_batch(prompt), recipe);
+    let mut last = logits.select(0, 0);
+    // Room for every token this generation can reach: the buffers never grow.
+    let mut caches = growing(&caches, recipe, prompt.len() + limits.max_new_tokens);
     while ids.len() < prompt.len() + limits.max_new_tokens {
         let next = choose(&last, &ids, choice);
         ids.push(next);
@@ -109,8 +137,7 @@ pub fn generate(
             break;
         }
         let position = ids.len() - 1;
-        last = model
-            .step(&as_batch(&[next]), position, &mut caches, recipe)
+        last = step(model, &as_batch(&[next]), position, &mut caches, recipe)
             .select(0, 0);
     }
     Ok(ids[prompt.len()..].to_vec())

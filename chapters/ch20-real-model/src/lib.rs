@@ -17,7 +17,9 @@
 //! - [`tokenizer`] and [`chat`]: text to ids with Hugging Face's `tokenizers`, and the chat
 //!   template;
 //! - [`loader`]: finding and opening a model;
-//! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed;
+//! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed, and
+//!   [`growing_cache`]: the cache grown in place, so that a long conversation does not
+//!   slow decoding down;
 //! - [`sink`], [`lookup`], [`heads`]: attention sinks, prompt lookup's draft and induction
 //!   heads, measured on the model;
 //! - [`ablation`] and [`streaming`] (`--interventions`): heads switched off, and a window
@@ -36,6 +38,7 @@ pub mod error;
 pub mod eviction;
 pub mod generate;
 pub mod gguf;
+pub mod growing_cache;
 pub mod heads;
 #[cfg_attr(feature = "exercise", path = "../exercises/induction_key.rs")]
 pub mod induction_key;

@@ -86,6 +86,12 @@ pub fn matmul_into(
     {
         return;
     }
+    // So does one row times a matrix of contiguous rows, 16 outputs per pass down it.
+    if order == Order::ColumnSweeps
+        && super::column_sweeps::column_sweeps_of_views(a, b, c.view_mut())
+    {
+        return;
+    }
     let (m, k) = a.dim();
     let n = b.dim().1;
     // A matrix–vector product costs one multiply-add per matrix entry in any order, so it

@@ -14,6 +14,7 @@ pub(crate) mod arange;
 pub(crate) mod avx_mathfun;
 pub(crate) mod batched;
 pub(crate) mod cascade_sum;
+pub(crate) mod column_sweeps;
 pub(crate) mod dot_orders;
 pub(crate) mod exp_rows;
 pub(crate) mod gcc_order;

@@ -1,9 +1,10 @@
 //! Picking values by index tensors: `index_select` takes whole slices along a dim (rows of
 //! an embedding table, say), `gather` takes one value per position (the probability of
-//! each sequence's next token, say).
+//! each sequence's next token, say); `index_copy_` writes whole slices in place (a new key
+//! into a cache, say).
 //!
 //! Indices are `i64`, like PyTorch's `torch.long`, and must lie in `[0, size)`: unlike
-//! `select`, these two do not count negative indices from the end, they refuse them.
+//! `select`, these do not count negative indices from the end, they refuse them.
 
 use ndarray::{Axis, Dimension, IxDyn};
 
@@ -76,6 +77,74 @@ impl<E: Element> Tensor<E> {
     #[track_caller]
     pub fn index_select(&self, dim: i64, index: &Tensor<i64>) -> Tensor<E> {
         or_panic(self.f_index_select(dim, index))
+    }
+
+    /// `t.index_copy_(dim, index, source)`: in place, slice `i` of `source` along `dim`
+    /// becomes slice `index[i]` of `t`. The rest of `t` is untouched, and nothing is
+    /// copied but those slices when `t` owns its buffer alone (a buffer that a view still
+    /// shares is copied first, so that the view keeps its values). A cache of keys that
+    /// grows in place writes each new key so (transformers' static cache does too).
+    ///
+    /// # Shapes
+    /// `self`: `[.., n, ..]`; `index`: `[k]` (or 0-d, as `[1]`), values in `[0, n)`;
+    /// `source`: `self`'s shape with `k` along `dim`.
+    pub fn f_index_copy_(
+        &mut self,
+        dim: i64,
+        index: &Tensor<i64>,
+        source: &Tensor<E>,
+    ) -> Result<&mut Self> {
+        let op = "index_copy_";
+        if index.dim() > 1 {
+            return Err(Error::Shape {
+                op,
+                detail: format!(
+                    "Index should have dimension 1 or 0, got an index of shape {}",
+                    shape_list(index.sizes())
+                ),
+            });
+        }
+        let d = self.f_dim_index(op, dim)?;
+        let mut expected = self.sizes().to_vec();
+        expected[d] = index.numel();
+        if source.sizes() != expected {
+            return Err(Error::Shape {
+                op,
+                detail: format!(
+                    "source of shape {} does not fit {} indices along dim {d} of a tensor of \
+                     shape {} (expected {})",
+                    shape_list(source.sizes()),
+                    index.numel(),
+                    shape_list(self.sizes()),
+                    shape_list(&expected)
+                ),
+            });
+        }
+        let size = self.sizes()[d];
+        let positions = index
+            .to_vec()
+            .into_iter()
+            .map(|i| f_check_index(op, i, d, size))
+            .collect::<Result<Vec<usize>>>()?;
+        self.make_writable();
+        let from = source.array();
+        for (i, &to) in positions.iter().enumerate() {
+            self.stored
+                .index_axis_mut(Axis(d), to)
+                .assign(&from.index_axis(Axis(d), i));
+        }
+        Ok(self)
+    }
+
+    /// Plain form of [`Tensor::f_index_copy_`].
+    #[track_caller]
+    pub fn index_copy_(
+        &mut self,
+        dim: i64,
+        index: &Tensor<i64>,
+        source: &Tensor<E>,
+    ) -> &mut Self {
+        or_panic(self.f_index_copy_(dim, index, source))
     }
 
     /// `t.gather(dim, index)`: `out[i][j][k] = t[index[i][j][k]][j][k]` for `dim = 0`, and
@@ -174,6 +243,29 @@ mod tests {
             table
                 .f_index_select(1, &Tensor::from_vec(vec![2i64], &[1]))
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn index_copy_writes_whole_slices_in_place_and_keeps_views() {
+        let mut cache = crate::zeros(&[2, 4, 3]);
+        let before = cache.narrow(1, 0, 2); // a view that must keep its zeros
+        let key = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 1, 3]);
+        cache.index_copy_(1, &Tensor::from_vec(vec![1i64], &[1]), &key);
+        assert_eq!(cache.narrow(1, 1, 1).to_vec(), key.to_vec());
+        assert_eq!(cache.narrow(1, 2, 2).to_vec(), vec![0.0; 12]);
+        assert_eq!(before.to_vec(), vec![0.0; 12]);
+        let err = cache.f_index_copy_(1, &Tensor::from_vec(vec![4i64], &[1]), &key);
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "index_copy_: index 4 is out of bounds for dimension 1 with size 4"
+        );
+        let err =
+            cache.f_index_copy_(1, &Tensor::from_vec(vec![0i64, 1], &[2]), &key);
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "index_copy_: source of shape [2, 1, 3] does not fit 2 indices along dim 1 of a \
+             tensor of shape [2, 4, 3] (expected [2, 2, 3])"
         );
     }
 }
