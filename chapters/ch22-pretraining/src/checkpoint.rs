@@ -437,7 +437,9 @@ pub fn train_until<A: Arithmetic>(
         .map_err(|error| match error {
             Error::InvalidArgument { op, detail } => Error::InvalidArgument {
                 op,
-                detail: format!("{detail}; the last checkpoint (step {last_saved}) kept"),
+                detail: format!(
+                    "{detail}; the last checkpoint (step {last_saved}) kept"
+                ),
             },
             other => other,
         })?;
