@@ -1,0 +1,223 @@
+//! `mpirun -np 4 ch24-mpi`: the chapter's ring (contiguous and zigzag shards), its
+//! all-gather, Ulysses and tensor-parallel heads, one rank per process. Rank 0 gathers
+//! every result, checks it against the one-process simulation bit for bit, and prints what
+//! each rank computed, sent and waited.
+//!
+//! Build it with `cargo build -p ch24-distributed --features mpi`; run it with
+//! `mpirun --oversubscribe -np 4 target/debug/ch24-mpi` (more ranks than cores need
+//! `--oversubscribe`).
+
+use std::process::ExitCode;
+
+use ch24_distributed::commas::commas;
+use ch24_distributed::counts::products_of_rank;
+use ch24_distributed::distributed::{
+    Ranks, agree_on_sizes, all_gather_attention, gather_to_root, reduce_both_ways,
+    ring_attention, shards_of, ulysses,
+};
+use ch24_distributed::ring::{in_sequence_order, ring_attention_simulated};
+use ch24_distributed::ring_bytes::ring_bytes;
+use ch24_distributed::setup::{D_MODEL, Sizes};
+use ch24_distributed::shards::Layout;
+use ch24_distributed::tensor_parallel::{Projections, rank_partial, sum_in_rank_order};
+use ch24_distributed::ulysses::{causal_attention, ulysses_simulated};
+use clap::Parser;
+use shared::{Result, Tensor, manual_seed, randn};
+
+/// The chapter's attention across MPI processes, checked against one process.
+#[derive(Parser, Debug)]
+#[command(name = "ch24-mpi")]
+struct Options {
+    /// Seed of the queries, keys, values and projections.
+    #[arg(long, default_value_t = 24)]
+    seed: u64,
+    /// Tokens of the whole sequence.
+    #[arg(long, default_value_t = 1024)]
+    tokens: usize,
+    /// Heads.
+    #[arg(long, default_value_t = 8)]
+    heads: usize,
+    /// Numbers per query, key and value.
+    #[arg(long, default_value_t = 64)]
+    head_dim: usize,
+    /// `R=N`: rank R claims N tokens, to see the ranks' check of their sizes.
+    #[arg(long, value_parser = rank_tokens)]
+    rank_tokens: Option<(usize, usize)>,
+}
+
+fn rank_tokens(text: &str) -> std::result::Result<(usize, usize), String> {
+    let (rank, tokens) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected R=N, got {text:?}"))?;
+    let number = |s: &str| s.parse::<usize>().map_err(|e| format!("{s:?}: {e}"));
+    Ok((number(rank)?, number(tokens)?))
+}
+
+/// What rank 0 prints and whether every check held.
+struct Report {
+    lines: Vec<String>,
+    all_equal: bool,
+}
+
+impl Report {
+    fn check(&mut self, what: &str, equal: bool) {
+        self.all_equal &= equal;
+        self.lines.push(format!("{what}: {equal}"));
+    }
+}
+
+fn bits(a: &Tensor, b: &Tensor) -> bool {
+    a.sizes() == b.sizes() && a.to_vec() == b.to_vec()
+}
+
+/// Every rank's output blocks gathered to rank 0 and put in sequence order there.
+fn gathered(ranks: &Ranks, blocks: &[Tensor], layout: Layout) -> Option<Tensor> {
+    let mine: Vec<f32> = blocks.iter().flat_map(|b| b.to_vec()).collect();
+    let all = gather_to_root(ranks, &mine);
+    (ranks.rank == 0).then(|| {
+        let shape = blocks[0].sizes().to_vec();
+        let size = mine.len() / blocks.len();
+        let outputs = (0..ranks.size)
+            .map(|r| {
+                let theirs = &all[r * mine.len()..][..mine.len()];
+                let blocks = theirs
+                    .chunks(size)
+                    .map(|b| Tensor::from_vec(b.to_vec(), &shape))
+                    .collect();
+                (layout.chunks_of(r, ranks.size), blocks)
+            })
+            .collect();
+        in_sequence_order(outputs).expect("blocks of one shape")
+    })
+}
+
+fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()> {
+    let Sizes { tokens, heads, head_dim } = sizes;
+    let world = ranks.size;
+    manual_seed(seed);
+    let q = randn(&[1, heads, tokens, head_dim]);
+    let k = randn(&[1, heads, tokens, head_dim]);
+    let v = randn(&[1, heads, tokens, head_dim]);
+    let x = randn(&[tokens, D_MODEL]);
+    let w = Projections::random(D_MODEL, heads, head_dim);
+    let qkv = [&q, &k, &v];
+    report.lines.push(format!(
+        "{world} ranks, {tokens} tokens, {heads} heads of {head_dim}, seed {seed}"
+    ));
+
+    for layout in [Layout::Contiguous, Layout::Zigzag] {
+        let [qs, ks, vs] = shards_of(ranks, qkv, layout)?;
+        let (blocks, times) = ring_attention(ranks, &qs, &ks, &vs, layout)?;
+        let times = gather_to_root(ranks, &[times.attending, times.waiting]);
+        if let Some(out) = gathered(ranks, &blocks, layout) {
+            let simulated = ring_attention_simulated(&q, &k, &v, world, layout, |_, _, _| {})?;
+            report.check(
+                &format!(
+                    "ring, {} shards, equal to the one-process simulation bit for bit",
+                    layout.name()
+                ),
+                bits(&out, &simulated),
+            );
+            for r in 0..world {
+                report.lines.push(format!(
+                    "  rank {r}: {} query-key products, {} bytes sent, {:.1} ms attending, {:.1} ms waiting",
+                    commas(products_of_rank(sizes, world, layout, r)),
+                    commas(ring_bytes(tokens, heads, head_dim, world)),
+                    times[2 * r] * 1e3,
+                    times[2 * r + 1] * 1e3
+                ));
+            }
+        }
+        if layout == Layout::Zigzag {
+            let blocks = all_gather_attention(ranks, &qs, &ks, &vs, layout)?;
+            if let Some(out) = gathered(ranks, &blocks, layout) {
+                let simulated =
+                    ring_attention_simulated(&q, &k, &v, world, layout, |_, _, _| {})?;
+                report.check(
+                    "all-gather, zigzag shards, equal to the ring's simulation bit for bit",
+                    bits(&out, &simulated),
+                );
+            }
+        }
+    }
+
+    let [qs, ks, vs] = shards_of(ranks, qkv, Layout::Contiguous)?;
+    let out = ulysses(ranks, &qs.blocks[0], &ks.blocks[0], &vs.blocks[0])?;
+    if let Some(out) = gathered(ranks, &[out], Layout::Contiguous) {
+        let simulated = ulysses_simulated(&q, &k, &v, world)?;
+        report.check("Ulysses equal to its simulation bit for bit", bits(&out, &simulated));
+        let one = causal_attention(&q, &k, &v)?;
+        report.check("Ulysses equal to one process bit for bit", bits(&out, &one));
+    }
+
+    let partial = rank_partial(&x, &w, heads, ranks.rank, world)?;
+    let (reduced, fixed) = reduce_both_ways(ranks, &partial);
+    let all_reduced = gather_to_root(ranks, &reduced.to_vec());
+    let all_fixed = gather_to_root(ranks, &fixed.to_vec());
+    if ranks.rank == 0 {
+        let partials = (0..world)
+            .map(|r| rank_partial(&x, &w, heads, r, world))
+            .collect::<Result<Vec<Tensor>>>()?;
+        let simulated = sum_in_rank_order(&partials);
+        let n = fixed.numel();
+        let same_everywhere = |all: &[f32]| all.chunks(n).all(|c| c == &all[..n]);
+        report.check(
+            "tensor-parallel heads, sum in rank order equal to one process's bit for bit",
+            bits(&fixed, &simulated),
+        );
+        report.check(
+            "tensor-parallel heads, sum in rank order equal on every rank",
+            same_everywhere(&all_fixed),
+        );
+        let gap: f32 = (&reduced - &fixed).abs().max().item();
+        report.lines.push(format!(
+            "tensor-parallel heads, MPI's all-reduce: equal on every rank: {}; largest gap to the sum in rank order: {gap:.1e}",
+            same_everywhere(&all_reduced)
+        ));
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let options = Options::parse();
+    let Some(universe) = mpi::initialize() else {
+        eprintln!("ch24-mpi: MPI was already initialised");
+        return ExitCode::FAILURE;
+    };
+    let world = universe.world();
+    let ranks = Ranks::of(&world);
+    let mut mine = Sizes {
+        tokens: options.tokens,
+        heads: options.heads,
+        head_dim: options.head_dim,
+    };
+    if let Some((rank, tokens)) = options.rank_tokens
+        && rank == ranks.rank
+    {
+        mine.tokens = tokens;
+    }
+    let sizes = match agree_on_sizes(&ranks, mine) {
+        Ok(sizes) => sizes,
+        Err(e) => {
+            // Every rank reached the same verdict; one of them says it.
+            if ranks.rank == 0 {
+                eprintln!("ch24-mpi: {} ranks cannot share this attention: {e}", ranks.size);
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let mut report = Report {
+        lines: Vec::new(),
+        all_equal: true,
+    };
+    if let Err(e) = run(&ranks, sizes, options.seed, &mut report) {
+        eprintln!("ch24-mpi: rank {}: {e}", ranks.rank);
+        return ExitCode::FAILURE;
+    }
+    if ranks.rank == 0 {
+        for line in &report.lines {
+            println!("{line}");
+        }
+    }
+    if report.all_equal { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}

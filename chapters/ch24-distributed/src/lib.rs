@@ -1,0 +1,49 @@
+//! # Chapter 24: attention across machines
+//!
+//! A context of a million tokens does not fit one device's memory or time, so long
+//! contexts are cut along the sequence across devices. Chapter 17 merged attention over
+//! parts of the keys by their log-sum-exps; this chapter runs that merge across
+//! processes:
+//!
+//! - **ring attention** (Liu, Zaharia and Abbeel, "Ring Attention with Blockwise
+//!   Transformers for Near-Infinite Context"): queries stay, keys and values travel
+//!   around a ring of ranks ([`ring`], [`block`], [`block_kind`]);
+//! - **zigzag shards** that balance the causal work (Brandon et al., "Striped
+//!   Attention"), counted in products and bytes ([`shards`], [`zigzag`], [`counts`],
+//!   [`ring_bytes`]);
+//! - **all-gather against a ring pass** ([`transfer`]);
+//! - **Ulysses** (Jacobs et al., "DeepSpeed Ulysses"): two all-to-alls, sequence shards
+//!   to head shards and back ([`ulysses`]);
+//! - **tensor-parallel heads** (Shoeybi et al., "Megatron-LM") and the order of the sum
+//!   that adds their outputs ([`tensor_parallel`]).
+//!
+//! By default everything runs in one process, each rank's steps in turn. With the `mpi`
+//! feature, `mpirun -np 4 ch24-mpi` runs the same steps in four processes that pass their
+//! blocks by MPI (the `distributed` module, built with the feature), and gives the same
+//! bits.
+//!
+//! [`setup`] holds the chapter's sizes.
+//!
+//! With `--features exercise`, the modules marked below come from `exercises/` instead,
+//! where the learner writes them.
+
+pub mod agree;
+pub mod block;
+#[cfg_attr(feature = "exercise", path = "../exercises/block_kind.rs")]
+pub mod block_kind;
+pub mod commas;
+#[cfg_attr(feature = "exercise", path = "../exercises/counts.rs")]
+pub mod counts;
+#[cfg(feature = "mpi")]
+pub mod distributed;
+pub mod narrative;
+pub mod ring;
+#[cfg_attr(feature = "exercise", path = "../exercises/ring_bytes.rs")]
+pub mod ring_bytes;
+pub mod setup;
+pub mod shards;
+pub mod tensor_parallel;
+pub mod transfer;
+pub mod ulysses;
+#[cfg_attr(feature = "exercise", path = "../exercises/zigzag.rs")]
+pub mod zigzag;

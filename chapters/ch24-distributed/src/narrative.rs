@@ -1,0 +1,228 @@
+//! The chapter's printed steps, in the order of the reference script
+//! `reference/ch24_distributed.py`.
+
+use course::narrative::python_bool;
+use course::{Narrative, Seed};
+use shared::{Result, Tensor, manual_seed, randn};
+
+use crate::commas::commas;
+use crate::block::BlockKind;
+use crate::block_kind::block_kind;
+use crate::counts::products_of_rank;
+use crate::ring::{Running, ring_attention_simulated, source_at};
+use crate::ring_bytes::ring_bytes;
+use crate::setup::{ARTICLE, D_MODEL, SIZES, Sizes, WORLD};
+use crate::shards::{Layout, chunk_len};
+use crate::tensor_parallel::{Projections, all_heads, rank_partial, sum_in_rank_order};
+use crate::transfer::{all_gather_simulated, kv_bytes_held};
+use crate::ulysses::{causal_attention, ulysses_simulated};
+
+/// The head and token whose merge the chapter follows: the last token sees every block.
+const HEAD: usize = 0;
+
+/// The largest difference between two tensors of the same shape.
+fn largest_gap(a: &Tensor, b: &Tensor) -> f32 {
+    (a - b).abs().max().item()
+}
+
+/// The merge of the last token's row on the rank that holds it, step by step.
+fn ring_step(
+    story: &mut Narrative,
+    [q, k, v]: [&Tensor; 3],
+    layout: Layout,
+    one_process: &Tensor,
+) -> Result<Tensor> {
+    let Sizes { tokens, .. } = SIZES;
+    let len = chunk_len(tokens, WORLD, layout)?;
+    let token = tokens - 1;
+    let chunk = token / len;
+    let rank = (0..WORLD)
+        .find(|&r| layout.chunks_of(r, WORLD).contains(&chunk))
+        .unwrap_or(0);
+    let slot = layout.chunks_of(rank, WORLD).iter().position(|&c| c == chunk).unwrap_or(0);
+    let row = token - chunk * len;
+    let mut lines = Vec::new();
+    let out = ring_attention_simulated(q, k, v, WORLD, layout, |r, step, running: &Running| {
+        if r != rank {
+            return;
+        }
+        let source = source_at(r, step, WORLD);
+        let kinds: Vec<&str> = layout
+            .chunks_of(source, WORLD)
+            .iter()
+            .map(|&kv_chunk| match block_kind(chunk, kv_chunk) {
+                BlockKind::Skip => "skipped",
+                BlockKind::Diagonal => "diagonal",
+                BlockKind::Full => "full",
+            })
+            .collect();
+        let Some(part) = &running[slot] else {
+            lines.push(format!("step {step}: keys of rank {source} ({}): nothing yet", kinds.join(", ")));
+            return;
+        };
+        let lse: f32 = part.lse.select(0, 0).select(0, HEAD as i64).select(0, row as i64).item();
+        lines.push(format!(
+            "step {step}: keys of rank {source} ({}): log-sum-exp so far {lse:.4}",
+            kinds.join(", ")
+        ));
+        lines.push(format!(
+            "  out so far: {}",
+            part.out.select(0, 0).select(0, HEAD as i64).select(0, row as i64)
+        ));
+    })?;
+    let step = story.step(format!("The ring, {} shards", layout.name()));
+    let held: Vec<String> = (0..WORLD)
+        .map(|r| format!("rank {r}: chunks {:?}", layout.chunks_of(r, WORLD)))
+        .collect();
+    step.print(format!(
+        "{} chunks of {len} tokens; {}",
+        layout.chunks(WORLD),
+        held.join("; ")
+    ));
+    step.print(format!(
+        "token {token}, head {HEAD} lives on rank {rank}; its merge, step by step:"
+    ));
+    for line in lines {
+        step.print(line);
+    }
+    step.print("one process's causal attention, same row:")
+        .print(one_process.select(0, 0).select(0, HEAD as i64).select(0, token as i64));
+    step.print(format!(
+        "whole output within 1e-6 of one process: {}",
+        python_bool(largest_gap(&out, one_process) < 1e-6)
+    ));
+    Ok(out)
+}
+
+/// Products and bytes per rank at the article's sizes.
+fn imbalance_step(story: &mut Narrative) {
+    let Sizes { tokens, heads, head_dim } = ARTICLE;
+    let step = story.step(format!(
+        "Causal work per rank, {tokens} tokens, {heads} heads of {head_dim}, {WORLD} ranks"
+    ));
+    for layout in [Layout::Contiguous, Layout::Zigzag] {
+        let products: Vec<u64> =
+            (0..WORLD).map(|r| products_of_rank(ARTICLE, WORLD, layout, r)).collect();
+        let list: Vec<String> = products.iter().map(|&p| commas(p)).collect();
+        let (least, most) = (products.iter().min(), products.iter().max());
+        step.print(format!("{} query-key products: {}", layout.name(), list.join(" / ")));
+        if let (Some(&least), Some(&most)) = (least, most) {
+            step.print(format!("  the busiest rank computes {:.2} times the least busy", most as f64 / least as f64));
+        }
+    }
+    step.print(format!(
+        "bytes each rank sends in a ring pass (keys and values, float32): {}",
+        commas(ring_bytes(tokens, heads, head_dim, WORLD))
+    ));
+    step.print(format!(
+        "  with grouped-query attention, 2 key/value heads for the {heads} query heads: {}",
+        commas(ring_bytes(tokens, 2, head_dim, WORLD))
+    ));
+}
+
+/// All-gather against a ring pass: memory held, bytes sent, and the same bits.
+fn transfer_step(story: &mut Narrative, [q, k, v]: [&Tensor; 3], ring: &Tensor) -> Result<()> {
+    let gathered = all_gather_simulated(q, k, v, WORLD, Layout::Zigzag)?;
+    let Sizes { tokens, heads, head_dim } = ARTICLE;
+    let sent = commas(ring_bytes(tokens, heads, head_dim, WORLD));
+    let step = story.step("Two ways to move keys and values");
+    step.print(format!(
+        "all-gather: one collective before any attention; holds {} bytes of keys and values, sends {sent}",
+        commas(kv_bytes_held(ARTICLE, WORLD, true))
+    ));
+    step.print(format!(
+        "ring pass: {} sends, each beside one step's attention; holds {} bytes, sends {sent}",
+        WORLD - 1,
+        commas(kv_bytes_held(ARTICLE, WORLD, false))
+    ));
+    step.print(format!(
+        "all-gather equals the ring pass bit for bit (zigzag shards): {}",
+        python_bool(gathered.to_vec() == ring.to_vec())
+    ));
+    Ok(())
+}
+
+/// Ulysses against one process.
+fn ulysses_step(story: &mut Narrative, [q, k, v]: [&Tensor; 3], one_process: &Tensor) -> Result<()> {
+    let Sizes { tokens, heads, head_dim } = SIZES;
+    let out = ulysses_simulated(q, k, v, WORLD)?;
+    let step = story.step("Ulysses: two all-to-alls");
+    step.print(format!(
+        "each rank: [1, {heads}, {}, {head_dim}] (its tokens, every head) -> [1, {}, {tokens}, {head_dim}] (every token, its heads) -> back",
+        tokens / WORLD,
+        heads / WORLD
+    ));
+    step.print(format!(
+        "equals one process bit for bit: {}",
+        python_bool(out.to_vec() == one_process.to_vec())
+    ));
+    step.print(format!(
+        "with 2 key/value heads, at most 2 ranks hold whole key/value heads; {WORLD} ranks would copy each to {} ranks",
+        WORLD / 2
+    ));
+    Ok(())
+}
+
+/// Tensor-parallel heads: partial outputs and the order of their sum.
+fn tensor_parallel_step(story: &mut Narrative) -> Result<()> {
+    let Sizes { tokens, heads, head_dim } = SIZES;
+    // Drawn after the queries, keys and values.
+    let x = randn(&[tokens, D_MODEL]);
+    let w = Projections::random(D_MODEL, heads, head_dim);
+    let partials = (0..WORLD)
+        .map(|r| rank_partial(&x, &w, heads, r, WORLD))
+        .collect::<Result<Vec<Tensor>>>()?;
+    let fixed = sum_in_rank_order(&partials);
+    let again = sum_in_rank_order(&partials);
+    let one = all_heads(&x, &w, heads)?;
+    let step = story.step("Tensor-parallel heads");
+    step.print(format!(
+        "x: [{tokens}, {D_MODEL}]; each rank owns the projections of {} of the {heads} heads and {} rows of the output projection",
+        heads / WORLD,
+        heads / WORLD * head_dim
+    ));
+    step.print("rank 0's partial output, token 0:")
+        .print(partials[0].select(0, 0));
+    step.print("the sum in rank order, token 0:")
+        .print(fixed.select(0, 0));
+    step.print(format!(
+        "the same sum again, in rank order, equal bit for bit: {}",
+        python_bool(fixed.to_vec() == again.to_vec())
+    ));
+    step.print(format!(
+        "within 1e-5 of one process's single all-heads product: {}",
+        python_bool(largest_gap(&fixed, &one) < 1e-5)
+    ));
+    Ok(())
+}
+
+/// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 24.
+pub fn narrative(seed: Seed) -> Result<Narrative> {
+    let mut story = Narrative::new("Chapter 24: attention across machines");
+    let Sizes { tokens, heads, head_dim } = SIZES;
+
+    // ANCHOR: inputs
+    manual_seed(seed.or(24));
+    let q = randn(&[1, heads, tokens, head_dim]);
+    let k = randn(&[1, heads, tokens, head_dim]);
+    let v = randn(&[1, heads, tokens, head_dim]);
+    // ANCHOR_END: inputs
+    let step = story.step(format!(
+        "Queries, keys and values (manual_seed({}))",
+        seed.or(24)
+    ));
+    step.print_shape("q.shape", &q)
+        .print_shape("k.shape", &k)
+        .print_shape("v.shape", &v);
+    step.print(format!("{WORLD} ranks, causal attention"));
+
+    let qkv = [&q, &k, &v];
+    let one_process = causal_attention(&q, &k, &v)?;
+    ring_step(&mut story, qkv, Layout::Contiguous, &one_process)?;
+    imbalance_step(&mut story);
+    let zigzag = ring_step(&mut story, qkv, Layout::Zigzag, &one_process)?;
+    transfer_step(&mut story, qkv, &zigzag)?;
+    ulysses_step(&mut story, qkv, &one_process)?;
+    tensor_parallel_step(&mut story)?;
+    Ok(story)
+}

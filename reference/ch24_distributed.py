@@ -1,0 +1,297 @@
+"""Chapter 24: attention across machines, ring attention's one-process simulation in tensor ops (PyTorch reference).
+
+The chapter cuts a causal attention of 16 tokens, 4 heads of 8, across 4 ranks and runs
+each rank's steps in one process. This script computes the same thing with PyTorch's
+tensor ops:
+
+  * each block (a chunk of queries against a chunk of keys) is softmax(q @ k^T / sqrt(d))
+    @ v with the causal mask inside a diagonal block, and its log-sum-exp
+    torch.logsumexp; a block whose keys all come after its queries is skipped;
+  * a rank's blocks are merged in the ring's order (at step s rank r holds the keys of
+    rank r - s), two at a time, by chapter 17's max-rescaled merge:
+    m = max(l1, l2), l = m + log(exp(l1 - m) + exp(l2 - m)),
+    out = exp(l1 - l) * o1 + exp(l2 - l) * o2;
+  * contiguous shards (rank r holds chunk r of 4) and zigzag shards (chunks r and 7 - r of
+    8); one query row's merge is printed step by step;
+  * query-key products and bytes per rank at 1024 tokens, 8 heads of 64, counted from the
+    causal mask itself;
+  * all-gather and Ulysses (two all-to-alls, written with torch.chunk and torch.cat), which
+    the script checks equal the ring and one process's attention bit for bit;
+  * tensor-parallel heads: x [16, 16] and four projections drawn after v, each rank's
+    partial output for its heads, their sum in rank order.
+
+The chapter's kernel (chapter 16's online softmax, tile by tile) adds in another order than
+softmax here: its numbers agree with these to about 1e-7, far below the 4 printed
+decimals. Gradients are off. Each step prints a `## ...` heading, its output and one empty
+line.
+"""
+import argparse
+import math
+
+import torch
+
+torch.set_grad_enabled(False)
+torch.set_num_threads(1)
+
+
+def seed_value(text):
+    """A seed as torch.manual_seed accepts it and the chapter binary too: 0 to 2**64 - 1."""
+    seed = int(text)
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2**64 - 1")
+    return seed
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seed", type=seed_value, metavar="S",
+                    help="use S for every manual_seed call instead of the chapter's seed")
+SEED = parser.parse_args().seed
+
+
+def seed_or(default_seed):
+    return default_seed if SEED is None else SEED
+
+
+WORLD = 4
+T, H, D = 16, 4, 8
+D_MODEL = 16
+ARTICLE_T, ARTICLE_H, ARTICLE_D = 1024, 8, 64
+HEAD = 0
+
+
+def step(title):
+    print(f"## {title}")
+
+
+def end_step():
+    print()
+
+
+def chunks_of(layout, rank):
+    return [rank] if layout == "contiguous" else [rank, 2 * WORLD - 1 - rank]
+
+
+def n_chunks(layout):
+    return WORLD if layout == "contiguous" else 2 * WORLD
+
+
+def kind(q_chunk, kv_chunk):
+    if kv_chunk > q_chunk:
+        return "skipped"
+    return "diagonal" if kv_chunk == q_chunk else "full"
+
+
+def attend_block(q, k, v, q_chunk, kv_chunk):
+    """(out, lse) of one block, or None when the causal mask hides all of it."""
+    how = kind(q_chunk, kv_chunk)
+    if how == "skipped":
+        return None
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if how == "diagonal":
+        n = q.shape[-2]
+        hidden = torch.ones(n, n, dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(hidden, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v, torch.logsumexp(scores, dim=-1)
+
+
+def merge(a, b):
+    """Chapter 17's merge of two partial results by their log-sum-exps."""
+    (o1, l1), (o2, l2) = a, b
+    m = torch.maximum(l1, l2)
+    lse = m + torch.log(torch.exp(l1 - m) + torch.exp(l2 - m))
+    return torch.exp(l1 - lse).unsqueeze(-1) * o1 + torch.exp(l2 - lse).unsqueeze(-1) * o2, lse
+
+
+def block_of(t, chunk, length):
+    return t[:, :, chunk * length:(chunk + 1) * length]
+
+
+def ring(q, k, v, layout, on_step=None):
+    """Every rank's steps in ring order; the ranks' outputs put back in sequence order."""
+    length = T // n_chunks(layout)
+    out = torch.empty_like(q)
+    for rank in range(WORLD):
+        mine = chunks_of(layout, rank)
+        running = [None] * len(mine)
+        for s in range(WORLD):
+            source = (rank - s) % WORLD
+            for i, q_chunk in enumerate(mine):
+                for kv_chunk in chunks_of(layout, source):
+                    part = attend_block(block_of(q, q_chunk, length), block_of(k, kv_chunk, length),
+                                        block_of(v, kv_chunk, length), q_chunk, kv_chunk)
+                    if part is None:
+                        continue
+                    running[i] = part if running[i] is None else merge(running[i], part)
+            if on_step is not None:
+                on_step(rank, s, running)
+        for i, q_chunk in enumerate(mine):
+            out[:, :, q_chunk * length:(q_chunk + 1) * length] = running[i][0]
+    return out
+
+
+def causal_attention(q, k, v):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    n = q.shape[-2]
+    scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def ring_step(q, k, v, layout, one_process):
+    length = T // n_chunks(layout)
+    token = T - 1
+    chunk = token // length
+    rank = next(r for r in range(WORLD) if chunk in chunks_of(layout, r))
+    slot = chunks_of(layout, rank).index(chunk)
+    row = token - chunk * length
+    lines = []
+
+    def on_step(r, s, running):
+        if r != rank:
+            return
+        source = (r - s) % WORLD
+        kinds = ", ".join(kind(chunk, c) for c in chunks_of(layout, source))
+        if running[slot] is None:
+            lines.append(f"step {s}: keys of rank {source} ({kinds}): nothing yet")
+            return
+        o, l = running[slot]
+        lines.append(f"step {s}: keys of rank {source} ({kinds}): log-sum-exp so far {l[0, HEAD, row].item():.4f}")
+        lines.append(f"  out so far: {o[0, HEAD, row]}")
+
+    out = ring(q, k, v, layout, on_step)
+    step(f"The ring, {layout} shards")
+    held = "; ".join(f"rank {r}: chunks {chunks_of(layout, r)}" for r in range(WORLD))
+    print(f"{n_chunks(layout)} chunks of {length} tokens; {held}")
+    print(f"token {token}, head {HEAD} lives on rank {rank}; its merge, step by step:")
+    for line in lines:
+        print(line)
+    print("one process's causal attention, same row:")
+    print(one_process[0, HEAD, token])
+    print(f"whole output within 1e-6 of one process: {(out - one_process).abs().max().item() < 1e-6}")
+    end_step()
+    return out
+
+
+def products(layout, rank):
+    """Query-key pairs the causal mask lets through for the rank's queries, every head."""
+    length = ARTICLE_T // n_chunks(layout)
+    visible = torch.ones(ARTICLE_T, ARTICLE_T, dtype=torch.bool).tril()
+    rows = torch.cat([torch.arange(c * length, (c + 1) * length) for c in chunks_of(layout, rank)])
+    return int(visible[rows].sum()) * ARTICLE_H
+
+
+def ring_bytes(kv_heads):
+    block = ARTICLE_T // WORLD * kv_heads * ARTICLE_D * 4
+    return (WORLD - 1) * 2 * block
+
+
+def imbalance_step():
+    step(f"Causal work per rank, {ARTICLE_T} tokens, {ARTICLE_H} heads of {ARTICLE_D}, {WORLD} ranks")
+    for layout in ["contiguous", "zigzag"]:
+        counts = [products(layout, r) for r in range(WORLD)]
+        print(f"{layout} query-key products: {' / '.join(f'{c:,}' for c in counts)}")
+        print(f"  the busiest rank computes {max(counts) / min(counts):.2f} times the least busy")
+    print(f"bytes each rank sends in a ring pass (keys and values, float32): {ring_bytes(ARTICLE_H):,}")
+    print(f"  with grouped-query attention, 2 key/value heads for the {ARTICLE_H} query heads: "
+          f"{ring_bytes(2):,}")
+    end_step()
+
+
+def transfer_step(q, k, v, ring_out):
+    # All-gather: every rank has every block before attending, then attends in ring order.
+    gathered = ring(q, k, v, "zigzag")
+    everything = 2 * ARTICLE_T * ARTICLE_H * ARTICLE_D * 4
+    sent = f"{ring_bytes(ARTICLE_H):,}"
+    step("Two ways to move keys and values")
+    print(f"all-gather: one collective before any attention; holds {everything:,} bytes of keys "
+          f"and values, sends {sent}")
+    print(f"ring pass: {WORLD - 1} sends, each beside one step's attention; holds "
+          f"{2 * everything // WORLD:,} bytes, sends {sent}")
+    print(f"all-gather equals the ring pass bit for bit (zigzag shards): {torch.equal(gathered, ring_out)}")
+    end_step()
+
+
+def ulysses(q, k, v):
+    def to_heads(t):
+        sent = [list(s.chunk(WORLD, dim=1)) for s in t.chunk(WORLD, dim=2)]
+        return [torch.cat([sent[i][j] for i in range(WORLD)], dim=2) for j in range(WORLD)]
+
+    qh, kh, vh = to_heads(q), to_heads(k), to_heads(v)
+    sent = [list(causal_attention(qh[r], kh[r], vh[r]).chunk(WORLD, dim=2)) for r in range(WORLD)]
+    shards = [torch.cat([sent[j][i] for j in range(WORLD)], dim=1) for i in range(WORLD)]
+    return torch.cat(shards, dim=2)
+
+
+def ulysses_step(q, k, v, one_process):
+    out = ulysses(q, k, v)
+    step("Ulysses: two all-to-alls")
+    print(f"each rank: [1, {H}, {T // WORLD}, {D}] (its tokens, every head) -> "
+          f"[1, {H // WORLD}, {T}, {D}] (every token, its heads) -> back")
+    print(f"equals one process bit for bit: {torch.equal(out, one_process)}")
+    print(f"with 2 key/value heads, at most 2 ranks hold whole key/value heads; {WORLD} ranks "
+          f"would copy each to {WORLD // 2} ranks")
+    end_step()
+
+
+def rank_partial(x, w_query, w_key, w_value, w_out, rank, world):
+    mine = H // world
+    wide = D * mine
+
+    def split(w):
+        return (x @ w[:, rank * wide:(rank + 1) * wide]).reshape(T, mine, D).transpose(0, 1).unsqueeze(0)
+
+    context = causal_attention(split(w_query), split(w_key), split(w_value))
+    context = context.squeeze(0).transpose(0, 1).reshape(T, wide)
+    return context @ w_out[rank * wide:(rank + 1) * wide]
+
+
+def tensor_parallel_step():
+    x = torch.randn(T, D_MODEL)
+    scale = 1.0 / math.sqrt(D_MODEL)
+    w_query = torch.randn(D_MODEL, H * D) * scale
+    w_key = torch.randn(D_MODEL, H * D) * scale
+    w_value = torch.randn(D_MODEL, H * D) * scale
+    w_out = torch.randn(H * D, D_MODEL) * scale
+    ws = (w_query, w_key, w_value, w_out)
+    partials = [rank_partial(x, *ws, r, WORLD) for r in range(WORLD)]
+    fixed = partials[0]
+    for p in partials[1:]:
+        fixed = fixed + p
+    again = partials[0]
+    for p in partials[1:]:
+        again = again + p
+    one = rank_partial(x, *ws, 0, 1)
+    step("Tensor-parallel heads")
+    print(f"x: [{T}, {D_MODEL}]; each rank owns the projections of {H // WORLD} of the {H} heads and "
+          f"{H // WORLD * D} rows of the output projection")
+    print("rank 0's partial output, token 0:")
+    print(partials[0][0])
+    print("the sum in rank order, token 0:")
+    print(fixed[0])
+    print(f"the same sum again, in rank order, equal bit for bit: {torch.equal(fixed, again)}")
+    print(f"within 1e-5 of one process's single all-heads product: {(fixed - one).abs().max().item() < 1e-5}")
+    end_step()
+
+
+def main():
+    print("# Chapter 24: attention across machines")
+    print()
+    torch.manual_seed(seed_or(24))
+    q = torch.randn(1, H, T, D)
+    k = torch.randn(1, H, T, D)
+    v = torch.randn(1, H, T, D)
+    step(f"Queries, keys and values (manual_seed({seed_or(24)}))")
+    print(f"q.shape: {q.shape}")
+    print(f"k.shape: {k.shape}")
+    print(f"v.shape: {v.shape}")
+    print(f"{WORLD} ranks, causal attention")
+    end_step()
+    one_process = causal_attention(q, k, v)
+    ring_step(q, k, v, "contiguous", one_process)
+    imbalance_step()
+    zigzag = ring_step(q, k, v, "zigzag", one_process)
+    transfer_step(q, k, v, zigzag)
+    ulysses_step(q, k, v, one_process)
+    tensor_parallel_step()
+
+
+main()
