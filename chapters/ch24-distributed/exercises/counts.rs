@@ -10,9 +10,16 @@ use crate::shards::Layout;
 ///
 /// # Shapes
 /// Counts only; `sizes.tokens` must split into `layout.chunks(world)` chunks.
-pub fn products_of_rank(sizes: Sizes, world: usize, layout: Layout, rank: usize) -> u64 {
+pub fn products_of_rank(
+    sizes: Sizes,
+    world: usize,
+    layout: Layout,
+    rank: usize,
+) -> u64 {
     // TODO: for each chunk of queries the rank holds, count the (query, key) pairs the
     // causal mask lets through over the whole sequence, then multiply by the heads.
     let _ = (sizes, world, layout, rank);
-    todo!("products_of_rank: visible query-key pairs of the rank's chunks, every head")
+    todo!(
+        "products_of_rank: visible query-key pairs of the rank's chunks, every head"
+    )
 }

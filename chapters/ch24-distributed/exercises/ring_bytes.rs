@@ -7,7 +7,12 @@
 ///
 /// # Shapes
 /// Counts only; `world` divides `tokens`.
-pub fn ring_bytes(tokens: usize, kv_heads: usize, head_dim: usize, world: usize) -> u64 {
+pub fn ring_bytes(
+    tokens: usize,
+    kv_heads: usize,
+    head_dim: usize,
+    world: usize,
+) -> u64 {
     // TODO: how many times does a rank send, and how many bytes is one block of keys and
     // values?
     let _ = (tokens, kv_heads, head_dim, world);

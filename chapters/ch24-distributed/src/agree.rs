@@ -22,9 +22,12 @@ pub fn check_agreed_sizes(reported: &[Sizes]) -> Result<Sizes> {
             detail: "no rank reported its sizes".into(),
         });
     };
-    let describe =
-        |s: &Sizes| format!("{} tokens, {} heads of {}", s.tokens, s.heads, s.head_dim);
-    if let Some((rank, other)) = reported.iter().enumerate().find(|(_, s)| **s != first) {
+    let describe = |s: &Sizes| {
+        format!("{} tokens, {} heads of {}", s.tokens, s.heads, s.head_dim)
+    };
+    if let Some((rank, other)) =
+        reported.iter().enumerate().find(|(_, s)| **s != first)
+    {
         return Err(Error::InvalidArgument {
             op: "check_agreed_sizes",
             detail: format!(

@@ -48,7 +48,12 @@ pub fn attend_block(
 // ANCHOR_END: attend_block
 
 /// Chapter 16's kernel over one block with `mask_mod`, in tiles of [`TILE`].
-fn kernel(q: &Tensor, k: &Tensor, v: &Tensor, mask_mod: impl MaskMod + Copy) -> Result<Part> {
+fn kernel(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    mask_mod: impl MaskMod + Copy,
+) -> Result<Part> {
     let [_, _, queries, _] = q.dims();
     let block_mask = BlockMask::new(mask_mod, 1, 1, queries, k.size(2), TILE)?;
     let kv = InTensors::new(k, v)?;

@@ -13,7 +13,12 @@ use crate::shards::Layout;
 /// # Shapes
 /// Counts only; `sizes.tokens` must split into `layout.chunks(world)` chunks.
 // ANCHOR: products
-pub fn products_of_rank(sizes: Sizes, world: usize, layout: Layout, rank: usize) -> u64 {
+pub fn products_of_rank(
+    sizes: Sizes,
+    world: usize,
+    layout: Layout,
+    rank: usize,
+) -> u64 {
     let chunks = layout.chunks(world);
     let len = (sizes.tokens / chunks) as u64;
     let mut pairs = 0;

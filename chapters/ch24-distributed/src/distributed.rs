@@ -1,6 +1,6 @@
 //! The chapter's steps across processes, on MPI: each process is one rank, started by
 //! `mpirun -np W`. The attention is the same code as the one-process simulation
-//! ([`attend_step`], [`causal_attention`], [`rank_partial`]); only where the blocks come
+//! ([`attend_step`], [`causal_attention`], [`rank_partial`](crate::tensor_parallel::rank_partial)); only where the blocks come
 //! from changes: here they arrive in messages.
 
 use std::time::Instant;
@@ -104,7 +104,9 @@ pub fn ring_attention(
 ) -> Result<(Vec<Tensor>, RingTimes)> {
     let (rank, world) = (ranks.rank, ranks.size);
     let next = ranks.world.process_at_rank(((rank + 1) % world) as i32);
-    let previous = ranks.world.process_at_rank(((rank + world - 1) % world) as i32);
+    let previous = ranks
+        .world
+        .process_at_rank(((rank + world - 1) % world) as i32);
     let block = q.blocks[0].dims::<4>();
     let mut here = [flat(k), flat(v)].concat(); // keys, then values
     let mut arriving = vec![0.0f32; here.len()];
@@ -119,8 +121,8 @@ pub fn ring_attention(
         mpi::request::scope(|scope| -> Result<()> {
             // The next block travels while this one is attended to.
             let sending = (!last).then(|| next.immediate_send(scope, &here[..]));
-            let receiving =
-                (!last).then(|| previous.immediate_receive_into(scope, &mut arriving[..]));
+            let receiving = (!last)
+                .then(|| previous.immediate_receive_into(scope, &mut arriving[..]));
             let start = Instant::now();
             attend_step(q, &k_here, &v_here, &mut running)?;
             times.attending += start.elapsed().as_secs_f64();
@@ -196,11 +198,13 @@ pub fn ulysses(ranks: &Ranks, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<Tens
     let world = ranks.size;
     let [b, heads, len, d] = q.dims::<4>();
     let to_heads = |t: &Tensor| {
-        let received = all_to_all(ranks, &pieces(t, 1, world), &[b, heads / world, len, d]);
+        let received =
+            all_to_all(ranks, &pieces(t, 1, world), &[b, heads / world, len, d]);
         cat(&received, 2) // every token of my heads
     };
     let out = causal_attention(&to_heads(q), &to_heads(k), &to_heads(v))?;
-    let back = all_to_all(ranks, &pieces(&out, 2, world), &[b, heads / world, len, d]);
+    let back =
+        all_to_all(ranks, &pieces(&out, 2, world), &[b, heads / world, len, d]);
     Ok(cat(&back, 1)) // my tokens of every head
 }
 // ANCHOR_END: ulysses
@@ -236,7 +240,10 @@ pub fn reduce_both_ways(ranks: &Ranks, partial: &Tensor) -> (Tensor, Tensor) {
 ///
 /// # Shapes
 /// `mine`: the same length on every rank.
-pub fn gather_to_root<T: Equivalence + Default + Clone>(ranks: &Ranks, mine: &[T]) -> Vec<T> {
+pub fn gather_to_root<T: Equivalence + Default + Clone>(
+    ranks: &Ranks,
+    mine: &[T],
+) -> Vec<T> {
     let root = ranks.world.process_at_rank(0);
     if ranks.rank == 0 {
         let mut all = vec![T::default(); mine.len() * ranks.size];

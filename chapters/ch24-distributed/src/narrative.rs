@@ -5,15 +5,17 @@ use course::narrative::python_bool;
 use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed, randn};
 
-use crate::commas::commas;
 use crate::block::BlockKind;
 use crate::block_kind::block_kind;
+use crate::commas::commas;
 use crate::counts::products_of_rank;
 use crate::ring::{Running, ring_attention_simulated, source_at};
 use crate::ring_bytes::ring_bytes;
 use crate::setup::{ARTICLE, D_MODEL, SIZES, Sizes, WORLD};
 use crate::shards::{Layout, chunk_len};
-use crate::tensor_parallel::{Projections, all_heads, rank_partial, sum_in_rank_order};
+use crate::tensor_parallel::{
+    Projections, all_heads, rank_partial, sum_in_rank_order,
+};
 use crate::transfer::{all_gather_simulated, kv_bytes_held};
 use crate::ulysses::{causal_attention, ulysses_simulated};
 
@@ -39,37 +41,59 @@ fn ring_step(
     let rank = (0..WORLD)
         .find(|&r| layout.chunks_of(r, WORLD).contains(&chunk))
         .unwrap_or(0);
-    let slot = layout.chunks_of(rank, WORLD).iter().position(|&c| c == chunk).unwrap_or(0);
+    let slot = layout
+        .chunks_of(rank, WORLD)
+        .iter()
+        .position(|&c| c == chunk)
+        .unwrap_or(0);
     let row = token - chunk * len;
     let mut lines = Vec::new();
-    let out = ring_attention_simulated(q, k, v, WORLD, layout, |r, step, running: &Running| {
-        if r != rank {
-            return;
-        }
-        let source = source_at(r, step, WORLD);
-        let kinds: Vec<&str> = layout
-            .chunks_of(source, WORLD)
-            .iter()
-            .map(|&kv_chunk| match block_kind(chunk, kv_chunk) {
-                BlockKind::Skip => "skipped",
-                BlockKind::Diagonal => "diagonal",
-                BlockKind::Full => "full",
-            })
-            .collect();
-        let Some(part) = &running[slot] else {
-            lines.push(format!("step {step}: keys of rank {source} ({}): nothing yet", kinds.join(", ")));
-            return;
-        };
-        let lse: f32 = part.lse.select(0, 0).select(0, HEAD as i64).select(0, row as i64).item();
-        lines.push(format!(
+    let out = ring_attention_simulated(
+        q,
+        k,
+        v,
+        WORLD,
+        layout,
+        |r, step, running: &Running| {
+            if r != rank {
+                return;
+            }
+            let source = source_at(r, step, WORLD);
+            let kinds: Vec<&str> = layout
+                .chunks_of(source, WORLD)
+                .iter()
+                .map(|&kv_chunk| match block_kind(chunk, kv_chunk) {
+                    BlockKind::Skip => "skipped",
+                    BlockKind::Diagonal => "diagonal",
+                    BlockKind::Full => "full",
+                })
+                .collect();
+            let Some(part) = &running[slot] else {
+                lines.push(format!(
+                    "step {step}: keys of rank {source} ({}): nothing yet",
+                    kinds.join(", ")
+                ));
+                return;
+            };
+            let lse: f32 = part
+                .lse
+                .select(0, 0)
+                .select(0, HEAD as i64)
+                .select(0, row as i64)
+                .item();
+            lines.push(format!(
             "step {step}: keys of rank {source} ({}): log-sum-exp so far {lse:.4}",
             kinds.join(", ")
         ));
-        lines.push(format!(
-            "  out so far: {}",
-            part.out.select(0, 0).select(0, HEAD as i64).select(0, row as i64)
-        ));
-    })?;
+            lines.push(format!(
+                "  out so far: {}",
+                part.out
+                    .select(0, 0)
+                    .select(0, HEAD as i64)
+                    .select(0, row as i64)
+            ));
+        },
+    )?;
     let step = story.step(format!("The ring, {} shards", layout.name()));
     let held: Vec<String> = (0..WORLD)
         .map(|r| format!("rank {r}: chunks {:?}", layout.chunks_of(r, WORLD)))
@@ -86,7 +110,12 @@ fn ring_step(
         step.print(line);
     }
     step.print("one process's causal attention, same row:")
-        .print(one_process.select(0, 0).select(0, HEAD as i64).select(0, token as i64));
+        .print(
+            one_process
+                .select(0, 0)
+                .select(0, HEAD as i64)
+                .select(0, token as i64),
+        );
     step.print(format!(
         "whole output within 1e-6 of one process: {}",
         python_bool(largest_gap(&out, one_process) < 1e-6)
@@ -96,18 +125,30 @@ fn ring_step(
 
 /// Products and bytes per rank at the article's sizes.
 fn imbalance_step(story: &mut Narrative) {
-    let Sizes { tokens, heads, head_dim } = ARTICLE;
+    let Sizes {
+        tokens,
+        heads,
+        head_dim,
+    } = ARTICLE;
     let step = story.step(format!(
         "Causal work per rank, {tokens} tokens, {heads} heads of {head_dim}, {WORLD} ranks"
     ));
     for layout in [Layout::Contiguous, Layout::Zigzag] {
-        let products: Vec<u64> =
-            (0..WORLD).map(|r| products_of_rank(ARTICLE, WORLD, layout, r)).collect();
+        let products: Vec<u64> = (0..WORLD)
+            .map(|r| products_of_rank(ARTICLE, WORLD, layout, r))
+            .collect();
         let list: Vec<String> = products.iter().map(|&p| commas(p)).collect();
         let (least, most) = (products.iter().min(), products.iter().max());
-        step.print(format!("{} query-key products: {}", layout.name(), list.join(" / ")));
+        step.print(format!(
+            "{} query-key products: {}",
+            layout.name(),
+            list.join(" / ")
+        ));
         if let (Some(&least), Some(&most)) = (least, most) {
-            step.print(format!("  the busiest rank computes {:.2} times the least busy", most as f64 / least as f64));
+            step.print(format!(
+                "  the busiest rank computes {:.2} times the least busy",
+                most as f64 / least as f64
+            ));
         }
     }
     step.print(format!(
@@ -121,9 +162,17 @@ fn imbalance_step(story: &mut Narrative) {
 }
 
 /// All-gather against a ring pass: memory held, bytes sent, and the same bits.
-fn transfer_step(story: &mut Narrative, [q, k, v]: [&Tensor; 3], ring: &Tensor) -> Result<()> {
+fn transfer_step(
+    story: &mut Narrative,
+    [q, k, v]: [&Tensor; 3],
+    ring: &Tensor,
+) -> Result<()> {
     let gathered = all_gather_simulated(q, k, v, WORLD, Layout::Zigzag)?;
-    let Sizes { tokens, heads, head_dim } = ARTICLE;
+    let Sizes {
+        tokens,
+        heads,
+        head_dim,
+    } = ARTICLE;
     let sent = commas(ring_bytes(tokens, heads, head_dim, WORLD));
     let step = story.step("Two ways to move keys and values");
     step.print(format!(
@@ -143,8 +192,16 @@ fn transfer_step(story: &mut Narrative, [q, k, v]: [&Tensor; 3], ring: &Tensor) 
 }
 
 /// Ulysses against one process.
-fn ulysses_step(story: &mut Narrative, [q, k, v]: [&Tensor; 3], one_process: &Tensor) -> Result<()> {
-    let Sizes { tokens, heads, head_dim } = SIZES;
+fn ulysses_step(
+    story: &mut Narrative,
+    [q, k, v]: [&Tensor; 3],
+    one_process: &Tensor,
+) -> Result<()> {
+    let Sizes {
+        tokens,
+        heads,
+        head_dim,
+    } = SIZES;
     let out = ulysses_simulated(q, k, v, WORLD)?;
     let step = story.step("Ulysses: two all-to-alls");
     step.print(format!(
@@ -165,7 +222,11 @@ fn ulysses_step(story: &mut Narrative, [q, k, v]: [&Tensor; 3], one_process: &Te
 
 /// Tensor-parallel heads: partial outputs and the order of their sum.
 fn tensor_parallel_step(story: &mut Narrative) -> Result<()> {
-    let Sizes { tokens, heads, head_dim } = SIZES;
+    let Sizes {
+        tokens,
+        heads,
+        head_dim,
+    } = SIZES;
     // Drawn after the queries, keys and values.
     let x = randn(&[tokens, D_MODEL]);
     let w = Projections::random(D_MODEL, heads, head_dim);
@@ -199,7 +260,11 @@ fn tensor_parallel_step(story: &mut Narrative) -> Result<()> {
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 24.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 24: attention across machines");
-    let Sizes { tokens, heads, head_dim } = SIZES;
+    let Sizes {
+        tokens,
+        heads,
+        head_dim,
+    } = SIZES;
 
     // ANCHOR: inputs
     manual_seed(seed.or(24));

@@ -44,7 +44,12 @@ impl Shard {
     ///
     /// # Shapes
     /// As [`Shard::of`]; `tokens` splits into `layout.chunks(world)` chunks.
-    pub fn of_rank(t: &Tensor, layout: Layout, rank: usize, world: usize) -> Result<Shard> {
+    pub fn of_rank(
+        t: &Tensor,
+        layout: Layout,
+        rank: usize,
+        world: usize,
+    ) -> Result<Shard> {
         let len = chunk_len(t.size(2), world, layout)?;
         Ok(Shard::of(t, &layout.chunks_of(rank, world), len))
     }
@@ -62,10 +67,19 @@ pub type Running = Vec<Option<Part>>;
 /// All blocks `[batch, heads, len, d]`; `k` and `v` hold the same chunks; `running` one
 /// entry per query chunk.
 // ANCHOR: attend_step
-pub fn attend_step(q: &Shard, k: &Shard, v: &Shard, running: &mut Running) -> Result<()> {
+pub fn attend_step(
+    q: &Shard,
+    k: &Shard,
+    v: &Shard,
+    running: &mut Running,
+) -> Result<()> {
     for ((&q_chunk, q_block), so_far) in q.chunks.iter().zip(&q.blocks).zip(running) {
-        for ((&kv_chunk, k_block), v_block) in k.chunks.iter().zip(&k.blocks).zip(&v.blocks) {
-            let Some(part) = attend_block(q_block, k_block, v_block, q_chunk, kv_chunk)? else {
+        for ((&kv_chunk, k_block), v_block) in
+            k.chunks.iter().zip(&k.blocks).zip(&v.blocks)
+        {
+            let Some(part) =
+                attend_block(q_block, k_block, v_block, q_chunk, kv_chunk)?
+            else {
                 continue;
             };
             *so_far = Some(match so_far.take() {
@@ -127,10 +141,11 @@ pub fn finished(running: Running) -> Result<Vec<Tensor>> {
     running
         .into_iter()
         .map(|part| {
-            part.map(|p| p.out).ok_or_else(|| shared::Error::InvalidArgument {
-                op: "ring_attention",
-                detail: "a chunk of queries met no key".into(),
-            })
+            part.map(|p| p.out)
+                .ok_or_else(|| shared::Error::InvalidArgument {
+                    op: "ring_attention",
+                    detail: "a chunk of queries met no key".into(),
+                })
         })
         .collect()
 }

@@ -8,7 +8,12 @@
 /// # Shapes
 /// Counts only; `world` divides `tokens`.
 // ANCHOR: ring_bytes
-pub fn ring_bytes(tokens: usize, kv_heads: usize, head_dim: usize, world: usize) -> u64 {
+pub fn ring_bytes(
+    tokens: usize,
+    kv_heads: usize,
+    head_dim: usize,
+    world: usize,
+) -> u64 {
     let block = (tokens / world * kv_heads * head_dim * 4) as u64;
     (world as u64 - 1) * 2 * block
 }

@@ -59,7 +59,7 @@ impl Layout {
 /// Counts only.
 pub fn chunk_len(tokens: usize, world: usize, layout: Layout) -> Result<usize> {
     let chunks = layout.chunks(world);
-    if world == 0 || tokens == 0 || tokens % chunks != 0 {
+    if world == 0 || tokens == 0 || !tokens.is_multiple_of(chunks) {
         return Err(Error::InvalidArgument {
             op: "ring_attention",
             detail: format!(

@@ -65,8 +65,12 @@ pub fn rank_partial(
             .unsqueeze(0)
             .contiguous()
     };
-    let context = causal_attention(&split(&w.w_query), &split(&w.w_key), &split(&w.w_value))?;
-    let context = context.squeeze_dim(0).transpose(0, 1).reshape([tokens, wide]);
+    let context =
+        causal_attention(&split(&w.w_query), &split(&w.w_key), &split(&w.w_value))?;
+    let context = context
+        .squeeze_dim(0)
+        .transpose(0, 1)
+        .reshape([tokens, wide]);
     Ok(context.matmul(&w.w_out.narrow(0, rank * wide, wide)))
 }
 // ANCHOR_END: rank_partial

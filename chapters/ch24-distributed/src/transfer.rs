@@ -6,7 +6,9 @@
 
 use shared::{Result, Tensor};
 
-use crate::ring::{Running, Shard, attend_step, finished, in_sequence_order, source_at};
+use crate::ring::{
+    Running, Shard, attend_step, finished, in_sequence_order, source_at,
+};
 use crate::setup::Sizes;
 use crate::shards::Layout;
 
@@ -17,7 +19,11 @@ use crate::shards::Layout;
 /// Counts only; `world` divides `sizes.tokens`.
 pub fn kv_bytes_held(sizes: Sizes, world: usize, gathered: bool) -> u64 {
     let all = (2 * sizes.tokens * sizes.heads * sizes.head_dim * 4) as u64;
-    if gathered { all } else { 2 * all / world as u64 }
+    if gathered {
+        all
+    } else {
+        2 * all / world as u64
+    }
 }
 
 /// Attention with keys and values all-gathered: each rank first receives every rank's
@@ -35,7 +41,12 @@ pub fn all_gather_simulated(
 ) -> Result<Tensor> {
     // The all-gather: every rank receives all of these before any attention.
     let gathered = (0..world)
-        .map(|r| Ok((Shard::of_rank(k, layout, r, world)?, Shard::of_rank(v, layout, r, world)?)))
+        .map(|r| {
+            Ok((
+                Shard::of_rank(k, layout, r, world)?,
+                Shard::of_rank(v, layout, r, world)?,
+            ))
+        })
         .collect::<Result<Vec<(Shard, Shard)>>>()?;
     let mut outputs = Vec::with_capacity(world);
     for rank in 0..world {

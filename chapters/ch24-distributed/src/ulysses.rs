@@ -34,10 +34,12 @@ pub fn causal_attention(q: &Tensor, k: &Tensor, v: &Tensor) -> Result<Tensor> {
 /// # Shapes
 /// Counts only.
 pub fn check_heads(op: &'static str, heads: usize, world: usize) -> Result<usize> {
-    if world == 0 || heads % world != 0 {
+    if world == 0 || !heads.is_multiple_of(world) {
         return Err(Error::InvalidArgument {
             op,
-            detail: format!("{heads} heads on {world} ranks: the ranks must divide the heads"),
+            detail: format!(
+                "{heads} heads on {world} ranks: the ranks must divide the heads"
+            ),
         });
     }
     Ok(heads / world)
@@ -77,11 +79,19 @@ pub fn all_to_all(sent: Vec<Vec<Tensor>>) -> Vec<Vec<Tensor>> {
 /// `q`, `k`, `v`: `[batch, heads, tokens, d]`, `world` dividing `heads` and `tokens`;
 /// returns `[batch, heads, tokens, d]`.
 // ANCHOR: ulysses
-pub fn ulysses_simulated(q: &Tensor, k: &Tensor, v: &Tensor, world: usize) -> Result<Tensor> {
+pub fn ulysses_simulated(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    world: usize,
+) -> Result<Tensor> {
     check_heads("ulysses", q.size(1), world)?;
     // Rank i starts with tokens i of every head, and sends heads j of them to rank j.
     let to_heads = |t: &Tensor| {
-        let sent = pieces(t, 2, world).iter().map(|s| pieces(s, 1, world)).collect();
+        let sent = pieces(t, 2, world)
+            .iter()
+            .map(|s| pieces(s, 1, world))
+            .collect();
         all_to_all(sent)
             .iter()
             .map(|from_each| cat(from_each, 2)) // all tokens of my heads

@@ -79,16 +79,21 @@ proptest! {
 
 #[test]
 fn exercise_products_of_rank_at_the_articles_sizes() {
-    let contiguous: Vec<u64> =
-        (0..4).map(|r| products_of_rank(ARTICLE, 4, Layout::Contiguous, r)).collect();
+    let contiguous: Vec<u64> = (0..4)
+        .map(|r| products_of_rank(ARTICLE, 4, Layout::Contiguous, r))
+        .collect();
     assert_eq!(
         contiguous,
         [263_168, 787_456, 1_311_744, 1_836_032],
         "contiguous shards, 1024 tokens, 8 heads, 4 ranks"
     );
-    let zigzag: Vec<u64> =
-        (0..4).map(|r| products_of_rank(ARTICLE, 4, Layout::Zigzag, r)).collect();
-    assert_eq!(zigzag, [1_049_600; 4], "zigzag shards, 1024 tokens, 8 heads, 4 ranks");
+    let zigzag: Vec<u64> = (0..4)
+        .map(|r| products_of_rank(ARTICLE, 4, Layout::Zigzag, r))
+        .collect();
+    assert_eq!(
+        zigzag, [1_049_600; 4],
+        "zigzag shards, 1024 tokens, 8 heads, 4 ranks"
+    );
 }
 
 proptest! {

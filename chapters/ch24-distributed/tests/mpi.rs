@@ -68,9 +68,19 @@ fn every_result_equals_the_simulation(transport: &[&str]) {
     let output = mpirun(transport, &SMALL);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "mpirun {transport:?} failed:\n{stdout}\n{stderr}");
-    let checks: Vec<&str> = stdout.lines().filter(|l| l.contains("bit for bit")).collect();
-    assert_eq!(checks.len(), 6, "six checks expected, rank 0 printed:\n{stdout}");
+    assert!(
+        output.status.success(),
+        "mpirun {transport:?} failed:\n{stdout}\n{stderr}"
+    );
+    let checks: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("bit for bit"))
+        .collect();
+    assert_eq!(
+        checks.len(),
+        6,
+        "six checks expected, rank 0 printed:\n{stdout}"
+    );
     for line in checks {
         assert!(line.ends_with(": true"), "{transport:?}: {line}\n{stdout}");
     }
@@ -114,10 +124,25 @@ fn sizes_that_do_not_fit_stop_every_rank_with_one_message() {
         return;
     }
     let cases: [(&[&str], &str); 3] = [
-        (&["--tokens", "20", "--heads", "4", "--head-dim", "8"], "20 tokens on 4 ranks"),
-        (&["--tokens", "16", "--heads", "6", "--head-dim", "8"], "6 heads on 4 ranks"),
         (
-            &["--tokens", "16", "--heads", "4", "--head-dim", "8", "--rank-tokens", "2=32"],
+            &["--tokens", "20", "--heads", "4", "--head-dim", "8"],
+            "20 tokens on 4 ranks",
+        ),
+        (
+            &["--tokens", "16", "--heads", "6", "--head-dim", "8"],
+            "6 heads on 4 ranks",
+        ),
+        (
+            &[
+                "--tokens",
+                "16",
+                "--heads",
+                "4",
+                "--head-dim",
+                "8",
+                "--rank-tokens",
+                "2=32",
+            ],
             "rank 2 has 32 tokens",
         ),
     ];
@@ -131,8 +156,17 @@ fn sizes_that_do_not_fit_stop_every_rank_with_one_message() {
             1,
             "{args:?}: one message from rank 0 expected:\n{stderr}"
         );
-        assert!(stderr.contains(expected), "{args:?}: the message should say {expected:?}:\n{stderr}");
-        assert!(!stderr.contains("panicked"), "{args:?}: a rank panicked:\n{stderr}");
-        assert!(stdout.is_empty(), "{args:?}: no result may be printed:\n{stdout}");
+        assert!(
+            stderr.contains(expected),
+            "{args:?}: the message should say {expected:?}:\n{stderr}"
+        );
+        assert!(
+            !stderr.contains("panicked"),
+            "{args:?}: a rank panicked:\n{stderr}"
+        );
+        assert!(
+            stdout.is_empty(),
+            "{args:?}: no result may be printed:\n{stdout}"
+        );
     }
 }

@@ -58,12 +58,22 @@ fn each_ring_step_merges_one_more_block() {
     // Contiguous shards on 4 ranks: rank r merges r + 1 blocks, at steps 0 to r.
     let [q, k, v] = inputs(24, 2, 8, 4);
     let mut merged = [[false; 4]; 4];
-    ring_attention_simulated(&q, &k, &v, 4, Layout::Contiguous, |rank, step, running| {
-        merged[rank][step] = running[0].is_some();
-    })
+    ring_attention_simulated(
+        &q,
+        &k,
+        &v,
+        4,
+        Layout::Contiguous,
+        |rank, step, running| {
+            merged[rank][step] = running[0].is_some();
+        },
+    )
     .unwrap();
     for (rank, steps) in merged.iter().enumerate() {
-        assert_eq!(steps, &[true; 4], "rank {rank}: its own diagonal block comes first");
+        assert_eq!(
+            steps, &[true; 4],
+            "rank {rank}: its own diagonal block comes first"
+        );
     }
 }
 
@@ -72,34 +82,64 @@ fn tensor_parallel_heads_add_up_to_the_layer() {
     manual_seed(7);
     let x = randn(&[8, 16]);
     let w = Projections::random(16, 4, 4);
-    let partials: Vec<Tensor> = (0..4).map(|r| rank_partial(&x, &w, 4, r, 4).unwrap()).collect();
+    let partials: Vec<Tensor> = (0..4)
+        .map(|r| rank_partial(&x, &w, 4, r, 4).unwrap())
+        .collect();
     let fixed = sum_in_rank_order(&partials);
     let by_hand = &(&(&partials[0] + &partials[1]) + &partials[2]) + &partials[3];
-    assert_eq!(fixed.to_vec(), by_hand.to_vec(), "the sum in rank order is ((p0 + p1) + p2) + p3");
+    assert_eq!(
+        fixed.to_vec(),
+        by_hand.to_vec(),
+        "the sum in rank order is ((p0 + p1) + p2) + p3"
+    );
     let one = all_heads(&x, &w, 4).unwrap();
     // Outputs of size about 1, 16 products each: a few float32 steps.
     let gap = largest_gap(&fixed, &one);
-    assert!(gap < 1e-5, "the partial outputs' sum is {gap:e} from the all-heads product");
+    assert!(
+        gap < 1e-5,
+        "the partial outputs' sum is {gap:e} from the all-heads product"
+    );
 }
 
 #[test]
 fn sizes_that_do_not_fit_are_named() {
-    let fits = Sizes { tokens: 16, heads: 4, head_dim: 8 };
+    let fits = Sizes {
+        tokens: 16,
+        heads: 4,
+        head_dim: 8,
+    };
     assert_eq!(check_agreed_sizes(&[fits; 4]).unwrap(), fits);
     let cases = [
-        (vec![fits, Sizes { tokens: 32, ..fits }, fits, fits], "rank 1 has 32 tokens"),
-        (vec![Sizes { tokens: 12, ..fits }; 4], "12 tokens on 4 ranks"),
+        (
+            vec![fits, Sizes { tokens: 32, ..fits }, fits, fits],
+            "rank 1 has 32 tokens",
+        ),
+        (
+            vec![Sizes { tokens: 12, ..fits }; 4],
+            "12 tokens on 4 ranks",
+        ),
         (vec![Sizes { heads: 6, ..fits }; 4], "6 heads on 4 ranks"),
         (vec![Sizes { tokens: 8, ..fits }; 8], "8 tokens on 8 ranks"),
     ];
     for (reported, expected) in cases {
         let message = check_agreed_sizes(&reported).unwrap_err().to_string();
-        assert!(message.contains(expected), "{reported:?}: the error {message:?} does not say {expected:?}");
+        assert!(
+            message.contains(expected),
+            "{reported:?}: the error {message:?} does not say {expected:?}"
+        );
     }
     let message = ring_attention_simulated(
-        &randn(&[1, 2, 10, 4]), &randn(&[1, 2, 10, 4]), &randn(&[1, 2, 10, 4]), 4, Layout::Zigzag, |_, _, _| {},
+        &randn(&[1, 2, 10, 4]),
+        &randn(&[1, 2, 10, 4]),
+        &randn(&[1, 2, 10, 4]),
+        4,
+        Layout::Zigzag,
+        |_, _, _| {},
     )
     .unwrap_err()
     .to_string();
-    assert!(message.contains("ring_attention") && message.contains("10 tokens"), "{message}");
+    assert!(
+        message.contains("ring_attention") && message.contains("10 tokens"),
+        "{message}"
+    );
 }

@@ -19,7 +19,9 @@ use ch24_distributed::ring::{in_sequence_order, ring_attention_simulated};
 use ch24_distributed::ring_bytes::ring_bytes;
 use ch24_distributed::setup::{D_MODEL, Sizes};
 use ch24_distributed::shards::Layout;
-use ch24_distributed::tensor_parallel::{Projections, rank_partial, sum_in_rank_order};
+use ch24_distributed::tensor_parallel::{
+    Projections, rank_partial, sum_in_rank_order,
+};
 use ch24_distributed::ulysses::{causal_attention, ulysses_simulated};
 use clap::Parser;
 use shared::{Result, Tensor, manual_seed, randn};
@@ -92,7 +94,11 @@ fn gathered(ranks: &Ranks, blocks: &[Tensor], layout: Layout) -> Option<Tensor> 
 }
 
 fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()> {
-    let Sizes { tokens, heads, head_dim } = sizes;
+    let Sizes {
+        tokens,
+        heads,
+        head_dim,
+    } = sizes;
     let world = ranks.size;
     manual_seed(seed);
     let q = randn(&[1, heads, tokens, head_dim]);
@@ -110,7 +116,8 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
         let (blocks, times) = ring_attention(ranks, &qs, &ks, &vs, layout)?;
         let times = gather_to_root(ranks, &[times.attending, times.waiting]);
         if let Some(out) = gathered(ranks, &blocks, layout) {
-            let simulated = ring_attention_simulated(&q, &k, &v, world, layout, |_, _, _| {})?;
+            let simulated =
+                ring_attention_simulated(&q, &k, &v, world, layout, |_, _, _| {})?;
             report.check(
                 &format!(
                     "ring, {} shards, equal to the one-process simulation bit for bit",
@@ -131,8 +138,14 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
         if layout == Layout::Zigzag {
             let blocks = all_gather_attention(ranks, &qs, &ks, &vs, layout)?;
             if let Some(out) = gathered(ranks, &blocks, layout) {
-                let simulated =
-                    ring_attention_simulated(&q, &k, &v, world, layout, |_, _, _| {})?;
+                let simulated = ring_attention_simulated(
+                    &q,
+                    &k,
+                    &v,
+                    world,
+                    layout,
+                    |_, _, _| {},
+                )?;
                 report.check(
                     "all-gather, zigzag shards, equal to the ring's simulation bit for bit",
                     bits(&out, &simulated),
@@ -145,7 +158,10 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
     let out = ulysses(ranks, &qs.blocks[0], &ks.blocks[0], &vs.blocks[0])?;
     if let Some(out) = gathered(ranks, &[out], Layout::Contiguous) {
         let simulated = ulysses_simulated(&q, &k, &v, world)?;
-        report.check("Ulysses equal to its simulation bit for bit", bits(&out, &simulated));
+        report.check(
+            "Ulysses equal to its simulation bit for bit",
+            bits(&out, &simulated),
+        );
         let one = causal_attention(&q, &k, &v)?;
         report.check("Ulysses equal to one process bit for bit", bits(&out, &one));
     }
@@ -201,7 +217,10 @@ fn main() -> ExitCode {
         Err(e) => {
             // Every rank reached the same verdict; one of them says it.
             if ranks.rank == 0 {
-                eprintln!("ch24-mpi: {} ranks cannot share this attention: {e}", ranks.size);
+                eprintln!(
+                    "ch24-mpi: {} ranks cannot share this attention: {e}",
+                    ranks.size
+                );
             }
             return ExitCode::from(2);
         }
@@ -219,5 +238,9 @@ fn main() -> ExitCode {
             println!("{line}");
         }
     }
-    if report.all_equal { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if report.all_equal {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
