@@ -154,13 +154,13 @@ def ring_step(q, k, v, layout, one_process):
             lines.append(f"step {s}: keys of rank {source} ({kinds}): nothing yet")
             return
         o, l = running[slot]
-        lines.append(f"step {s}: keys of rank {source} ({kinds}): log-sum-exp so far {l[0, HEAD, row].item():.4f}")
-        lines.append(f"  out so far: {o[0, HEAD, row]}")
+        lines.append(f"step {s}: keys of rank {source} ({kinds}): log-sum-exp so far {l[0, HEAD, row].item():.4f}, out:")
+        lines.append(f"{o[0, HEAD, row]}")
 
     out = ring(q, k, v, layout, on_step)
     step(f"The ring, {layout} shards")
-    held = "; ".join(f"rank {r}: chunks {chunks_of(layout, r)}" for r in range(WORLD))
-    print(f"{n_chunks(layout)} chunks of {length} tokens; {held}")
+    held = ", ".join(f"{chunks_of(layout, r)}" for r in range(WORLD))
+    print(f"{n_chunks(layout)} chunks of {length} tokens; ranks 0 to {WORLD - 1} hold chunks {held}")
     print(f"token {token}, head {HEAD} lives on rank {rank}; its merge, step by step:")
     for line in lines:
         print(line)
@@ -201,11 +201,12 @@ def transfer_step(q, k, v, ring_out):
     gathered = ring(q, k, v, "zigzag")
     everything = 2 * ARTICLE_T * ARTICLE_H * ARTICLE_D * 4
     sent = f"{ring_bytes(ARTICLE_H):,}"
-    step("Two ways to move keys and values")
-    print(f"all-gather: one collective before any attention; holds {everything:,} bytes of keys "
-          f"and values, sends {sent}")
-    print(f"ring pass: {WORLD - 1} sends, each beside one step's attention; holds "
-          f"{2 * everything // WORLD:,} bytes, sends {sent}")
+    step(f"Two ways to move keys and values, {ARTICLE_T} tokens, {ARTICLE_H} heads of {ARTICLE_D}")
+    print(f"bytes of keys and values one rank holds: all-gather {everything:,}, "
+          f"ring pass {2 * everything // WORLD:,}")
+    print(f"bytes one rank sends: all-gather {sent}, ring pass {sent}")
+    print(f"messages: all-gather one collective before attending, ring pass {WORLD - 1} sends")
+    print("  each beside one step's attention")
     print(f"all-gather equals the ring pass bit for bit (zigzag shards): {torch.equal(gathered, ring_out)}")
     end_step()
 
@@ -224,11 +225,10 @@ def ulysses(q, k, v):
 def ulysses_step(q, k, v, one_process):
     out = ulysses(q, k, v)
     step("Ulysses: two all-to-alls")
-    print(f"each rank: [1, {H}, {T // WORLD}, {D}] (its tokens, every head) -> "
-          f"[1, {H // WORLD}, {T}, {D}] (every token, its heads) -> back")
+    print(f"before: [1, {H}, {T // WORLD}, {D}] per rank (its tokens, every head)")
+    print(f"after the first all-to-all: [1, {H // WORLD}, {T}, {D}] (every token, its heads)")
     print(f"equals one process bit for bit: {torch.equal(out, one_process)}")
-    print(f"with 2 key/value heads, at most 2 ranks hold whole key/value heads; {WORLD} ranks "
-          f"would copy each to {WORLD // 2} ranks")
+    print(f"2 key/value heads on {WORLD} ranks: each key/value head copied to {WORLD // 2} ranks")
     end_step()
 
 
@@ -261,7 +261,7 @@ def tensor_parallel_step():
         again = again + p
     one = rank_partial(x, *ws, 0, 1)
     step("Tensor-parallel heads")
-    print(f"x: [{T}, {D_MODEL}]; each rank owns the projections of {H // WORLD} of the {H} heads and "
+    print(f"x: [{T}, {D_MODEL}]; each rank: {H // WORLD} of the {H} heads, "
           f"{H // WORLD * D} rows of the output projection")
     print("rank 0's partial output, token 0:")
     print(partials[0][0])

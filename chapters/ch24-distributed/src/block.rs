@@ -8,19 +8,8 @@ use ch16_flex_attention::recipes::{MaskMod, causal, no_mask, unchanged};
 use ch17_inference::split_kv::Part;
 use shared::{Result, Tensor};
 
-use crate::block_kind::block_kind;
+use crate::block_kind::{BlockKind, classify_block};
 use crate::setup::TILE;
-
-/// How a chunk of queries meets a chunk of keys under the causal mask.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockKind {
-    /// Every key comes after every query: the block is skipped, no product computed.
-    Skip,
-    /// The same chunk: query `i` sees keys `0..=i` of it.
-    Diagonal,
-    /// Every key comes before every query: all of the block is seen.
-    Full,
-}
 
 /// The attention of query chunk `q_chunk` over key chunk `kv_chunk`, normalised over that
 /// chunk's keys alone, with each query's log-sum-exp; `None` when the causal mask hides
@@ -37,7 +26,7 @@ pub fn attend_block(
     q_chunk: usize,
     kv_chunk: usize,
 ) -> Result<Option<Part>> {
-    match block_kind(q_chunk, kv_chunk) {
+    match classify_block(q_chunk, kv_chunk) {
         BlockKind::Skip => Ok(None),
         // Both chunks start at the same token, so the causal mask in the chunk's own
         // positions is the causal mask of the sequence.

@@ -1,8 +1,7 @@
 //! What the ring costs, counted: query-key products per rank and bytes each rank sends.
 //! Neither depends on the machine, so the chapter prints them beside any time.
 
-use crate::block::BlockKind;
-use crate::block_kind::block_kind;
+use crate::block_kind::{BlockKind, classify_block};
 use crate::setup::Sizes;
 use crate::shards::Layout;
 
@@ -24,7 +23,7 @@ pub fn products_of_rank(
     let mut pairs = 0;
     for q_chunk in layout.chunks_of(rank, world) {
         for kv_chunk in 0..chunks {
-            pairs += match block_kind(q_chunk, kv_chunk) {
+            pairs += match classify_block(q_chunk, kv_chunk) {
                 BlockKind::Skip => 0,
                 BlockKind::Diagonal => len * (len + 1) / 2,
                 BlockKind::Full => len * len,

@@ -29,7 +29,6 @@
 
 pub mod agree;
 pub mod block;
-#[cfg_attr(feature = "exercise", path = "../exercises/block_kind.rs")]
 pub mod block_kind;
 pub mod commas;
 #[cfg_attr(feature = "exercise", path = "../exercises/counts.rs")]

@@ -5,8 +5,7 @@ use course::narrative::python_bool;
 use course::{Narrative, Seed};
 use shared::{Result, Tensor, manual_seed, randn};
 
-use crate::block::BlockKind;
-use crate::block_kind::block_kind;
+use crate::block_kind::{BlockKind, classify_block};
 use crate::commas::commas;
 use crate::counts::products_of_rank;
 use crate::ring::{Running, ring_attention_simulated, source_at};
@@ -62,7 +61,7 @@ fn ring_step(
             let kinds: Vec<&str> = layout
                 .chunks_of(source, WORLD)
                 .iter()
-                .map(|&kv_chunk| match block_kind(chunk, kv_chunk) {
+                .map(|&kv_chunk| match classify_block(chunk, kv_chunk) {
                     BlockKind::Skip => "skipped",
                     BlockKind::Diagonal => "diagonal",
                     BlockKind::Full => "full",
@@ -75,33 +74,25 @@ fn ring_step(
                 ));
                 return;
             };
-            let lse: f32 = part
-                .lse
-                .select(0, 0)
-                .select(0, HEAD as i64)
-                .select(0, row as i64)
-                .item();
+            let lse: f32 =
+                part.lse.select(0, 0).select(0, HEAD).select(0, row).item();
             lines.push(format!(
-            "step {step}: keys of rank {source} ({}): log-sum-exp so far {lse:.4}",
-            kinds.join(", ")
-        ));
-            lines.push(format!(
-                "  out so far: {}",
-                part.out
-                    .select(0, 0)
-                    .select(0, HEAD as i64)
-                    .select(0, row as i64)
+                "step {step}: keys of rank {source} ({}): log-sum-exp so far {lse:.4}, out:",
+                kinds.join(", ")
             ));
+            let out = part.out.select(0, 0).select(0, HEAD).select(0, row);
+            lines.push(out.to_string());
         },
     )?;
     let step = story.step(format!("The ring, {} shards", layout.name()));
     let held: Vec<String> = (0..WORLD)
-        .map(|r| format!("rank {r}: chunks {:?}", layout.chunks_of(r, WORLD)))
+        .map(|r| format!("{:?}", layout.chunks_of(r, WORLD)))
         .collect();
     step.print(format!(
-        "{} chunks of {len} tokens; {}",
+        "{} chunks of {len} tokens; ranks 0 to {} hold chunks {}",
         layout.chunks(WORLD),
-        held.join("; ")
+        WORLD - 1,
+        held.join(", ")
     ));
     step.print(format!(
         "token {token}, head {HEAD} lives on rank {rank}; its merge, step by step:"
@@ -110,12 +101,7 @@ fn ring_step(
         step.print(line);
     }
     step.print("one process's causal attention, same row:")
-        .print(
-            one_process
-                .select(0, 0)
-                .select(0, HEAD as i64)
-                .select(0, token as i64),
-        );
+        .print(one_process.select(0, 0).select(0, HEAD).select(0, token));
     step.print(format!(
         "whole output within 1e-6 of one process: {}",
         python_bool(largest_gap(&out, one_process) < 1e-6)
@@ -174,16 +160,22 @@ fn transfer_step(
         head_dim,
     } = ARTICLE;
     let sent = commas(ring_bytes(tokens, heads, head_dim, WORLD));
-    let step = story.step("Two ways to move keys and values");
-    step.print(format!(
-        "all-gather: one collective before any attention; holds {} bytes of keys and values, sends {sent}",
-        commas(kv_bytes_held(ARTICLE, WORLD, true))
+    let step = story.step(format!(
+        "Two ways to move keys and values, {tokens} tokens, {heads} heads of {head_dim}"
     ));
     step.print(format!(
-        "ring pass: {} sends, each beside one step's attention; holds {} bytes, sends {sent}",
-        WORLD - 1,
+        "bytes of keys and values one rank holds: all-gather {}, ring pass {}",
+        commas(kv_bytes_held(ARTICLE, WORLD, true)),
         commas(kv_bytes_held(ARTICLE, WORLD, false))
     ));
+    step.print(format!(
+        "bytes one rank sends: all-gather {sent}, ring pass {sent}"
+    ));
+    step.print(format!(
+        "messages: all-gather one collective before attending, ring pass {} sends",
+        WORLD - 1
+    ));
+    step.print("  each beside one step's attention");
     step.print(format!(
         "all-gather equals the ring pass bit for bit (zigzag shards): {}",
         python_bool(gathered.to_vec() == ring.to_vec())
@@ -205,8 +197,11 @@ fn ulysses_step(
     let out = ulysses_simulated(q, k, v, WORLD)?;
     let step = story.step("Ulysses: two all-to-alls");
     step.print(format!(
-        "each rank: [1, {heads}, {}, {head_dim}] (its tokens, every head) -> [1, {}, {tokens}, {head_dim}] (every token, its heads) -> back",
-        tokens / WORLD,
+        "before: [1, {heads}, {}, {head_dim}] per rank (its tokens, every head)",
+        tokens / WORLD
+    ));
+    step.print(format!(
+        "after the first all-to-all: [1, {}, {tokens}, {head_dim}] (every token, its heads)",
         heads / WORLD
     ));
     step.print(format!(
@@ -214,7 +209,7 @@ fn ulysses_step(
         python_bool(out.to_vec() == one_process.to_vec())
     ));
     step.print(format!(
-        "with 2 key/value heads, at most 2 ranks hold whole key/value heads; {WORLD} ranks would copy each to {} ranks",
+        "2 key/value heads on {WORLD} ranks: each key/value head copied to {} ranks",
         WORLD / 2
     ));
     Ok(())
@@ -238,7 +233,7 @@ fn tensor_parallel_step(story: &mut Narrative) -> Result<()> {
     let one = all_heads(&x, &w, heads)?;
     let step = story.step("Tensor-parallel heads");
     step.print(format!(
-        "x: [{tokens}, {D_MODEL}]; each rank owns the projections of {} of the {heads} heads and {} rows of the output projection",
+        "x: [{tokens}, {D_MODEL}]; each rank: {} of the {heads} heads, {} rows of the output projection",
         heads / WORLD,
         heads / WORLD * head_dim
     ));

@@ -2,8 +2,7 @@
 //! Each checks the article's numbers, and a property test checks every size against a
 //! count that walks the causal mask itself, which a hard-coded answer cannot pass.
 
-use ch24_distributed::block::BlockKind;
-use ch24_distributed::block_kind::block_kind;
+use ch24_distributed::block_kind::{BlockKind, classify_block};
 use ch24_distributed::counts::products_of_rank;
 use ch24_distributed::ring_bytes::ring_bytes;
 use ch24_distributed::setup::{ARTICLE, Sizes};
@@ -25,7 +24,7 @@ fn walked(sizes: Sizes, world: usize, layout: Layout, rank: usize) -> u64 {
 }
 
 #[test]
-fn exercise_block_kind_of_every_pair_of_chunks() {
+fn exercise_classify_block_of_every_pair_of_chunks() {
     for q_chunk in 0..6 {
         for kv_chunk in 0..6 {
             let expected = match kv_chunk {
@@ -33,7 +32,7 @@ fn exercise_block_kind_of_every_pair_of_chunks() {
                 k if k == q_chunk => BlockKind::Diagonal,
                 _ => BlockKind::Full,
             };
-            let got = block_kind(q_chunk, kv_chunk);
+            let got = classify_block(q_chunk, kv_chunk);
             assert_eq!(
                 got, expected,
                 "queries of chunk {q_chunk}, keys of chunk {kv_chunk}: got {got:?}, \
@@ -45,7 +44,7 @@ fn exercise_block_kind_of_every_pair_of_chunks() {
 
 proptest! {
     #[test]
-    fn exercise_block_kind_matches_the_causal_mask(q_chunk in 0usize..64, kv_chunk in 0usize..64, len in 2usize..5) {
+    fn exercise_classify_block_matches_the_causal_mask(q_chunk in 0usize..64, kv_chunk in 0usize..64, len in 2usize..5) {
         // Walk the block's entries: how many of its len × len pairs does the mask show? (With
         // two tokens or more a chunk, the diagonal block shows some and hides some.)
         let seen = (0..len).flat_map(|i| (0..len).map(move |j| (i, j)))
@@ -56,7 +55,7 @@ proptest! {
             s if s == len * len => BlockKind::Full,
             _ => BlockKind::Diagonal,
         };
-        let got = block_kind(q_chunk, kv_chunk);
+        let got = classify_block(q_chunk, kv_chunk);
         prop_assert!(got == expected, "chunks {q_chunk} and {kv_chunk} of {len} tokens: got {got:?}, the mask shows {seen} of {} pairs", len * len);
     }
 
