@@ -48,15 +48,63 @@ pub fn flex_kernel_backward(
     mask_mod: impl MaskMod + Clone,
 ) -> Result<(FlexGrads, Visits)> {
     let op = "flex_kernel_backward";
-    let groups = check_shapes(op, q, k, v)?;
+    check_shapes(op, q, k, v)?;
     check_grad_out(op, q, v, grad_out)?;
-    let [batch, heads, queries, d] = q.dims();
-    let [_, kv_heads, keys, d_v] = v.dims();
-    check_block_mask(op, block_mask, [batch, heads, queries, keys])?;
+    let [batch, heads, queries, _] = q.dims();
+    check_block_mask(op, block_mask, [batch, heads, queries, k.size(2)])?;
     // The forward again: the output and every query's log-sum-exp.
     let (out, _) =
         flex_kernel(q, k, v, block_mask, score_mod.clone(), mask_mod.clone())?;
     let lse = log_sum_exp(q, k, block_mask, score_mod.clone(), mask_mod.clone());
+    let lse = Tensor::from_vec(lse, &[batch, heads, queries]);
+    let forward = [&out, &lse];
+    flex_kernel_backward_given(
+        [q, k, v],
+        forward,
+        grad_out,
+        block_mask,
+        score_mod,
+        score_mod_grad,
+        mask_mod,
+    )
+}
+
+/// [`flex_kernel_backward`] for an output `out` and log-sum-exps `lse` the caller already
+/// has. They may come from more keys than `k` and `v` hold (chapter 24's ring, whose
+/// queries meet the keys one block at a time): each weight is rebuilt against the whole
+/// softmax's `L`, and `D = rowsum(dO ∘ O)` is the whole output's, so the gradients are
+/// this block's share of the whole attention's.
+///
+/// # Shapes
+/// `q`, `k`, `v`, `grad_out` and the block mask as for [`flex_kernel_backward`]; `out`:
+/// `[batch, heads, queries, d_v]`, `lse`: `[batch, heads, queries]`. Returns the shapes of
+/// `q`, `k`, `v`.
+pub fn flex_kernel_backward_given(
+    [q, k, v]: [&Tensor; 3],
+    [out, lse]: [&Tensor; 2],
+    grad_out: &Tensor,
+    block_mask: &BlockMask,
+    score_mod: impl ScoreMod + Clone,
+    score_mod_grad: impl ScoreModGrad,
+    mask_mod: impl MaskMod + Clone,
+) -> Result<(FlexGrads, Visits)> {
+    let op = "flex_kernel_backward";
+    let groups = check_shapes(op, q, k, v)?;
+    check_grad_out(op, q, v, grad_out)?;
+    check_grad_out(op, q, v, out)?;
+    let [batch, heads, queries, d] = q.dims();
+    let [_, kv_heads, keys, d_v] = v.dims();
+    check_block_mask(op, block_mask, [batch, heads, queries, keys])?;
+    if lse.sizes() != [batch, heads, queries] {
+        return Err(shared::Error::Shape {
+            op,
+            detail: format!(
+                "expected lse [{batch}, {heads}, {queries}], got {:?}",
+                lse.sizes()
+            ),
+        });
+    }
+    let lse = lse.to_vec();
     let (q, k, v) = (q.contiguous(), k.contiguous(), v.contiguous());
     let (out, grad_out) = (out.contiguous(), grad_out.contiguous());
     let (q, k, v) = (elements(&q), elements(&k), elements(&v));

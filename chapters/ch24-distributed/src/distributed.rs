@@ -12,7 +12,11 @@ use mpi::traits::*;
 use shared::{Result, Tensor, cat};
 
 use crate::agree::check_agreed_sizes;
+use ch17_inference::split_kv::Part;
+use mpi::point_to_point::send_receive_replace_into;
+
 use crate::ring::{Running, Shard, attend_step, finished, source_at};
+use crate::ring_backward::{Grads, backward_step};
 use crate::setup::Sizes;
 use crate::shards::{Layout, chunk_len};
 use crate::tensor_parallel::sum_in_rank_order;
@@ -101,7 +105,7 @@ pub fn ring_attention(
     k: &Shard,
     v: &Shard,
     layout: Layout,
-) -> Result<(Vec<Tensor>, RingTimes)> {
+) -> Result<(Running, RingTimes)> {
     let (rank, world) = (ranks.rank, ranks.size);
     let next = ranks.world.process_at_rank(((rank + 1) % world) as i32);
     let previous = ranks
@@ -140,9 +144,75 @@ pub fn ring_attention(
             std::mem::swap(&mut here, &mut arriving);
         }
     }
-    Ok((finished(running)?, times))
+    Ok((running, times))
 }
 // ANCHOR_END: ring
+
+/// The ring's backward on this rank, after its forward left `running`: the keys and
+/// values travel again, now with their gradients, which each rank adds its share to; one
+/// last pass brings every block's gradients home. Returns the gradients of this rank's
+/// queries, keys and values, one block per chunk.
+///
+/// # Shapes
+/// `q`, `k`, `v`, `grad_out`: this rank's shards, blocks `[1, heads, len, d]`.
+// ANCHOR: ring_backward
+pub fn ring_backward(
+    ranks: &Ranks,
+    [q, k, v]: [&Shard; 3],
+    running: Running,
+    grad_out: &Shard,
+    layout: Layout,
+) -> Result<[Vec<Tensor>; 3]> {
+    let (rank, world) = (ranks.rank, ranks.size);
+    let next = ranks.world.process_at_rank(((rank + 1) % world) as i32);
+    let previous = ranks
+        .world
+        .process_at_rank(((rank + world - 1) % world) as i32);
+    let block = q.blocks[0].dims::<4>();
+    let whole: Vec<Part> = running.into_iter().flatten().collect();
+    let mut grad_q = Grads::zeros_like(q);
+    let zeros = vec![0.0f32; flat(k).len()];
+    // Keys, values, and the gradients of both, travelling together.
+    let mut here = [flat(k), flat(v), zeros.clone(), zeros].concat();
+    let mut chunks = k.chunks.clone();
+    for step in 0..world {
+        let quarter = here.len() / 4;
+        let [k_here, v_here, grad_k, grad_v] = [0, 1, 2, 3]
+            .map(|n| unflat(&here[n * quarter..][..quarter], chunks.clone(), block));
+        let (mut grad_k, mut grad_v) = (
+            Grads {
+                blocks: grad_k.blocks,
+            },
+            Grads {
+                blocks: grad_v.blocks,
+            },
+        );
+        backward_step(
+            [q, &k_here, &v_here],
+            &whole,
+            grad_out,
+            &mut grad_q,
+            [&mut grad_k, &mut grad_v],
+        )?;
+        let grads = |g: &Grads| {
+            g.blocks
+                .iter()
+                .flat_map(|b| b.to_vec())
+                .collect::<Vec<f32>>()
+        };
+        here =
+            [flat(&k_here), flat(&v_here), grads(&grad_k), grads(&grad_v)].concat();
+        // Every step passes the block on; after the last, that pass brings it home.
+        send_receive_replace_into(&mut here[..], &next, &previous);
+        chunks = layout.chunks_of(source_at(rank, step + 1, world), world);
+    }
+    let quarter = here.len() / 4;
+    let [grad_k, grad_v] = [2, 3].map(|n| {
+        unflat(&here[n * quarter..][..quarter], k.chunks.clone(), block).blocks
+    });
+    Ok([grad_q.blocks, grad_k, grad_v])
+}
+// ANCHOR_END: ring_backward
 
 /// Ring attention with keys and values all-gathered first: one collective, then the
 /// ring's steps on blocks already here.

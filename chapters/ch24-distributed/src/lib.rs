@@ -37,6 +37,7 @@ pub mod counts;
 pub mod distributed;
 pub mod narrative;
 pub mod ring;
+pub mod ring_backward;
 #[cfg_attr(feature = "exercise", path = "../exercises/ring_bytes.rs")]
 pub mod ring_bytes;
 pub mod setup;

@@ -13,9 +13,12 @@ use ch24_distributed::commas::commas;
 use ch24_distributed::counts::products_of_rank;
 use ch24_distributed::distributed::{
     Ranks, agree_on_sizes, all_gather_attention, gather_to_root, reduce_both_ways,
-    ring_attention, shards_of, ulysses,
+    ring_attention, ring_backward, shards_of, ulysses,
 };
-use ch24_distributed::ring::{in_sequence_order, ring_attention_simulated};
+use ch24_distributed::ring::{
+    Shard, finished, in_sequence_order, ring_attention_simulated,
+};
+use ch24_distributed::ring_backward::ring_backward_simulated;
 use ch24_distributed::ring_bytes::ring_bytes;
 use ch24_distributed::setup::{D_MODEL, Sizes};
 use ch24_distributed::shards::Layout;
@@ -106,6 +109,7 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
     let v = randn(&[1, heads, tokens, head_dim]);
     let x = randn(&[tokens, D_MODEL]);
     let w = Projections::random(D_MODEL, heads, head_dim);
+    let grad_out = randn(&[1, heads, tokens, head_dim]);
     let qkv = [&q, &k, &v];
     report.lines.push(format!(
         "{world} ranks, {tokens} tokens, {heads} heads of {head_dim}, seed {seed}"
@@ -113,7 +117,8 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
 
     for layout in [Layout::Contiguous, Layout::Zigzag] {
         let [qs, ks, vs] = shards_of(ranks, qkv, layout)?;
-        let (blocks, times) = ring_attention(ranks, &qs, &ks, &vs, layout)?;
+        let (running, times) = ring_attention(ranks, &qs, &ks, &vs, layout)?;
+        let blocks = finished(running.clone())?;
         let times = gather_to_root(ranks, &[times.attending, times.waiting]);
         if let Some(out) = gathered(ranks, &blocks, layout) {
             let simulated =
@@ -136,6 +141,21 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
             }
         }
         if layout == Layout::Zigzag {
+            let gs = Shard::of_rank(&grad_out, layout, ranks.rank, world)?;
+            let grads = ring_backward(ranks, [&qs, &ks, &vs], running, &gs, layout)?;
+            let home: Vec<Option<Tensor>> =
+                grads.iter().map(|g| gathered(ranks, g, layout)).collect();
+            if let [Some(dq), Some(dk), Some(dv)] = &home[..] {
+                let simulated =
+                    ring_backward_simulated([&q, &k, &v], &grad_out, world, layout)?;
+                let equal = bits(dq, &simulated[0])
+                    && bits(dk, &simulated[1])
+                    && bits(dv, &simulated[2]);
+                report.check(
+                    "ring backward, zigzag shards, gradients of q, k, v equal to the simulation bit for bit",
+                    equal,
+                );
+            }
             let blocks = all_gather_attention(ranks, &qs, &ks, &vs, layout)?;
             if let Some(out) = gathered(ranks, &blocks, layout) {
                 let simulated = ring_attention_simulated(
