@@ -31,6 +31,7 @@ pub mod agree;
 pub mod block;
 pub mod block_kind;
 pub mod commas;
+pub mod cost;
 #[cfg_attr(feature = "exercise", path = "../exercises/counts.rs")]
 pub mod counts;
 #[cfg(feature = "mpi")]

@@ -143,3 +143,34 @@ fn sizes_that_do_not_fit_are_named() {
         "{message}"
     );
 }
+
+#[test]
+fn the_cost_model_takes_the_longer_of_attending_and_sending() {
+    use ch24_distributed::cost::CostModel;
+    // 1024 tokens, 8 heads of 64, 4 ranks, zigzag: 1,049,600 products a rank, 262,400
+    // a step; a block of keys and values is 2 · 256 · 8 · 64 · 4 = 1,048,576 bytes.
+    let sizes = Sizes {
+        tokens: 1024,
+        heads: 8,
+        head_dim: 64,
+    };
+    let model = CostModel {
+        latency: 1e-3,
+        bandwidth: 1_048_576.0,
+        products_per_second: 262_400.0,
+    };
+    let e = model.ring(sizes, 8, 4, 4, Layout::Zigzag);
+    assert!((e.compute_per_step - 1.0).abs() < 1e-12, "{e:?}");
+    assert!((e.message_per_step - 1.001).abs() < 1e-12, "{e:?}");
+    // The first step attends to the rank's own block; three more wait for the messages.
+    assert!((e.total - (1.0 + 3.0 * 1.001)).abs() < 1e-12, "{e:?}");
+    let fast = CostModel {
+        bandwidth: 1e12,
+        ..model
+    };
+    let e = fast.ring(sizes, 8, 4, 4, Layout::Zigzag);
+    assert!(
+        (e.total - 4.0).abs() < 1e-9,
+        "messages hidden behind the attention: {e:?}"
+    );
+}

@@ -10,6 +10,7 @@
 use std::process::ExitCode;
 
 use ch24_distributed::commas::commas;
+use ch24_distributed::cost::CostModel;
 use ch24_distributed::counts::products_of_rank;
 use ch24_distributed::distributed::{
     Ranks, agree_on_sizes, all_gather_attention, gather_to_root, reduce_both_ways,
@@ -27,6 +28,8 @@ use ch24_distributed::tensor_parallel::{
 };
 use ch24_distributed::ulysses::{causal_attention, ulysses_simulated};
 use clap::Parser;
+use mpi::point_to_point::send_receive_replace_into;
+use mpi::traits::*;
 use shared::{Result, Tensor, manual_seed, randn};
 
 /// The chapter's attention across MPI processes, checked against one process.
@@ -115,11 +118,15 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
         "{world} ranks, {tokens} tokens, {heads} heads of {head_dim}, seed {seed}"
     ));
 
+    let mut zigzag_times = Vec::new();
     for layout in [Layout::Contiguous, Layout::Zigzag] {
         let [qs, ks, vs] = shards_of(ranks, qkv, layout)?;
         let (running, times) = ring_attention(ranks, &qs, &ks, &vs, layout)?;
         let blocks = finished(running.clone())?;
         let times = gather_to_root(ranks, &[times.attending, times.waiting]);
+        if layout == Layout::Zigzag {
+            zigzag_times = times.clone();
+        }
         if let Some(out) = gathered(ranks, &blocks, layout) {
             let simulated =
                 ring_attention_simulated(&q, &k, &v, world, layout, |_, _, _| {})?;
@@ -211,7 +218,118 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
             same_everywhere(&all_reduced)
         ));
     }
+    let model = fit_cost_model(ranks, sizes, &zigzag_times);
+    if let Some(model) = model {
+        report
+            .lines
+            .extend(cost_lines(&model, sizes, world, &zigzag_times));
+    }
     Ok(())
+}
+
+/// Seconds one `send_receive_replace` of `numbers` float32 numbers takes around the
+/// ring, the average of `repeats`.
+fn ring_message_seconds(ranks: &Ranks, numbers: usize, repeats: usize) -> f64 {
+    let next = ranks
+        .world
+        .process_at_rank(((ranks.rank + 1) % ranks.size) as i32);
+    let previous = ranks
+        .world
+        .process_at_rank(((ranks.rank + ranks.size - 1) % ranks.size) as i32);
+    let mut buffer = vec![0.0f32; numbers];
+    ranks.world.barrier();
+    let start = std::time::Instant::now();
+    for _ in 0..repeats {
+        send_receive_replace_into(&mut buffer[..], &next, &previous);
+    }
+    start.elapsed().as_secs_f64() / repeats as f64
+}
+
+/// The cost model fitted to this machine: latency from small messages, bandwidth from
+/// large ones, products per second from rank 0's attention in the zigzag ring (on rank
+/// 0; `None` elsewhere).
+fn fit_cost_model(
+    ranks: &Ranks,
+    sizes: Sizes,
+    zigzag_times: &[f64],
+) -> Option<CostModel> {
+    let small = ring_message_seconds(ranks, 1, 200);
+    let large_numbers = 1 << 18; // 1 MiB
+    let large = ring_message_seconds(ranks, large_numbers, 20);
+    (ranks.rank == 0).then(|| {
+        let products = products_of_rank(sizes, ranks.size, Layout::Zigzag, 0);
+        CostModel {
+            latency: small,
+            bandwidth: (4 * large_numbers) as f64 / (large - small).max(1e-9),
+            products_per_second: products as f64 / zigzag_times[0].max(1e-9),
+        }
+    })
+}
+
+/// What rank 0 prints of the cost model: the fitted numbers, its estimate of this run
+/// against the measured time, and its prediction for published hardware.
+fn cost_lines(
+    model: &CostModel,
+    sizes: Sizes,
+    world: usize,
+    times: &[f64],
+) -> Vec<String> {
+    let here = model.ring(sizes, sizes.heads, 4, world, Layout::Zigzag);
+    let measured = (0..world)
+        .map(|r| times[2 * r] + times[2 * r + 1])
+        .fold(0.0, f64::max);
+    let mut lines = vec![
+        format!(
+            "cost model fitted here: latency {:.1} µs, bandwidth {:.2} GB/s, {:.2} M products/s a rank",
+            model.latency * 1e6,
+            model.bandwidth / 1e9,
+            model.products_per_second / 1e6
+        ),
+        format!(
+            "  its estimate of the zigzag ring above: {:.1} ms; measured (slowest rank): {:.1} ms",
+            here.total * 1e3,
+            measured * 1e3
+        ),
+    ];
+    // Published figures (NVIDIA's H100 SXM datasheet: 989 TFLOPS dense bfloat16, NVLink 4
+    // at 900 GB/s per GPU, both directions together; a DGX H100 gives each GPU one
+    // ConnectX-7 port of InfiniBand NDR, 400 Gb/s). Assumed: half of the peak is reached,
+    // a product costs 4 · 128 flops (its score and its share of the weighted values), and
+    // a message starts in 5 µs.
+    let long = Sizes {
+        tokens: 1 << 20,
+        heads: 32,
+        head_dim: 128,
+    };
+    let products_per_second = 0.5 * 989e12 / (4.0 * 128.0);
+    lines.push(format!(
+        "on paper: {} tokens, {} heads of {}, 8 key/value heads, bfloat16, zigzag shards",
+        commas(long.tokens as u64),
+        long.heads,
+        long.head_dim
+    ));
+    lines.push(
+        "  assumed: H100 SXM at half of 989 TFLOPS, 4 · 128 flops a product, 5 µs a message"
+            .into(),
+    );
+    for (gpus, link, bandwidth) in [
+        (8, "NVLink 4, 450 GB/s a direction", 450e9),
+        (64, "InfiniBand NDR, 50 GB/s", 50e9),
+    ] {
+        let paper = CostModel {
+            latency: 5e-6,
+            bandwidth,
+            products_per_second,
+        };
+        let e = paper.ring(long, 8, 2, gpus, Layout::Zigzag);
+        lines.push(format!(
+            "  {gpus} GPUs over {link}: a step computes {:.1} ms, sends {:.2} ms; one layer's pass {:.0} ms",
+            e.compute_per_step * 1e3,
+            e.message_per_step * 1e3,
+            e.total * 1e3
+        ));
+    }
+    lines
 }
 
 fn main() -> ExitCode {
