@@ -20,6 +20,13 @@ tensor ops:
   * tensor-parallel heads: x [16, 16] and four projections drawn after v, each rank's
     partial output for its heads, their sum in rank order.
 
+With --gloo it prints one line instead: it starts 4 gloo processes on 127.0.0.1 and checks
+that PyTorch's own ring core (torch.distributed.tensor.experimental's
+_templated_ring_attention with the CPU flash operator; the public context_parallel() does
+not run on the CPU in 2.13), with its head-tail load balance, agrees with the simulation's
+zigzag ring within a derived tolerance. Run it when regenerating the expected text, not in
+CI (python reference/ch24_distributed.py --gloo).
+
 The chapter's kernel (chapter 16's online softmax, tile by tile) adds in another order than
 softmax here: its numbers agree with these to about 1e-7, far below the 4 printed
 decimals. Gradients are off. Each step prints a `## ...` heading, its output and one empty
@@ -45,7 +52,11 @@ def seed_value(text):
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--seed", type=seed_value, metavar="S",
                     help="use S for every manual_seed call instead of the chapter's seed")
-SEED = parser.parse_args().seed
+parser.add_argument("--gloo", action="store_true",
+                    help="instead of the chapter's text, check PyTorch's own ring core over 4 "
+                         "gloo processes on 127.0.0.1 against the simulation")
+ARGS = parser.parse_args()
+SEED = ARGS.seed
 
 
 def seed_or(default_seed):
@@ -294,4 +305,63 @@ def main():
     tensor_parallel_step()
 
 
-main()
+def gloo_rank(rank, port, q, k, v, queue):
+    """One process of the --gloo check: PyTorch's ring core on this rank's zigzag shard."""
+    import torch.distributed as dist
+    from torch.distributed.tensor.experimental._context_parallel import _attention
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=WORLD)
+    length = T // (2 * WORLD)
+    shard = lambda t: torch.cat([block_of(t, c, length) for c in chunks_of("zigzag", rank)], dim=2)
+    # Head-tail load balance (rank r holds chunks r and 2W-1-r), keys and values all-gathered:
+    # PyTorch's defaults; the CPU flash operator computes each block and its log-sum-exp.
+    _attention._cp_options.enable_load_balance = True
+    out, *_ = _attention._templated_ring_attention(
+        dist.group.WORLD, 2, torch.ops.aten._scaled_dot_product_flash_attention_for_cpu,
+        shard(q), shard(k), shard(v), is_causal=True)
+    queue.put((rank, out.numpy().copy()))  # plain numbers: the process ends before they are read
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def gloo_check():
+    """PyTorch's ring core over 4 gloo processes against the simulation's zigzag ring."""
+    import socket
+    import torch.multiprocessing as mp
+
+    torch.manual_seed(seed_or(24))
+    q, k, v = (torch.randn(1, H, T, D) for _ in range(3))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    context = mp.get_context("spawn")
+    queue = context.Queue()
+    processes = [context.Process(target=gloo_rank, args=(r, port, q, k, v, queue))
+                 for r in range(WORLD)]
+    for p in processes:
+        p.start()
+    shards = {rank: torch.from_numpy(out) for rank, out in (queue.get(timeout=120) for _ in range(WORLD))}
+    for p in processes:
+        p.join(timeout=120)
+    length = T // (2 * WORLD)
+    out = torch.empty_like(q)
+    for rank, shard in shards.items():
+        for i, c in enumerate(chunks_of("zigzag", rank)):
+            out[:, :, c * length:(c + 1) * length] = shard[:, :, i * length:(i + 1) * length]
+    simulated = ring(q, k, v, "zigzag")
+    # Both merge at most 2W partial results of size about 1 in another order, each block's
+    # softmax and sums over at most T keys rounded differently: (T + 2W) float32 steps of
+    # 2^-24 each, times 4 for the exponentials, bound the gap.
+    bound = (T + 2 * WORLD) * 4 * 2.0 ** -24
+    gap = (out - simulated).abs().max().item()
+    print(f"PyTorch's ring core on {WORLD} gloo processes, zigzag shards, all-gathered keys "
+          f"and values: largest gap to the simulation {gap:.1e}, within {bound:.1e}: {gap <= bound}")
+    return gap <= bound
+
+
+if __name__ == "__main__":
+    if ARGS.gloo:
+        raise SystemExit(0 if gloo_check() else 1)
+    main()
