@@ -8,9 +8,9 @@
 //! - **ring attention** (Liu, Zaharia and Abbeel, "Ring Attention with Blockwise
 //!   Transformers for Near-Infinite Context"): queries stay, keys and values travel
 //!   around a ring of ranks ([`ring`], [`block`], [`block_kind`]);
-//! - **zigzag shards** that balance the causal work (Brandon et al., "Striped
-//!   Attention"), counted in products and bytes ([`shards`], [`zigzag`], [`counts`],
-//!   [`ring_bytes`]);
+//! - **zigzag shards** that balance the causal work (the head-tail balance of
+//!   ring-flash-attention, Megatron-LM and PyTorch's context parallelism), counted in
+//!   products and bytes ([`shards`], [`zigzag`], [`counts`], [`ring_bytes`]);
 //! - **all-gather against a ring pass** ([`transfer`]);
 //! - **Ulysses** (Jacobs et al., "DeepSpeed Ulysses"): two all-to-alls, sequence shards
 //!   to head shards and back ([`ulysses`]);

@@ -3,9 +3,9 @@
 //!
 //! The sequence is cut into chunks of equal length. With contiguous shards rank `r` holds
 //! chunk `r` of `W`; with zigzag shards the sequence is cut into `2W` chunks and rank `r`
-//! holds chunks `r` and `2W - 1 - r`, one early and one late (Brandon et al., "Striped
-//! Attention"; the head-tail balance of PyTorch's context parallelism, Megatron and
-//! ring-flash-attention).
+//! holds chunks `r` and `2W - 1 - r`, one early and one late (the head-tail balance of
+//! ring-flash-attention, Megatron-LM and PyTorch's context parallelism; Brandon et al.,
+//! "Striped Attention", balance the same work by dealing the tokens out one at a time).
 
 use shared::{Error, Result};
 
