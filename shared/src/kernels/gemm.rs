@@ -49,11 +49,11 @@ use crate::simd::{Simd, SimdOp, with_isa};
 
 /// Steps of `k` per slice: a strip of `a` (`MR × KC`) stays in the level-1 cache.
 #[cfg(target_arch = "x86_64")]
-const KC: usize = 256;
+pub(super) const KC: usize = 256;
 
 /// Columns of `b` per packed block: `KC × NC` numbers (512 KiB) stay in the level-2 cache.
 #[cfg(target_arch = "x86_64")]
-const NC: usize = 512;
+pub(super) const NC: usize = 512;
 
 /// Rows of `a` per packed block. A strip of `a` is read from memory once per block of `b`,
 /// so the block can be large; each of its rows costs `4·KC` bytes of buffer.
@@ -103,6 +103,8 @@ pub fn gemm_with(
 struct PackedBlocks<'a> {
     a: ArrayView2<'a, f32>,
     b: ArrayView2<'a, f32>,
+    /// `b` packed once, if it was kept so (see [`super::packed_once`]).
+    kept: Option<&'a super::packed_once::PackedOnce>,
     c: ArrayViewMut2<'a, f32>,
     a_buffer: &'a mut Vec<f32>,
     b_buffer: &'a mut Vec<f32>,
@@ -147,16 +149,32 @@ fn packed_product(
         c.fill(0.0);
         return;
     }
+    // A matrix packed once (a weight multiplied by one prompt after another) is read
+    // where it is kept, block by block, instead of being packed again.
+    let kept = super::packed_once::find(isa, b);
     PACKING.with_borrow_mut(|(a_buffer, b_buffer)| {
         let blocks = PackedBlocks {
             a,
             b,
+            kept: kept.as_deref(),
             c,
             a_buffer,
             b_buffer,
         };
         with_isa(isa, blocks);
     });
+}
+
+/// The width of `b`'s strips on `isa` (`NR`, two vectors), or `None` where the product is
+/// `ndarray`'s and nothing is packed.
+pub(super) fn strip_width(isa: Isa) -> Option<usize> {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => Some(32),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => Some(16),
+        _ => None,
+    }
 }
 
 thread_local! {
@@ -176,6 +194,7 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
     let PackedBlocks {
         a,
         b,
+        kept,
         mut c,
         a_buffer,
         b_buffer,
@@ -208,12 +227,18 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
             pack(a.slice(s![ic..ic + mc, pc..pc + kc]), mr, a_pack);
             for jc in (0..n).step_by(NC) {
                 let nc = NC.min(n - jc);
-                pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
+                let b_strips: &[f32] = match kept {
+                    Some(kept) => kept.block(pc, jc),
+                    None => {
+                        pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
+                        &*b_pack
+                    }
+                };
                 for (ir, a_strip) in
                     (0..mc).step_by(mr).zip(a_pack.chunks_exact(mr * kc))
                 {
                     for (jr, b_strip) in
-                        (0..nc).step_by(nr).zip(b_pack.chunks_exact(nr * kc))
+                        (0..nc).step_by(nr).zip(b_strips.chunks_exact(nr * kc))
                     {
                         let (i, j) = (ic + ir, jc + jr);
                         let (rows, cols) = (mr.min(m - i), nr.min(n - j));
@@ -327,7 +352,7 @@ unsafe fn tile<S: Simd, const MR: usize>(
 /// # Shapes
 /// `block`: `[rows, kc]`; `packed`: at least `rows.next_multiple_of(width) · kc` numbers.
 #[cfg(target_arch = "x86_64")]
-fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
+pub(super) fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
     let (rows, kc) = block.dim();
     let (rs, cs) = (block.strides()[0], block.strides()[1]);
     let base = block.as_ptr();

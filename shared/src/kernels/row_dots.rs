@@ -113,13 +113,20 @@ fn row_dots_on_threads(
 ///
 /// # Shapes
 /// `rows`: `[out.len(), k]` row-major (the rows of these outputs), `x`: `[k]`.
-fn row_dots_part(
+pub fn row_dots_part(
     rows: &[f32],
     x: &[f32],
     first: usize,
     out: &mut [f32],
     count: usize,
 ) {
+    assert!(
+        rows.len() == out.len() * x.len() && first + out.len() <= count,
+        "row_dots_part: {} numbers for {} rows of {}, outputs {first}.. of {count}",
+        rows.len(),
+        out.len(),
+        x.len()
+    );
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
