@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use ch15_modern_layer::{Recipe, TinyModel};
-use shared::nn::PackedWeight;
 use tokenizers::Tokenizer;
 
 use crate::config::{Config, HfConfig, TokenIds};
@@ -36,9 +35,6 @@ pub struct Loaded<M = TinyModel> {
     pub eos: Option<u32>,
     /// The token that starts a sequence.
     pub bos: Option<u32>,
-    /// Every weight packed once for the products of a prompt's many rows (see
-    /// [`model::pack_weights`]), kept as long as the model.
-    pub packed: Vec<PackedWeight>,
 }
 
 /// Where the default model is: `$ATTN_MODEL` if set, else [`DEFAULT_MODEL`] under the
@@ -96,7 +92,6 @@ pub fn load_quantised(path: &Path) -> Result<Loaded<QuantModel>, LoadError> {
         chat_template: header.chat_template,
         eos: header.eos,
         bos: header.bos,
-        packed: Vec::new(),
     })
 }
 
@@ -146,7 +141,6 @@ fn load_gguf(
     Ok(Loaded {
         path: path.to_path_buf(),
         recipe: model::recipe(&config),
-        packed: model::pack_weights(&model),
         config,
         model,
         tokenizer,
@@ -183,7 +177,6 @@ fn load_folder(dir: &Path) -> Result<Loaded, LoadError> {
     Ok(Loaded {
         path: dir.to_path_buf(),
         recipe: model::recipe(&config),
-        packed: model::pack_weights(&model),
         config,
         model,
         tokenizer,

@@ -126,7 +126,9 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
 /// Every weight of `model` packed once for the products of many rows: a prompt's tokens go
 /// through each layer together, and without this each of those products would first copy
 /// its weight into the order the product reads (its "packing"), 538 MB for every prompt.
-/// The products keep their bits; the packed copies stay as long as the returned values.
+/// The products keep their bits; the packed copies (as much memory again as the weights)
+/// stay as long as the returned values. Worth it where the model reads many prompts, as
+/// the narrative does; a single prompt packs each weight once anyway.
 pub fn pack_weights(model: &TinyModel) -> Vec<PackedWeight> {
     let mut linears = vec![&model.lm_head];
     for layer in &model.layers {

@@ -175,3 +175,46 @@ impl Drop for Kept {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ndarray::Array2;
+
+    use super::*;
+    use crate::kernels::matmul::blocked_into;
+    use crate::kernels::row_dots::tests::{bits, values};
+    use ndarray::s;
+
+    /// `a · wᵀ` by the product the large products take.
+    fn product(a: &Array2<f32>, w: &Array2<f32>) -> Array2<f32> {
+        let mut c = Array2::from_elem((a.dim().0, w.dim().0), f32::NAN);
+        blocked_into(a.view(), w.t(), c.view_mut());
+        c
+    }
+
+    #[test]
+    fn a_kept_matrix_gives_the_packing_products_bits() {
+        // More than one slice of `k` and one block of columns, ragged edges in both.
+        let (m, k, n) = (37, 300, 530);
+        let a = Array2::from_shape_vec((m, k), values(3, m * k)).unwrap();
+        let w = Array2::from_shape_vec((n, k), values(4, n * k)).unwrap();
+        let packing = product(&a, &w);
+        let kept = keep(w.t());
+        assert_eq!(
+            find(Isa::detect(), w.t()).is_some(),
+            Isa::detect() != Isa::Portable,
+            "a kept matrix is found where the product packs"
+        );
+        assert_eq!(
+            bits(product(&a, &w).as_slice().unwrap()),
+            bits(packing.as_slice().unwrap())
+        );
+        // Part of the matrix (fewer columns of `wᵀ`) is not the kept matrix.
+        assert!(find(Isa::detect(), w.slice(s![..n - 1, ..]).t()).is_none());
+        drop(kept);
+        assert!(
+            find(Isa::detect(), w.t()).is_none(),
+            "dropped, the packing is gone"
+        );
+    }
+}
