@@ -49,11 +49,11 @@ use crate::simd::{Simd, SimdOp, with_isa};
 
 /// Steps of `k` per slice: a strip of `a` (`MR × KC`) stays in the level-1 cache.
 #[cfg(target_arch = "x86_64")]
-pub(super) const KC: usize = 256;
+const KC: usize = 256;
 
 /// Columns of `b` per packed block: `KC × NC` numbers (512 KiB) stay in the level-2 cache.
 #[cfg(target_arch = "x86_64")]
-pub(super) const NC: usize = 512;
+const NC: usize = 512;
 
 /// Rows of `a` per packed block. A strip of `a` is read from memory once per block of `b`,
 /// so the block can be large; each of its rows costs `4·KC` bytes of buffer.
@@ -165,15 +165,79 @@ fn packed_product(
     });
 }
 
+/// Packs `b` once for the products on this processor's instruction set and keeps it while
+/// the returned value lives (see [`super::packed_once`]); nothing where the product packs
+/// nothing.
+///
+/// # Shapes
+/// `b`: `[k, n]`, any strides.
+pub(crate) fn keep(b: ArrayView2<f32>) -> super::packed_once::Kept {
+    super::packed_once::keep(b, pack_once(Isa::detect(), b))
+}
+
+/// Every block of `b` packed for `isa`, in the order [`packed_blocks`] reads them, or
+/// `None` where `isa` packs nothing (the portable product).
+///
+/// # Shapes
+/// `b`: `[k, n]`, any strides.
+#[cfg(target_arch = "x86_64")]
+fn pack_once(isa: Isa, b: ArrayView2<f32>) -> Option<super::packed_once::PackedOnce> {
+    let nr = strip_width(isa)?;
+    let (k, n) = b.dim();
+    let bt = b.t();
+    let mut sizes = Vec::new();
+    for pc in (0..k).step_by(KC) {
+        for jc in (0..n).step_by(NC) {
+            sizes.push(NC.min(n - jc).next_multiple_of(nr) * KC.min(k - pc));
+        }
+    }
+    // Room to start on a 64-byte boundary: each block is a whole number of strips of `NR`
+    // numbers (64 or 128 bytes), so every strip starts on one too.
+    let total: usize = sizes.iter().sum();
+    let mut buffer = vec![0.0f32; total + 16];
+    let offset = buffer.as_ptr().align_offset(64).min(16);
+    let mut starts = Vec::with_capacity(sizes.len());
+    let (mut at, mut blocks) = (offset, sizes.iter());
+    for pc in (0..k).step_by(KC) {
+        let kc = KC.min(k - pc);
+        for jc in (0..n).step_by(NC) {
+            let size = *blocks.next().expect("one size per block");
+            let nc = NC.min(n - jc);
+            pack(
+                bt.slice(s![jc..jc + nc, pc..pc + kc]),
+                nr,
+                &mut buffer[at..at + size],
+            );
+            starts.push(at);
+            at += size;
+        }
+    }
+    buffer.truncate(at);
+    Some(super::packed_once::PackedOnce {
+        isa,
+        buffer,
+        starts,
+        blocks_per_slice: n.div_ceil(NC),
+    })
+}
+
+/// Off x86-64 the product is `ndarray`'s: nothing is packed.
+#[cfg(not(target_arch = "x86_64"))]
+fn pack_once(
+    _isa: Isa,
+    _b: ArrayView2<f32>,
+) -> Option<super::packed_once::PackedOnce> {
+    None
+}
+
 /// The width of `b`'s strips on `isa` (`NR`, two vectors), or `None` where the product is
 /// `ndarray`'s and nothing is packed.
-pub(super) fn strip_width(isa: Isa) -> Option<usize> {
+#[cfg(target_arch = "x86_64")]
+fn strip_width(isa: Isa) -> Option<usize> {
     match isa {
-        #[cfg(target_arch = "x86_64")]
         Isa::Avx512 => Some(32),
-        #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => Some(16),
-        _ => None,
+        Isa::Portable => None,
     }
 }
 
@@ -228,7 +292,7 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
             for jc in (0..n).step_by(NC) {
                 let nc = NC.min(n - jc);
                 let b_strips: &[f32] = match kept {
-                    Some(kept) => kept.block(pc, jc),
+                    Some(kept) => kept.block(pc / KC, jc / NC),
                     None => {
                         pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
                         &*b_pack
@@ -352,7 +416,7 @@ unsafe fn tile<S: Simd, const MR: usize>(
 /// # Shapes
 /// `block`: `[rows, kc]`; `packed`: at least `rows.next_multiple_of(width) · kc` numbers.
 #[cfg(target_arch = "x86_64")]
-pub(super) fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
+fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
     let (rows, kc) = block.dim();
     let (rs, cs) = (block.strides()[0], block.strides()[1]);
     let base = block.as_ptr();
@@ -438,6 +502,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_kept_matrix_gives_the_packing_products_bits() {
+        // More than one slice of `k` and one block of columns, ragged edges in both.
+        let (m, k, n, mut seed) = (37, 300, 530, 0x2545f4914f6cdd1d);
+        let a = random(m, k, &mut seed);
+        let w = random(n, k, &mut seed);
+        let product = || {
+            let mut c = Array2::from_elem((m, n), f32::NAN);
+            gemm_into(a.view(), w.t(), c.view_mut());
+            c.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        };
+        let packing = product();
+        let kept = keep(w.t());
+        let find =
+            |b: ArrayView2<f32>| super::super::packed_once::find(Isa::detect(), b);
+        assert_eq!(
+            find(w.t()).is_some(),
+            Isa::detect() != Isa::Portable,
+            "a kept matrix is found where the product packs"
+        );
+        assert_eq!(product(), packing, "the kept packing's product");
+        // Part of the matrix (fewer columns of `wᵀ`) is not the kept matrix.
+        assert!(find(w.slice(s![..n - 1, ..]).t()).is_none());
+        drop(kept);
+        assert!(find(w.t()).is_none(), "dropped, the packing is gone");
     }
 
     #[test]

@@ -3,43 +3,40 @@
 //!
 //! [`gemm`](super::gemm) packs `b` block by block before it multiplies, reading every
 //! number of `b` once per product. For a weight matrix and a prompt of a few tokens the
-//! packing costs as much as the multiplication. Here every block of `b` is packed once, in
-//! the order [`gemm`](super::gemm)'s loops ask for them (the slices of `k` of `KC` steps,
-//! the blocks of `NC` columns within each), and kept while its owner keeps it (see
-//! [`Kept`]): a product whose `b` is that matrix, the same numbers at the same address,
-//! reads the kept blocks instead of packing. The kept blocks are the numbers packing would
-//! write, and the micro-kernel and its loops are the same, so the product has the same bits.
+//! packing costs as much as the multiplication. `gemm::keep` packs every block of `b` once,
+//! in the order its loops ask for them (the slices of `k`, the blocks of columns within
+//! each), and this module keeps them while their owner keeps them (see [`Kept`]): a
+//! product whose `b` is that matrix, the same numbers at the same address, reads the kept
+//! blocks instead of packing. The kept blocks are the numbers packing would write, and the
+//! micro-kernel and its loops are the same, so the product has the same bits (`gemm`'s
+//! tests).
 
 use std::sync::{Arc, RwLock};
 
 use ndarray::ArrayView2;
-#[cfg(target_arch = "x86_64")]
-use ndarray::s;
 
-use super::gemm::{Isa, strip_width};
-#[cfg(target_arch = "x86_64")]
-use super::gemm::{KC, NC, pack};
+use crate::simd::Isa;
 
 /// Every block of one matrix `b` (`[k, n]`), packed for the micro-kernels of one
 /// instruction set.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct PackedOnce {
     /// The instruction set whose strips these are (their width is its `NR`).
-    isa: Isa,
-    /// The numbers, from a 64-byte boundary on; each block a whole number of strips.
-    buffer: Vec<f32>,
-    /// Where each block starts in `buffer`: block `(pc / KC, jc / NC)` at
-    /// `starts[pc / KC · blocks_per_slice + jc / NC]`.
-    starts: Vec<usize>,
-    /// Blocks of `NC` columns per slice of `k`.
-    blocks_per_slice: usize,
+    pub(crate) isa: Isa,
+    /// The numbers; each block a whole number of strips.
+    pub(crate) buffer: Vec<f32>,
+    /// Where each block starts in `buffer`: block `j` of slice `p` of `k` at
+    /// `starts[p · blocks_per_slice + j]`, each ending where the next starts.
+    pub(crate) starts: Vec<usize>,
+    /// Blocks of columns per slice of `k`.
+    pub(crate) blocks_per_slice: usize,
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl PackedOnce {
-    /// The strips of the block of `b` that starts at step `pc` of `k` and column `jc`.
-    pub(crate) fn block(&self, pc: usize, jc: usize) -> &[f32] {
-        let index = pc / KC * self.blocks_per_slice + jc / NC;
+    /// The strips of block `column_block` of slice `slice` of `k`.
+    pub(crate) fn block(&self, slice: usize, column_block: usize) -> &[f32] {
+        let index = slice * self.blocks_per_slice + column_block;
         let end = self
             .starts
             .get(index + 1)
@@ -47,61 +44,6 @@ impl PackedOnce {
             .unwrap_or(self.buffer.len());
         &self.buffer[self.starts[index]..end]
     }
-}
-
-/// `b` packed for `isa`, or `None` where `isa` packs nothing (the portable product).
-///
-/// # Shapes
-/// `b`: `[k, n]`, any strides.
-#[cfg(target_arch = "x86_64")]
-fn pack_once(isa: Isa, b: ArrayView2<f32>) -> Option<PackedOnce> {
-    let nr = strip_width(isa)?;
-    let (k, n) = b.dim();
-    let bt = b.t();
-    let blocks_per_slice = n.div_ceil(NC);
-    let mut sizes = Vec::new();
-    for pc in (0..k).step_by(KC) {
-        for jc in (0..n).step_by(NC) {
-            sizes.push(NC.min(n - jc).next_multiple_of(nr) * KC.min(k - pc));
-        }
-    }
-    // Room to start on a 64-byte boundary: each block is a whole number of strips of `NR`
-    // numbers (64 or 128 bytes), so every strip starts on one too.
-    let total: usize = sizes.iter().sum();
-    let mut buffer = vec![0.0f32; total + 16];
-    let offset = buffer.as_ptr().align_offset(64).min(16);
-    let mut starts = Vec::with_capacity(sizes.len());
-    let mut at = offset;
-    let mut blocks = sizes.iter();
-    for pc in (0..k).step_by(KC) {
-        let kc = KC.min(k - pc);
-        for jc in (0..n).step_by(NC) {
-            let size = *blocks.next().expect("one size per block");
-            let nc = NC.min(n - jc);
-            pack(
-                bt.slice(s![jc..jc + nc, pc..pc + kc]),
-                nr,
-                &mut buffer[at..at + size],
-            );
-            starts.push(at);
-            at += size;
-        }
-    }
-    buffer.truncate(at);
-    // `block` reads from its start to the next one's: the first starts after the padding.
-    Some(PackedOnce {
-        isa,
-        buffer,
-        starts,
-        blocks_per_slice,
-    })
-}
-
-/// Off x86-64 the product is `ndarray`'s: nothing is packed.
-#[cfg(not(target_arch = "x86_64"))]
-fn pack_once(isa: Isa, _b: ArrayView2<f32>) -> Option<PackedOnce> {
-    strip_width(isa)?;
-    None
 }
 
 /// One kept matrix: where its numbers are, its shape and strides, its packing.
@@ -122,7 +64,7 @@ static KEPT: RwLock<(Vec<Entry>, u64)> = RwLock::new((Vec::new(), 0));
 ///
 /// # Shapes
 /// `b`: `[k, n]`.
-#[cfg(target_arch = "x86_64")]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn find(isa: Isa, b: ArrayView2<f32>) -> Option<Arc<PackedOnce>> {
     let kept = KEPT.read().unwrap_or_else(|e| e.into_inner());
     let strides = (b.strides()[0], b.strides()[1]);
@@ -140,18 +82,18 @@ pub(crate) fn find(isa: Isa, b: ArrayView2<f32>) -> Option<Arc<PackedOnce>> {
 /// A matrix kept packed while this lives; dropped, the packing is freed.
 ///
 /// The owner must keep the matrix's numbers where they are, unchanged, as long as this
-/// lives (`shared::exact::PackedWeight` holds a reference to them for that).
+/// lives (`shared::nn::PackedWeight` holds a reference to them for that).
 pub(crate) struct Kept {
     id: Option<u64>,
 }
 
-/// Packs `b` once for the products on this processor's instruction set (nothing where it
-/// has no packed product).
+/// Keeps `packed`, the packing of `b`, for the products by `b` (nothing kept for `None`,
+/// where the processor's product packs nothing).
 ///
 /// # Shapes
 /// `b`: `[k, n]`, any strides.
-pub(crate) fn keep(b: ArrayView2<f32>) -> Kept {
-    let Some(packed) = pack_once(Isa::detect(), b) else {
+pub(crate) fn keep(b: ArrayView2<f32>, packed: Option<PackedOnce>) -> Kept {
+    let Some(packed) = packed else {
         return Kept { id: None };
     };
     let mut kept = KEPT.write().unwrap_or_else(|e| e.into_inner());
@@ -173,48 +115,5 @@ impl Drop for Kept {
             let mut kept = KEPT.write().unwrap_or_else(|e| e.into_inner());
             kept.0.retain(|e| e.id != id);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use ndarray::Array2;
-
-    use super::*;
-    use crate::kernels::matmul::blocked_into;
-    use crate::kernels::row_dots::tests::{bits, values};
-    use ndarray::s;
-
-    /// `a · wᵀ` by the product the large products take.
-    fn product(a: &Array2<f32>, w: &Array2<f32>) -> Array2<f32> {
-        let mut c = Array2::from_elem((a.dim().0, w.dim().0), f32::NAN);
-        blocked_into(a.view(), w.t(), c.view_mut());
-        c
-    }
-
-    #[test]
-    fn a_kept_matrix_gives_the_packing_products_bits() {
-        // More than one slice of `k` and one block of columns, ragged edges in both.
-        let (m, k, n) = (37, 300, 530);
-        let a = Array2::from_shape_vec((m, k), values(3, m * k)).unwrap();
-        let w = Array2::from_shape_vec((n, k), values(4, n * k)).unwrap();
-        let packing = product(&a, &w);
-        let kept = keep(w.t());
-        assert_eq!(
-            find(Isa::detect(), w.t()).is_some(),
-            Isa::detect() != Isa::Portable,
-            "a kept matrix is found where the product packs"
-        );
-        assert_eq!(
-            bits(product(&a, &w).as_slice().unwrap()),
-            bits(packing.as_slice().unwrap())
-        );
-        // Part of the matrix (fewer columns of `wᵀ`) is not the kept matrix.
-        assert!(find(Isa::detect(), w.slice(s![..n - 1, ..]).t()).is_none());
-        drop(kept);
-        assert!(
-            find(Isa::detect(), w.t()).is_none(),
-            "dropped, the packing is gone"
-        );
     }
 }

@@ -127,7 +127,7 @@ impl Linear {
     pub fn pack_weight(&self) -> PackedWeight {
         let kept = match self.weight.array().into_dimensionality::<ndarray::Ix2>() {
             Ok(w) if !self.weight.is_expanded() => {
-                Some(crate::kernels::packed_once::keep(w.t()))
+                Some(crate::kernels::gemm::keep(w.t()))
             }
             _ => None,
         };
