@@ -71,7 +71,7 @@ pub struct Options {
     pub model: Option<PathBuf>,
     /// With --prompt or --chat: keep the weights as float32 numbers (the default), or in
     /// the GGUF file's quantised blocks, each weight computed when a product needs it
-    /// (the same tokens and logits, in a sixth of the memory).
+    /// (the same tokens and logits, the weights in a sixth of the memory).
     #[arg(long, value_enum, default_value_t = WeightsIn::Float32)]
     pub weights: WeightsIn,
 }
