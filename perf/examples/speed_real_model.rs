@@ -4,18 +4,23 @@
 //! `RAYON_NUM_THREADS`; then, for each length of `--decode-at` (default `40,2000`), a
 //! prefill of that many tokens and `--new-tokens` decoding steps after it, so that the
 //! speed with a long cache stands beside the speed with a short one. Prints one line of
-//! JSON: seconds for each phase, the decoding speeds, and the peak resident memory.
+//! JSON: seconds for each phase, the decoding speeds, the peak resident memory, and the
+//! resident memory after the last decoding step.
+//!
+//! `--weights quantised` runs the model with its matrices kept in the file's quantised
+//! blocks (chapter 20's `quantised`), `--weights float32` (the default) as the chapter's
+//! narrative runs it.
 //!
 //! ```text
 //! cargo run -p attention-perf --features real-model --example speed_real_model -- \
-//!     --prompt-tokens 128 --new-tokens 128 --decode-at 40,2000
+//!     --prompt-tokens 128 --new-tokens 128 --decode-at 40,2000 --weights quantised
 //! ```
 
 use std::time::Instant;
 
-use ch20_real_model::generate::{as_batch, prefill};
-use ch20_real_model::growing_cache::{growing, step};
-use ch20_real_model::loader::{Loaded, default_model_path, load};
+use ch20_real_model::generate::{Decoder, as_batch};
+use ch20_real_model::growing_cache::growing;
+use ch20_real_model::loader::{Loaded, default_model_path, load, load_quantised};
 
 fn args() -> Vec<String> {
     std::env::args().collect()
@@ -49,52 +54,67 @@ fn main() {
 }
 
 /// Seconds of a prefill of `prompt_tokens` tokens (ids 1000, 1001, ..., as the benchmark
-/// script gives transformers), then of `new_tokens` greedy steps after it.
-fn prefill_and_decode(
-    m: &Loaded,
+/// script gives transformers), then of `new_tokens` greedy steps after it; and the resident
+/// memory after the last step (the caches still held).
+fn prefill_and_decode<M: Decoder>(
+    m: &Loaded<M>,
     prompt_tokens: usize,
     new_tokens: usize,
-) -> (f64, f64) {
+) -> (f64, f64, u64) {
     let ids: Vec<u32> = (0..prompt_tokens as u32).map(|i| 1000 + i).collect();
     let start = Instant::now();
-    let (logits, caches) = prefill(&m.model, &as_batch(&ids), &m.recipe);
+    let (logits, caches) = m.model.prefill(&as_batch(&ids), &m.recipe);
     let mut next = logits.select(0, 0).argmax().item() as u32;
     let prefill_s = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let mut caches = growing(&caches, &m.recipe, prompt_tokens + new_tokens);
     for s in 0..new_tokens {
         let position = prompt_tokens + s;
-        let logits = step(
-            &m.model,
-            &as_batch(&[next]),
-            position,
-            &mut caches,
-            &m.recipe,
-        );
+        let logits =
+            m.model
+                .step(&as_batch(&[next]), position, &mut caches, &m.recipe);
         next = logits.select(0, 0).argmax().item() as u32;
     }
-    (prefill_s, start.elapsed().as_secs_f64())
+    let decode_s = start.elapsed().as_secs_f64();
+    let resident = attention_perf::peak_memory::resident_bytes().unwrap_or(0);
+    (prefill_s, decode_s, resident)
 }
 
 fn run() {
+    let args = args();
+    let weights = args
+        .iter()
+        .position(|a| a == "--weights")
+        .and_then(|i| args.get(i + 1))
+        .map_or("float32", String::as_str);
+    let start = Instant::now();
+    let path = default_model_path();
+    let expect = "the model (bash scripts/get-model.sh)";
+    match weights {
+        "quantised" => timed(load_quantised(&path).expect(expect), start, weights),
+        _ => timed(load(&path, |_, _| {}).expect(expect), start, weights),
+    }
+}
+
+/// The timings of a model loaded since `start`, printed as one line of JSON.
+fn timed<M: Decoder>(m: Loaded<M>, start: Instant, weights: &str) {
     let (prompt_tokens, new_tokens) =
         (arg("--prompt-tokens", 128), arg("--new-tokens", 128));
-    let start = Instant::now();
-    let m = load(&default_model_path(), |_, _| {})
-        .expect("the model (bash scripts/get-model.sh)");
     let load_s = start.elapsed().as_secs_f64();
-    let (prefill_s, decode_s) = prefill_and_decode(&m, prompt_tokens, new_tokens);
+    let (prefill_s, decode_s, rss_decoding) =
+        prefill_and_decode(&m, prompt_tokens, new_tokens);
     let at: Vec<String> = lengths("--decode-at", &[40, 2000])
         .into_iter()
         .map(|cached| {
-            let (_, seconds) = prefill_and_decode(&m, cached, new_tokens);
+            let (_, seconds, _) = prefill_and_decode(&m, cached, new_tokens);
             format!("\"{cached}\": {:.2}", new_tokens as f64 / seconds)
         })
         .collect();
     println!(
-        "{{\"load_s\": {load_s:.4}, \"prefill_s\": {prefill_s:.4}, \"decode_s\": {decode_s:.4}, \"decode_at\": {{{}}}, \"peak_rss\": {}, \"threads\": {}}}",
+        "{{\"weights\": \"{weights}\", \"load_s\": {load_s:.4}, \"prefill_s\": {prefill_s:.4}, \"decode_s\": {decode_s:.4}, \"decode_at\": {{{}}}, \"peak_rss\": {}, \"rss_decoding\": {}, \"threads\": {}}}",
         at.join(", "),
         attention_perf::peak_memory::peak_bytes().unwrap_or(0),
+        rss_decoding,
         rayon::current_num_threads()
     );
 }

@@ -12,10 +12,14 @@
 //!   kernels is followed (its vector width decides how sums are split into lanes);
 //!   [`ThreadSettings`]: that choice and PyTorch's thread count, taken along to the threads
 //!   a chapter hands work to;
-//! - [`gemm_with`]: the packed matrix product on a chosen instruction set (for timing it).
+//! - [`gemm_with`]: the packed matrix product on a chosen instruction set (for timing it);
+//! - [`row_dots_part`]: some outputs of a one-row product `x·Wᵀ` in the order
+//!   `Linear::forward` adds them (MKL's `sgemv`), from rows of `W` the caller supplies (a
+//!   quantised weight's rows, dequantised a few at a time).
 
 pub use crate::cpu::{Capability, ThreadSettings, capability, set_capability};
 pub use crate::kernels::gelu::{gelu_ranges, sleef_tanhf as tanhf_u10};
 pub use crate::kernels::gemm::gemm_with;
+pub use crate::kernels::row_dots::row_dots_part;
 pub use crate::kernels::vec_math::expf_u10;
 pub use crate::kernels::welford::row_moments as layer_norm_moments;

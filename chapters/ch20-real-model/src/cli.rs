@@ -14,8 +14,10 @@ use tokenizers::Tokenizer;
 
 use crate::chat::{Message, conversation, render};
 use crate::error::LoadError;
-use crate::generate::{Choice, Limits, check_prompt, generate};
-use crate::loader::{Loaded, default_model_path, how_to_get_it, load};
+use crate::generate::{Choice, Decoder, Limits, check_prompt, generate};
+use crate::loader::{
+    Loaded, default_model_path, how_to_get_it, load, load_quantised,
+};
 use crate::tokenizer::{decode, encode, token_bytes};
 
 /// The chapter's own options (`cargo run -p ch20-real-model -- --help` lists them).
@@ -67,6 +69,21 @@ pub struct Options {
     /// models/SmolLM2-135M-Instruct.Q4_1.gguf under the workspace).
     #[arg(long, value_name = "PATH")]
     pub model: Option<PathBuf>,
+    /// With --prompt or --chat: keep the weights as float32 numbers (the default), or in
+    /// the GGUF file's quantised blocks, each weight computed when a product needs it
+    /// (the same tokens and logits, the weights in a sixth of the memory).
+    #[arg(long, value_enum, default_value_t = WeightsIn::Float32)]
+    pub weights: WeightsIn,
+}
+
+/// How the weights are kept in memory (`--weights`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightsIn {
+    /// Dequantised once, when the file is read.
+    #[default]
+    Float32,
+    /// As the file stores them (Q4_1, Q8_0 blocks), dequantised inside each product.
+    Quantised,
 }
 
 impl Options {
@@ -138,8 +155,34 @@ pub fn load_with_progress(model: Option<&PathBuf>) -> Result<Loaded, LoadError> 
 
 /// Runs `--tokenize`, `--prompt` or `--chat`.
 pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
+    options.choice()?;
+    match options.weights {
+        WeightsIn::Float32 => {
+            answer(seed, options, load_with_progress(options.model.as_ref())?)
+        }
+        WeightsIn::Quantised => {
+            let path = options.model.clone().unwrap_or_else(default_model_path);
+            if !path.exists() {
+                return Err(LoadError::Io {
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        how_to_get_it(&path),
+                    ),
+                    path,
+                });
+            }
+            answer(seed, options, load_quantised(&path)?)
+        }
+    }
+}
+
+/// [`run`] on a loaded model.
+fn answer(
+    seed: Seed,
+    options: &Options,
+    loaded: Loaded<impl Decoder>,
+) -> Result<(), LoadError> {
     let choice = options.choice()?;
-    let loaded = load_with_progress(options.model.as_ref())?;
     let tok = &loaded.tokenizer;
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| LoadError::Io {
@@ -180,7 +223,7 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
         context_length: loaded.config.context_length,
     };
     // A prompt the model cannot take fails here, before anything of it is printed.
-    check_prompt(&prompt, &limits, loaded.model.tok_emb.weight.size(0))?;
+    check_prompt(&prompt, &limits, loaded.model.vocab_size())?;
     write!(out, "{shown}").map_err(io)?;
     out.flush().map_err(io)?;
     if let Choice::Sample(_) = choice {

@@ -10,7 +10,8 @@ use ch15_modern_layer::{Layer, Recipe, TinyModel};
 use shared::Tensor;
 
 use crate::error::LoadError;
-use crate::growing_cache::{growing, step};
+use crate::growing_cache::{GrowingCache, growing, step};
+use crate::quantised::QuantModel;
 
 /// How each new token is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,6 +93,72 @@ pub fn prefill(
 }
 // ANCHOR_END: prefill
 
+/// What generation needs of a model: the prefill and the cached step. Chapter 15's model
+/// with float32 weights is one; the same model with its matrices kept quantised
+/// ([`QuantModel`]) is the other, with the same bits.
+pub trait Decoder {
+    /// Tokens in the vocabulary.
+    fn vocab_size(&self) -> usize;
+
+    /// [`prefill`]: the last position's logits and every layer's cache.
+    ///
+    /// # Shapes
+    /// `ids`: `[batch, tokens]`. Returns `[batch, vocab_size]` and one cache per layer.
+    fn prefill(&self, ids: &Tensor<i64>, recipe: &Recipe) -> (Tensor, Vec<KvCache>);
+
+    /// The logits of one new token at `position` over caches grown in place.
+    ///
+    /// # Shapes
+    /// `token`: `[batch, 1]`. Returns `[batch, vocab_size]`.
+    fn step(
+        &self,
+        token: &Tensor<i64>,
+        position: usize,
+        caches: &mut [GrowingCache],
+        recipe: &Recipe,
+    ) -> Tensor;
+}
+
+impl Decoder for TinyModel {
+    fn vocab_size(&self) -> usize {
+        self.tok_emb.weight.size(0)
+    }
+
+    fn prefill(&self, ids: &Tensor<i64>, recipe: &Recipe) -> (Tensor, Vec<KvCache>) {
+        prefill(self, ids, recipe)
+    }
+
+    fn step(
+        &self,
+        token: &Tensor<i64>,
+        position: usize,
+        caches: &mut [GrowingCache],
+        recipe: &Recipe,
+    ) -> Tensor {
+        step(self, token, position, caches, recipe)
+    }
+}
+
+impl Decoder for QuantModel {
+    fn vocab_size(&self) -> usize {
+        self.embedding.rows
+    }
+
+    fn prefill(&self, ids: &Tensor<i64>, recipe: &Recipe) -> (Tensor, Vec<KvCache>) {
+        QuantModel::prefill(self, ids, recipe)
+    }
+
+    fn step(
+        &self,
+        token: &Tensor<i64>,
+        position: usize,
+        caches: &mut [GrowingCache],
+        recipe: &Recipe,
+    ) -> Tensor {
+        QuantModel::step(self, token, position, caches, recipe)
+    }
+}
+
 /// The next token after `logits`.
 ///
 /// # Shapes
@@ -114,16 +181,16 @@ fn choose(logits: &Tensor, seen: &[u32], choice: Choice) -> u32 {
 /// `prompt`: token ids, checked by [`check_prompt`].
 // ANCHOR: generate
 pub fn generate(
-    model: &TinyModel,
+    model: &impl Decoder,
     recipe: &Recipe,
     prompt: &[u32],
     choice: Choice,
     limits: &Limits,
     mut on_token: impl FnMut(u32),
 ) -> Result<Vec<u32>, LoadError> {
-    check_prompt(prompt, limits, model.tok_emb.weight.size(0))?;
+    check_prompt(prompt, limits, model.vocab_size())?;
     let mut ids = prompt.to_vec();
-    let (logits, caches) = prefill(model, &as_batch(prompt), recipe);
+    let (logits, caches) = model.prefill(&as_batch(prompt), recipe);
     let mut last = logits.select(0, 0);
     // Room for every token this generation can reach: the buffers never grow.
     let mut caches = growing(&caches, recipe, prompt.len() + limits.max_new_tokens);
@@ -137,7 +204,8 @@ pub fn generate(
             break;
         }
         let position = ids.len() - 1;
-        last = step(model, &as_batch(&[next]), position, &mut caches, recipe)
+        last = model
+            .step(&as_batch(&[next]), position, &mut caches, recipe)
             .select(0, 0);
     }
     Ok(ids[prompt.len()..].to_vec())

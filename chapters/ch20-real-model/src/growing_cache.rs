@@ -198,15 +198,34 @@ pub fn attention_step(
     recipe: &Recipe,
 ) -> Tensor {
     let (q, k, v) = attn.qkv(x_new, &[position], recipe);
-    cache.append(&k, &v);
-    let weights = grouped_weights(attn, &q, &cache.keys(), recipe);
-    let context = grouped(&weights, attn.n_kv_heads)
-        .matmul(&cache.values().unsqueeze(2)) // [b, kv, n_rep, 1, head_dim]
-        .reshape([q.size(0), attn.n_heads, 1, attn.head_dim]);
-    let heads = attn.gated(&merge_heads(&context), x_new, recipe);
+    let heads = attn.gated(&attend(attn, &q, &k, &v, cache, recipe), x_new, recipe);
     attn.out_proj.forward(&heads)
 }
 // ANCHOR_END: attention_step
+
+/// The new token's key and value written into the cache, its queries against the cached
+/// keys, the weights mixing the cached values; the heads merged.
+///
+/// # Shapes
+/// `q`: `[batch, n_heads, 1, head_dim]`, `k`, `v`: `[batch, n_kv_heads, 1, head_dim]`.
+/// Returns `[batch, 1, n_heads · head_dim]`.
+// ANCHOR: attend
+pub fn attend(
+    attn: &Attention,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    cache: &mut GrowingCache,
+    recipe: &Recipe,
+) -> Tensor {
+    cache.append(k, v);
+    let weights = grouped_weights(attn, q, &cache.keys(), recipe);
+    let context = grouped(&weights, attn.n_kv_heads)
+        .matmul(&cache.values().unsqueeze(2)) // [b, kv, n_rep, 1, head_dim]
+        .reshape([q.size(0), attn.n_heads, 1, attn.head_dim]);
+    merge_heads(&context)
+}
+// ANCHOR_END: attend
 
 /// Every layer's prefill cache as a [`GrowingCache`] with room for `capacity` tokens.
 ///

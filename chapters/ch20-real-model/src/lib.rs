@@ -20,6 +20,8 @@
 //! - [`generate`]: greedy and sampled decoding with chapter 14's cache, streamed, and
 //!   [`growing_cache`]: the cache grown in place, so that a long conversation does not
 //!   slow decoding down;
+//! - [`quantised`] (`--weights q4`, optional): the same model with its matrices kept in
+//!   the file's quantised blocks, each weight computed inside the product, the same bits;
 //! - [`sink`], [`lookup`], [`heads`]: attention sinks, prompt lookup's draft and induction
 //!   heads, measured on the model;
 //! - [`ablation`] and [`streaming`] (`--interventions`): heads switched off, and a window
@@ -48,6 +50,7 @@ pub mod loader;
 pub mod lookup;
 pub mod model;
 pub mod narrative;
+pub mod quantised;
 pub mod reference;
 #[cfg_attr(feature = "exercise", path = "../exercises/resample.rs")]
 pub mod resample;

@@ -9,21 +9,22 @@ use tokenizers::Tokenizer;
 use crate::config::{Config, HfConfig, TokenIds};
 use crate::error::LoadError;
 use crate::gguf::GgufFile;
+use crate::quantised::{self, QuantModel};
 use crate::weights::Weights;
 use crate::{model, tokenizer};
 
 /// The file `scripts/get-model.sh` writes, relative to the workspace root.
 pub const DEFAULT_MODEL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
 
-/// What loading a model gives: its configuration, the model, its tokenizer and the
-/// special tokens generation needs.
-pub struct Loaded {
+/// What loading a model gives: its configuration, the model (chapter 15's, or its
+/// quantised twin), its tokenizer and the special tokens generation needs.
+pub struct Loaded<M = TinyModel> {
     /// Where it came from.
     pub path: PathBuf,
     /// The configuration.
     pub config: Config,
     /// Chapter 15's model with the loaded parameters.
-    pub model: TinyModel,
+    pub model: M,
     /// Chapter 15's switches for it.
     pub recipe: Recipe,
     /// Text to ids and back.
@@ -68,28 +69,72 @@ pub fn load(
     }
 }
 
-fn load_gguf(
-    path: &Path,
-    progress: impl FnMut(usize, usize),
-) -> Result<Loaded, LoadError> {
+/// Loads the GGUF file at `path` with its matrices kept quantised (see [`quantised`]).
+pub fn load_quantised(path: &Path) -> Result<Loaded<QuantModel>, LoadError> {
+    if path.is_dir() {
+        return Err(LoadError::Unsupported {
+            path: path.to_path_buf(),
+            field: "quantised weights".into(),
+            value: "a transformers folder (only a GGUF file keeps quantised blocks)"
+                .into(),
+        });
+    }
     let file = GgufFile::open(path)?;
     let config = Config::from_gguf(&file)?;
-    let tokenizer = tokenizer::from_gguf(&file)?;
+    let header = header(&file)?;
+    let model = quantised::from_gguf(&file, &config)?;
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        recipe: model::recipe(&config),
+        config,
+        model,
+        tokenizer: header.tokenizer,
+        chat_template: header.chat_template,
+        eos: header.eos,
+        bos: header.bos,
+    })
+}
+
+/// What a GGUF file says besides its tensors: the tokenizer, the chat template, the
+/// special tokens.
+struct Header {
+    tokenizer: Tokenizer,
+    chat_template: Option<String>,
+    bos: Option<u32>,
+    eos: Option<u32>,
+}
+
+fn header(file: &GgufFile) -> Result<Header, LoadError> {
     let id = |key: &str| {
         file.metadata
             .get(key)
             .and_then(|v| v.as_u64())
             .map(|v| v as u32)
     };
-    let chat_template = file
-        .metadata
-        .get("tokenizer.chat_template")
-        .and_then(|v| v.as_str())
-        .map(str::to_string);
-    let (bos, eos) = (
-        id("tokenizer.ggml.bos_token_id"),
-        id("tokenizer.ggml.eos_token_id"),
-    );
+    Ok(Header {
+        tokenizer: tokenizer::from_gguf(file)?,
+        chat_template: file
+            .metadata
+            .get("tokenizer.chat_template")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        bos: id("tokenizer.ggml.bos_token_id"),
+        eos: id("tokenizer.ggml.eos_token_id"),
+    })
+}
+
+fn load_gguf(
+    path: &Path,
+    progress: impl FnMut(usize, usize),
+) -> Result<Loaded, LoadError> {
+    let file = GgufFile::open(path)?;
+    let config = Config::from_gguf(&file)?;
+    let Header {
+        tokenizer,
+        chat_template,
+        bos,
+        eos,
+    } = header(&file)?;
     let mut weights = Weights::from_gguf(&file, &config, progress)?;
     drop(file); // the quantised bytes: the float32 parameters are all we need now
     let model = model::build(&config, &mut weights)?;

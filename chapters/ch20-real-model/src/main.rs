@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use ch20_real_model::cli::{Options, run};
+use ch20_real_model::cli::{Options, WeightsIn, run};
 
 fn main() -> ExitCode {
     // On a thread of the rayon pool, so that the tensor operations share their work with
@@ -18,6 +18,10 @@ fn main_on_the_pool() -> ExitCode {
     course::cli::chapter_main_with(|seed, options: Options| {
         if options.interventions {
             return ch20_real_model::narrative::interventions_with(seed, &options);
+        }
+        if options.weights != WeightsIn::Float32 && !options.is_command() {
+            eprintln!("error: --weights quantised is for --prompt and --chat");
+            std::process::exit(2);
         }
         if !options.is_command() {
             return ch20_real_model::narrative::narrative_with(seed, &options);

@@ -9,7 +9,7 @@
 
 use ch15_modern_layer::swiglu::SwiGLU;
 use ch15_modern_layer::{Attention, Layer, Recipe, TinyModel};
-use shared::nn::{Embedding, Linear, RMSNorm};
+use shared::nn::{Embedding, Linear, PackedWeight, RMSNorm};
 
 use crate::config::{Architecture, Config};
 use crate::error::LoadError;
@@ -36,7 +36,7 @@ pub fn recipe(config: &Config) -> Recipe {
 ///
 /// # Shapes
 /// `weight`: `[features]`.
-fn rms_norm(weight: shared::Tensor, eps: f64) -> RMSNorm {
+pub fn rms_norm(weight: shared::Tensor, eps: f64) -> RMSNorm {
     RMSNorm {
         normalized_shape: weight.sizes().to_vec(),
         weight: Some(weight),
@@ -122,3 +122,19 @@ pub fn build(config: &Config, weights: &mut Weights) -> Result<TinyModel, LoadEr
     Ok(model)
 }
 // ANCHOR_END: build
+
+/// Every weight of `model` packed once for the products of many rows: a prompt's tokens go
+/// through each layer together, and without this each of those products would first copy
+/// its weight into the order the product reads (its "packing"), 538 MB for every prompt.
+/// The products keep their bits; the packed copies (as much memory again as the weights)
+/// stay as long as the returned values. Worth it where the model reads many prompts, as
+/// the narrative does; a single prompt packs each weight once anyway.
+pub fn pack_weights(model: &TinyModel) -> Vec<PackedWeight> {
+    let mut linears = vec![&model.lm_head];
+    for layer in &model.layers {
+        let (a, f) = (&layer.attn, &layer.ffn);
+        linears.extend([&a.w_query, &a.w_key, &a.w_value, &a.out_proj]);
+        linears.extend([&f.w_gate, &f.w_up, &f.w_down]);
+    }
+    linears.iter().map(|l| l.pack_weight()).collect()
+}

@@ -15,6 +15,7 @@ use crate::generate::{Choice, Limits, as_batch, generate};
 use crate::heads::{HeadScores, attention_maps, repeated_tokens, scan};
 use crate::loader::Loaded;
 use crate::lookup::speculate_lookup;
+use crate::model::pack_weights;
 use crate::reference::transformers_last_logits;
 use crate::setup::*;
 use crate::sink::sink_share;
@@ -34,6 +35,8 @@ fn progress(what: &str) {
 /// The narrative, on the model `options.model` names.
 pub fn narrative_with(seed: Seed, options: &Options) -> Result<Narrative> {
     let m = load_with_progress(options.model.as_ref())?;
+    // Many prompts go through the model below: its weights are packed for them once.
+    let _packed = pack_weights(&m.model);
     let mut story = Narrative::new("Chapter 20: a real model");
     model_card(&mut story, &m);
     progress("the first logits");
@@ -365,6 +368,7 @@ pub fn interventions(seed: Seed) -> Result<Narrative> {
 /// without its sink.
 pub fn interventions_with(seed: Seed, options: &Options) -> Result<Narrative> {
     let m = load_with_progress(options.model.as_ref())?;
+    let _packed = pack_weights(&m.model);
     let mut story = Narrative::new("Chapter 20: interventions on a real model");
     progress("ablating heads");
     ablations(&mut story, &m, seed)?;

@@ -14,17 +14,19 @@
 /// half-split ones, head by head: row `2i` of a head goes to `i`, row `2i + 1` to
 /// `i + head_dim/2`.
 ///
+/// A row is `d_in` floats, or, for a weight kept quantised, the bytes of its blocks.
+///
 /// # Shapes
 /// `weight`: `heads · head_dim` rows of `d_in` values, row-major. Returns the same shape.
 // ANCHOR: unpermute
-pub fn unpermute_rows(
-    weight: &[f32],
+pub fn unpermute_rows<T: Copy>(
+    weight: &[T],
     heads: usize,
     head_dim: usize,
     d_in: usize,
-) -> Vec<f32> {
+) -> Vec<T> {
     let half = head_dim / 2;
-    let mut out = vec![0.0; weight.len()];
+    let mut out = weight.to_vec(); // every row is written over below
     for h in 0..heads {
         for i in 0..half {
             for (pair, to) in [(0, i), (1, i + half)] {

@@ -2,7 +2,7 @@
 //! printed as turns, the raw template only on request; `--tokenize` showing each token's
 //! own string and the bytes of a cut character; a prompt too long refused before it is
 //! echoed; a negative temperature reaching the chapter's own check; `--prompt` with
-//! `--chat` refused by the parser.
+//! `--chat` refused by the parser; `--weights quantised` answering as float32.
 
 mod common;
 
@@ -225,4 +225,21 @@ fn the_parser_refuses_interventions_with_a_command() {
             stderr(&run)
         );
     }
+}
+
+#[test]
+fn quantised_weights_print_the_float32_answer() {
+    let args = ["--prompt", "Once upon", "--max-new-tokens", "6"];
+    let float = chapter(&args);
+    let quantised = chapter(&[&args[..], &["--weights", "quantised"]].concat());
+    assert!(quantised.status.success(), "{}", stderr(&quantised));
+    assert_eq!(stdout(&quantised), stdout(&float), "the same tokens");
+    // The narrative runs on float32 weights: the flag is refused there, not ignored.
+    let narrative = chapter(&["--weights", "quantised"]);
+    assert!(!narrative.status.success());
+    assert!(
+        stderr(&narrative).contains("--weights"),
+        "{}",
+        stderr(&narrative)
+    );
 }

@@ -103,6 +103,8 @@ pub fn gemm_with(
 struct PackedBlocks<'a> {
     a: ArrayView2<'a, f32>,
     b: ArrayView2<'a, f32>,
+    /// `b` packed once, if it was kept so (see [`super::packed_once`]).
+    kept: Option<&'a super::packed_once::PackedOnce>,
     c: ArrayViewMut2<'a, f32>,
     a_buffer: &'a mut Vec<f32>,
     b_buffer: &'a mut Vec<f32>,
@@ -147,16 +149,96 @@ fn packed_product(
         c.fill(0.0);
         return;
     }
+    // A matrix packed once (a weight multiplied by one prompt after another) is read
+    // where it is kept, block by block, instead of being packed again.
+    let kept = super::packed_once::find(isa, b);
     PACKING.with_borrow_mut(|(a_buffer, b_buffer)| {
         let blocks = PackedBlocks {
             a,
             b,
+            kept: kept.as_deref(),
             c,
             a_buffer,
             b_buffer,
         };
         with_isa(isa, blocks);
     });
+}
+
+/// Packs `b` once for the products on this processor's instruction set and keeps it while
+/// the returned value lives (see [`super::packed_once`]); nothing where the product packs
+/// nothing.
+///
+/// # Shapes
+/// `b`: `[k, n]`, any strides.
+pub(crate) fn keep(b: ArrayView2<f32>) -> super::packed_once::Kept {
+    super::packed_once::keep(b, pack_once(Isa::detect(), b))
+}
+
+/// Every block of `b` packed for `isa`, in the order [`packed_blocks`] reads them, or
+/// `None` where `isa` packs nothing (the portable product).
+///
+/// # Shapes
+/// `b`: `[k, n]`, any strides.
+#[cfg(target_arch = "x86_64")]
+fn pack_once(isa: Isa, b: ArrayView2<f32>) -> Option<super::packed_once::PackedOnce> {
+    let nr = strip_width(isa)?;
+    let (k, n) = b.dim();
+    let bt = b.t();
+    let mut sizes = Vec::new();
+    for pc in (0..k).step_by(KC) {
+        for jc in (0..n).step_by(NC) {
+            sizes.push(NC.min(n - jc).next_multiple_of(nr) * KC.min(k - pc));
+        }
+    }
+    // Room to start on a 64-byte boundary: each block is a whole number of strips of `NR`
+    // numbers (64 or 128 bytes), so every strip starts on one too.
+    let total: usize = sizes.iter().sum();
+    let mut buffer = vec![0.0f32; total + 16];
+    let offset = buffer.as_ptr().align_offset(64).min(16);
+    let mut starts = Vec::with_capacity(sizes.len());
+    let (mut at, mut blocks) = (offset, sizes.iter());
+    for pc in (0..k).step_by(KC) {
+        let kc = KC.min(k - pc);
+        for jc in (0..n).step_by(NC) {
+            let size = *blocks.next().expect("one size per block");
+            let nc = NC.min(n - jc);
+            pack(
+                bt.slice(s![jc..jc + nc, pc..pc + kc]),
+                nr,
+                &mut buffer[at..at + size],
+            );
+            starts.push(at);
+            at += size;
+        }
+    }
+    buffer.truncate(at);
+    Some(super::packed_once::PackedOnce {
+        isa,
+        buffer,
+        starts,
+        blocks_per_slice: n.div_ceil(NC),
+    })
+}
+
+/// Off x86-64 the product is `ndarray`'s: nothing is packed.
+#[cfg(not(target_arch = "x86_64"))]
+fn pack_once(
+    _isa: Isa,
+    _b: ArrayView2<f32>,
+) -> Option<super::packed_once::PackedOnce> {
+    None
+}
+
+/// The width of `b`'s strips on `isa` (`NR`, two vectors), or `None` where the product is
+/// `ndarray`'s and nothing is packed.
+#[cfg(target_arch = "x86_64")]
+fn strip_width(isa: Isa) -> Option<usize> {
+    match isa {
+        Isa::Avx512 => Some(32),
+        Isa::Avx2 => Some(16),
+        Isa::Portable => None,
+    }
 }
 
 thread_local! {
@@ -176,6 +258,7 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
     let PackedBlocks {
         a,
         b,
+        kept,
         mut c,
         a_buffer,
         b_buffer,
@@ -208,12 +291,18 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
             pack(a.slice(s![ic..ic + mc, pc..pc + kc]), mr, a_pack);
             for jc in (0..n).step_by(NC) {
                 let nc = NC.min(n - jc);
-                pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
+                let b_strips: &[f32] = match kept {
+                    Some(kept) => kept.block(pc / KC, jc / NC),
+                    None => {
+                        pack(bt.slice(s![jc..jc + nc, pc..pc + kc]), nr, b_pack);
+                        &*b_pack
+                    }
+                };
                 for (ir, a_strip) in
                     (0..mc).step_by(mr).zip(a_pack.chunks_exact(mr * kc))
                 {
                     for (jr, b_strip) in
-                        (0..nc).step_by(nr).zip(b_pack.chunks_exact(nr * kc))
+                        (0..nc).step_by(nr).zip(b_strips.chunks_exact(nr * kc))
                     {
                         let (i, j) = (ic + ir, jc + jr);
                         let (rows, cols) = (mr.min(m - i), nr.min(n - j));
@@ -413,6 +502,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_kept_matrix_gives_the_packing_products_bits() {
+        // More than one slice of `k` and one block of columns, ragged edges in both.
+        let (m, k, n, mut seed) = (37, 300, 530, 0x2545f4914f6cdd1d);
+        let a = random(m, k, &mut seed);
+        let w = random(n, k, &mut seed);
+        let product = || {
+            let mut c = Array2::from_elem((m, n), f32::NAN);
+            gemm_into(a.view(), w.t(), c.view_mut());
+            c.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        };
+        let packing = product();
+        let kept = keep(w.t());
+        let find =
+            |b: ArrayView2<f32>| super::super::packed_once::find(Isa::detect(), b);
+        assert_eq!(
+            find(w.t()).is_some(),
+            Isa::detect() != Isa::Portable,
+            "a kept matrix is found where the product packs"
+        );
+        assert_eq!(product(), packing, "the kept packing's product");
+        // Part of the matrix (fewer columns of `wᵀ`) is not the kept matrix.
+        assert!(find(w.slice(s![..n - 1, ..]).t()).is_none());
+        drop(kept);
+        assert!(find(w.t()).is_none(), "dropped, the packing is gone");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub(crate) mod gcc_order;
 pub(crate) mod gelu;
 pub(crate) mod gemm;
 pub(crate) mod matmul;
+pub(crate) mod packed_once;
 pub(crate) mod parallel;
 pub(crate) mod row_dots;
 pub(crate) mod silu;

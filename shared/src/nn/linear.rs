@@ -14,6 +14,17 @@ pub struct Linear {
     pub bias: Option<Tensor>,
 }
 
+/// A [`Linear`]'s weight packed once for its products of many rows (see
+/// [`Linear::pack_weight`]); dropped, the packing is freed.
+pub struct PackedWeight {
+    /// The weight's numbers, held so that they stay where the packing was made from: a
+    /// layer changed in place afterwards (a training step) writes to a copy of them, so
+    /// the packing never stands for numbers that are gone.
+    _weight: Tensor,
+    /// The packing (none where the processor's product packs nothing).
+    _kept: Option<crate::kernels::packed_once::Kept>,
+}
+
 impl Linear {
     /// `nn.Linear(in_features, out_features, bias)` initialised as PyTorch does, from this
     /// thread's default generator: first the weight, uniform in `±bound` with
@@ -99,6 +110,31 @@ impl Linear {
     #[track_caller]
     pub fn from_parameters(weight: Tensor, bias: Option<Tensor>) -> Linear {
         or_panic(Linear::f_from_parameters(weight, bias))
+    }
+
+    /// The weight packed once for the products of many rows (a prompt through the layer),
+    /// kept while the returned [`PackedWeight`] lives.
+    ///
+    /// `layer.forward(x)` for an `x` of many rows multiplies by `Wᵀ` with a packed matrix
+    /// product, which first copies `Wᵀ` into the order its innermost loop reads ("packing"):
+    /// for a few rows, that copy costs as much as the product. While the `PackedWeight`
+    /// lives, the products by this weight read the copy made here instead, with the same
+    /// bits. It takes as much memory as the weight. Products of one row (a decoding step)
+    /// never pack, and are unchanged.
+    ///
+    /// # Shapes
+    /// `weight`: `[out, in]`.
+    pub fn pack_weight(&self) -> PackedWeight {
+        let kept = match self.weight.array().into_dimensionality::<ndarray::Ix2>() {
+            Ok(w) if !self.weight.is_expanded() => {
+                Some(crate::kernels::gemm::keep(w.t()))
+            }
+            _ => None,
+        };
+        PackedWeight {
+            _weight: self.weight.clone(),
+            _kept: kept,
+        }
     }
 
     /// `in_features`.

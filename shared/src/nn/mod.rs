@@ -8,5 +8,5 @@ mod norm;
 
 pub use dropout::Dropout;
 pub use embedding::Embedding;
-pub use linear::Linear;
+pub use linear::{Linear, PackedWeight};
 pub use norm::{LayerNorm, RMSNorm};

@@ -23,7 +23,7 @@ mod value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use quant::{GgmlType, dequantize};
+pub use quant::{BLOCK, GgmlType, dequantize, q4_1_block, q8_0_block};
 pub use value::Value;
 
 use crate::error::LoadError;

@@ -144,14 +144,11 @@ pub fn q8_0_block(block: &[u8]) -> [f32; BLOCK] {
 pub fn q4_1_block(block: &[u8]) -> [f32; BLOCK] {
     let d = f16::from_le_bytes([block[0], block[1]]).to_f32();
     let m = f16::from_le_bytes([block[2], block[3]]).to_f32();
-    let nibbles = &block[4..20];
-    std::array::from_fn(|i| {
-        let q = if i < 16 {
-            nibbles[i] & 0x0F
-        } else {
-            nibbles[i - 16] >> 4
-        };
-        d * f32::from(q) + m
-    })
+    let mut values = [0.0; BLOCK];
+    for (j, &byte) in block[4..20].iter().enumerate() {
+        values[j] = d * f32::from(byte & 0x0F) + m; // the low half: value j
+        values[j + 16] = d * f32::from(byte >> 4) + m; // the high half: value j + 16
+    }
+    values
 }
 // ANCHOR_END: q4_1
