@@ -38,7 +38,7 @@ Llama model's run, 100 characters sampled after a new line, nanoGPT's generate a
 temperature 1: the last 64 ids, the last position's logits, softmax, torch.multinomial(probs,
 1, generator=g) with g = torch.Generator().manual_seed(S) (S = 42 unless --seed S).
 
-The trained model: the Llama model's weights after 300 steps at the baby size, read from the
+The trained model: the Llama model's weights after 2000 steps at the baby size, read from the
 chapter's data/llama-char.safetensors; its mean loss on 20 fixed batches of the validation
 text (drawn with a generator seeded 2027; the training text's, for --train, with one seeded
 2026; each batch torch.randint(len(ids) - 64, (12,), generator=g); the 20 losses into a
@@ -74,7 +74,7 @@ EVAL_BATCHES = 20
 EVAL_INTERVAL = 250
 SHORT_STEPS = 20
 SHORT_BATCH = 6
-TRAINED_STEPS = 300
+TRAINED_STEPS = 2000
 SAMPLE_CHARS = 200
 SHORT_SAMPLE_CHARS = 100
 BABY = dict(context=64, d_model=128, n_layers=4, n_heads=4, batch=12)
