@@ -17,7 +17,8 @@ use crate::runs::{EvalBatches, Plan};
 use crate::sample::sample;
 use crate::setup::{
     BPE_VOCAB, MERGES_SHOWN, PROMPT, SAMPLE, SAMPLE_CHARS, SAMPLE_SEED, SEED,
-    SHORT_BATCH, SHORT_SAMPLE_CHARS, SHORT_STEPS, SOURCE, TRAINED_LLAMA, TRAINED_STEPS,
+    SHORT_BATCH, SHORT_SAMPLE_CHARS, SHORT_STEPS, SOURCE, TRAINED_LLAMA,
+    TRAINED_STEPS,
 };
 use crate::train::{evaluate, train};
 use crate::weights::load_safetensors;
