@@ -29,19 +29,20 @@ name: the tables (wte, wpe), the attention's projections (.attn.), the feed-forw
 networks (.mlp., .ffn.), the norms' weights (the rest).
 
 The short run: for each model, torch.manual_seed(S) (S = 1337 unless --seed S), the model
-built, then 20 steps on the training text's characters as ch22_training_check.py trains
+built, then 20 steps of 6 sequences (half the baby size's 12, to keep the chapter's run quick) on
+the training text's characters as ch22_training_check.py trains
 (get_batch with the default generator, cross-entropy, clip_grad_norm_(1.0), fused AdamW
 with betas (0.9, 0.99) and weight decay 0.1 on the matrices, lr warmed up over 10 steps to
 1e-3, then a cosine to 1e-4 at step 20), each step's loss printed :.4f. Then, after the
-Llama model's run, 200 characters sampled after a new line, nanoGPT's generate at
+Llama model's run, 100 characters sampled after a new line, nanoGPT's generate at
 temperature 1: the last 64 ids, the last position's logits, softmax, torch.multinomial(probs,
 1, generator=g) with g = torch.Generator().manual_seed(S) (S = 42 unless --seed S).
 
-The trained model: the Llama model's weights after 300 steps at the baby size, read from the
+The trained model: the Llama model's weights after 2000 steps at the baby size, read from the
 chapter's data/llama-char.safetensors; its mean loss on 20 fixed batches of the validation
 text (drawn with a generator seeded 2027; the training text's, for --train, with one seeded
 2026; each batch torch.randint(len(ids) - 64, (12,), generator=g); the 20 losses into a
-float32 tensor, then its mean, as nanoGPT's estimate_loss), and a sample as above.
+float32 tensor, then its mean, as nanoGPT's estimate_loss), and a sample as above, of 200 characters.
 
 --train [--arch gpt2|llama] [--steps N] [--eval-every N] runs the full baby budget instead (2000 steps,
 warm-up 100 steps, the cosine over the whole run), evaluating before the first step, every
@@ -72,8 +73,10 @@ EVAL_SEED = 2026
 EVAL_BATCHES = 20
 EVAL_INTERVAL = 250
 SHORT_STEPS = 20
-TRAINED_STEPS = 300
+SHORT_BATCH = 6
+TRAINED_STEPS = 2000
 SAMPLE_CHARS = 200
+SHORT_SAMPLE_CHARS = 100
 BABY = dict(context=64, d_model=128, n_layers=4, n_heads=4, batch=12)
 
 
@@ -96,8 +99,10 @@ parser.add_argument("--arch", choices=["gpt2", "llama"], default="gpt2")
 parser.add_argument("--steps", type=int, default=2000)
 parser.add_argument("--eval-every", type=int, default=EVAL_INTERVAL)
 parser.add_argument("--log", metavar="PATH", help="with --train: the evaluations as CSV")
+parser.add_argument("--threads", type=int, default=1,
+                    help="PyTorch's threads (1 unless timing: perf/scripts/bench-pretraining.sh)")
 args = parser.parse_args()
-torch.set_num_threads(1)
+torch.set_num_threads(args.threads)
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 path = args.data or os.path.normpath(os.path.join(root, "data", "shakespeare.txt"))
@@ -311,15 +316,16 @@ for arch in ["gpt2", "llama"]:
     torch.manual_seed(seeded(args.seed, SEED))
     model = build(arch, vocab, BABY)
     optimizer = optimizer_for(model)
-    losses = [train_step(model, optimizer, train, BABY, get_lr(it, SHORT_STEPS, 10))
+    short = dict(BABY, batch=SHORT_BATCH)
+    losses = [train_step(model, optimizer, train, short, get_lr(it, SHORT_STEPS, 10))
               for it in range(SHORT_STEPS)]
-    print(f"{arch}, {SHORT_STEPS} steps:")
+    print(f"{arch}, {SHORT_STEPS} steps of {SHORT_BATCH} sequences:")
     for i in range(0, SHORT_STEPS, 10):
         print(" ".join(f"{v:.4f}" for v in losses[i:i + 10]))
     if arch == "llama":
         g = torch.Generator().manual_seed(seeded(args.seed, SAMPLE_SEED))
         print(f"a sample of llama after {SHORT_STEPS} steps:")
-        print(sample(model, [stoi["\n"]], SAMPLE_CHARS, g))
+        print(sample(model, [stoi["\n"]], SHORT_SAMPLE_CHARS, g))
 print()
 
 step(f"The trained model: Llama after {TRAINED_STEPS} steps")

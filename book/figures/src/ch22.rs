@@ -52,7 +52,7 @@ pub fn validation_loss() -> LineChart {
             curve("gpt2, trained by PyTorch", "pytorch", "gpt2"),
             curve("llama, trained by the chapter", "ours", "llama"),
         ],
-        x_tick: 50,
+        x_tick: 250,
         y_tick: 0.1,
     }
 }

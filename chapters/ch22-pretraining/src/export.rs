@@ -21,7 +21,7 @@ use shared::{Error, Result};
 use tokenizers::Tokenizer;
 
 use crate::config::Config;
-use crate::files::{f32_bytes, io_error, temporary_name, write_atomically};
+use crate::files::{io_error, safetensors_file, temporary_name, write_atomically};
 use crate::model::Model;
 use crate::model::llama::THETA;
 
@@ -92,30 +92,18 @@ pub fn hub_config(config: &Config) -> serde_json::Value {
 fn safetensors_bytes(model: &Model) -> Result<Vec<u8>> {
     let named = model.named_parameters();
     let mut tensors = Vec::with_capacity(named.len());
-    for (name, p) in &named {
-        let hf = hf_name(name).ok_or_else(|| Error::InvalidArgument {
+    for (name, p) in named {
+        let hf = hf_name(&name).ok_or_else(|| Error::InvalidArgument {
             op: "save_hub",
             detail: format!("no transformers name for the parameter {name}"),
         })?;
-        tensors.push((hf, f32_bytes(p), p.sizes().to_vec()));
+        tensors.push((hf, p));
     }
-    let views = tensors
-        .iter()
-        .map(|(name, bytes, shape)| {
-            safetensors::tensor::TensorView::new(
-                safetensors::Dtype::F32,
-                shape.clone(),
-                bytes,
-            )
-            .map(|view| (name.clone(), view))
-        })
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| failed("save_hub", e))?;
     let metadata = HashMap::from([
         ("format".to_string(), "pt".to_string()),
         (WRITTEN_BY.0.to_string(), WRITTEN_BY.1.to_string()),
     ]);
-    safetensors::serialize(views, Some(metadata)).map_err(|e| failed("save_hub", e))
+    safetensors_file("save_hub", &tensors, Some(metadata))
 }
 
 fn failed(op: &'static str, error: impl std::fmt::Display) -> Error {

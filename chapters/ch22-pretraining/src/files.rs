@@ -3,6 +3,7 @@
 //! within a folder is all or nothing), so the folder holds either the old file or the new
 //! one, never half of one. And the tensors' bytes as safetensors stores them.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,32 @@ pub fn write_atomically(op: &'static str, path: &Path, bytes: &[u8]) -> Result<(
 /// `t`: any shape. Returns `4 · t.numel()` bytes.
 pub fn f32_bytes(t: &Tensor) -> Vec<u8> {
     t.to_vec().iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Named float32 tensors as the bytes of a safetensors file, with `metadata` in its
+/// header; an error names `op`.
+///
+/// # Shapes
+/// `tensors`: any shapes.
+pub fn safetensors_file(
+    op: &'static str,
+    tensors: &[(String, &Tensor)],
+    metadata: Option<HashMap<String, String>>,
+) -> Result<Vec<u8>> {
+    let failed = |detail: String| Error::InvalidArgument { op, detail };
+    let bytes: Vec<(&str, Vec<usize>, Vec<u8>)> = tensors
+        .iter()
+        .map(|(name, t)| (name.as_str(), t.sizes().to_vec(), f32_bytes(t)))
+        .collect();
+    let views = bytes
+        .iter()
+        .map(|(name, shape, data)| {
+            TensorView::new(Dtype::F32, shape.clone(), data)
+                .map(|view| (*name, view))
+                .map_err(|e| failed(format!("{name}: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    safetensors::serialize(views, metadata).map_err(|e| failed(e.to_string()))
 }
 
 /// The float32 tensor a safetensors view holds, or an error naming the file and tensor.

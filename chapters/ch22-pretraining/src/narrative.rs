@@ -17,7 +17,8 @@ use crate::runs::{EvalBatches, Plan};
 use crate::sample::sample;
 use crate::setup::{
     BPE_VOCAB, MERGES_SHOWN, PROMPT, SAMPLE, SAMPLE_CHARS, SAMPLE_SEED, SEED,
-    SHORT_STEPS, SOURCE, TRAINED_LLAMA, TRAINED_STEPS,
+    SHORT_BATCH, SHORT_SAMPLE_CHARS, SHORT_STEPS, SOURCE, TRAINED_LLAMA,
+    TRAINED_STEPS,
 };
 use crate::train::{evaluate, train};
 use crate::weights::load_safetensors;
@@ -208,15 +209,16 @@ fn model_card(step: &mut Step, config: &Config) -> Result<()> {
     Ok(())
 }
 
-/// Each model trained for [`SHORT_STEPS`] steps from `manual_seed(seed)`, its losses ten
-/// to a line, and a sample of the Llama model after them.
+/// Each model trained for [`SHORT_STEPS`] steps of [`SHORT_BATCH`] sequences from
+/// `manual_seed(seed)`, its losses ten to a line, and a sample of the Llama model after
+/// them.
 fn short_run(
     step: &mut Step,
     seed: Seed,
     train_ids: &[u32],
     chars: &Chars,
 ) -> Result<()> {
-    let plan = Plan::short(chars.vocab_size(), SHORT_STEPS);
+    let plan = Plan::short(chars.vocab_size(), SHORT_STEPS, SHORT_BATCH);
     for arch in [Arch::Gpt2, Arch::Llama] {
         manual_seed(seed.or(SEED));
         let mut model = Model::new(arch, &plan.config)?;
@@ -228,7 +230,10 @@ fn short_run(
             plan.steps,
             |_, _| {},
         )?;
-        step.print(format!("{arch}, {} steps:", plan.steps));
+        step.print(format!(
+            "{arch}, {} steps of {} sequences:",
+            plan.steps, plan.config.batch
+        ));
         for row in losses.chunks(10) {
             let row: Vec<String> = row.iter().map(|l| format!("{l:.4}")).collect();
             step.print(row.join(" "));
@@ -239,7 +244,7 @@ fn short_run(
             let text = chars.decode(&sample(
                 &model,
                 &prompt,
-                SAMPLE_CHARS,
+                SHORT_SAMPLE_CHARS,
                 &mut sampler,
             )?)?;
             step.print(format!("a sample of llama after {} steps:", plan.steps))

@@ -65,12 +65,16 @@ impl Plan {
         Plan::of(Config::long(vocab_size), 3000)
     }
 
-    /// A short run at the baby size, the learning rate warmed up over 10 steps
-    /// ([`Settings::short`]).
-    pub fn short(vocab_size: usize, steps: u32) -> Plan {
+    /// A short run of the baby model on `batch` sequences a step, the learning rate warmed
+    /// up over 10 steps ([`Settings::short`]).
+    pub fn short(vocab_size: usize, steps: u32, batch: usize) -> Plan {
+        let config = Config {
+            batch,
+            ..Config::baby(vocab_size)
+        };
         Plan {
             settings: Settings::short(steps),
-            ..Plan::of(Config::baby(vocab_size), steps)
+            ..Plan::of(config, steps)
         }
     }
 

@@ -18,8 +18,14 @@ pub const SAMPLE_SEED: u64 = 42;
 /// The short run the chapter prints beside PyTorch's losses: its steps, printed ten to a
 /// line, at the baby size.
 pub const SHORT_STEPS: u32 = 20;
-/// Characters sampled from a model in the chapter's run.
+/// The short run's sequences a step: half the baby budget's 12, so that the default run
+/// stays quick (the losses are noisier, not different in kind).
+pub const SHORT_BATCH: usize = 6;
+/// Characters sampled from the trained model in the chapter's run.
 pub const SAMPLE_CHARS: usize = 200;
+/// Characters sampled from the model after the short run: enough to see that it has
+/// no words yet.
+pub const SHORT_SAMPLE_CHARS: usize = 100;
 /// Characters sampled during a long run, every [`SAMPLE_EVERY`] steps.
 pub const PROGRESS_SAMPLE_CHARS: usize = 100;
 /// Steps between two samples of a long run.
@@ -32,16 +38,16 @@ pub const PROMPT: &str = "\n";
 /// the text).
 pub const CHARACTERS: &str = "\n !\"&'()*,-./0123456789:;?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]_abcdefghijklmnopqrstuvwxyz{}";
 
-/// The steps of the trained model the chapter samples from.
-pub const TRAINED_STEPS: u32 = 300;
+/// The steps of the trained model the chapter samples from: nanoGPT's baby budget.
+pub const TRAINED_STEPS: u32 = 2000;
 /// The trained model the chapter samples from: Llama on characters after
 /// [`TRAINED_STEPS`] steps of the baby size from the article's seed (`cargo run --release
-/// -p ch22-pretraining -- --train --arch llama --steps 300 --weights
+/// -p ch22-pretraining -- --train --arch llama --weights
 /// chapters/ch22-pretraining/data/llama-char.safetensors`), its weights in
 /// `named_parameters()` order as safetensors.
 pub const TRAINED_LLAMA: &[u8] = include_bytes!("../data/llama-char.safetensors");
 /// The evaluations of the trained runs: ours of the Llama model above (`--log PATH`),
-/// PyTorch's of GPT-2 from the same seed on the same batches, for as many steps and for
-/// the full 2000 (`reference/ch22_pretraining.py --train --log PATH`):
+/// PyTorch's of GPT-2 and of Llama from the same seed on the same batches
+/// (`reference/ch22_pretraining.py --train --arch ARCH --log PATH`):
 /// `source,arch,steps,step,train,val`.
 pub const LOSS_LOG: &str = include_str!("../data/losses.csv");

@@ -3,10 +3,10 @@
 //! instead of training it on every run, and PyTorch's `load_state_dict` reads the same
 //! file.
 
-use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
 use shared::{Error, Result, Tensor};
 
+use crate::files::safetensors_file;
 use crate::model::Model;
 
 /// An error of reading or writing weights.
@@ -19,24 +19,7 @@ fn invalid(op: &'static str, detail: impl Into<String>) -> Error {
 
 /// `model`'s parameters as the bytes of a safetensors file.
 pub fn to_safetensors(model: &Model) -> Result<Vec<u8>> {
-    let named = model.named_parameters();
-    let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = named
-        .iter()
-        .map(|(name, p)| {
-            let data = p.to_vec().iter().flat_map(|v| v.to_le_bytes()).collect();
-            (name.clone(), p.sizes().to_vec(), data)
-        })
-        .collect();
-    let views = bytes
-        .iter()
-        .map(|(name, shape, data)| {
-            let view = TensorView::new(Dtype::F32, shape.clone(), data)
-                .map_err(|e| invalid("to_safetensors", format!("{name}: {e}")))?;
-            Ok((name.as_str(), view))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    safetensors::serialize(views, None)
-        .map_err(|e| invalid("to_safetensors", e.to_string()))
+    safetensors_file("to_safetensors", &model.named_parameters(), None)
 }
 
 /// Reads every parameter of `model` from a safetensors file's `bytes`, by name: each must
