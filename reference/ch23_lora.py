@@ -20,7 +20,7 @@ drawn from the default generator; every lora_B stays zero (PEFT's start).
 A step: torch.randint(0, len(training sums), (8,)) picks the batch's sums; the loss is
 F.cross_entropy(logits[:, :-1], labels[:, 1:], ignore_index=-100) (the mean over the
 answers' tokens); loss.backward(); torch.optim.AdamW(trainable, lr) (weight decay 0.01)
-steps; the gradients are zeroed. Losses are printed :.6f.
+steps; the gradients are zeroed. Losses are printed :.4f.
 
     python reference/ch23_lora.py [--seed S]
         The chapter's narrative on chapter 20's tiny checkpoint (the Llama one), as
@@ -231,7 +231,7 @@ def narrative(seed):
           "the loss on the answers' tokens")
     losses = train(model, encoder, train_sums, TINY_STEPS, BATCH, TINY_LR)
     for i, loss in enumerate(losses):
-        print(f"step {i + 1}: loss {loss:.6f}")
+        print(f"step {i + 1}: loss {loss:.4f}")
     print()
     step("The adapters merged into the weights")
     with torch.no_grad():
@@ -258,6 +258,7 @@ def fixtures():
     example = torch.tensor([ids])
     peft_dir = os.path.join(FIXTURES, "peft")
     model.save_pretrained(peft_dir)
+    os.remove(os.path.join(peft_dir, "README.md"))  # PEFT's model card: not needed here
     with torch.no_grad():
         logits = model(input_ids=example).logits
     save_file({"ids": example, "logits": logits.contiguous()},

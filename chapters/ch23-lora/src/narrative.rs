@@ -145,7 +145,7 @@ fn short_run(step: &mut Step, run: &mut TinyRun) -> Result<()> {
          loss on the answers' tokens"
     ));
     for (i, loss) in run.train()?.iter().enumerate() {
-        step.print(format!("step {}: loss {loss:.6}", i + 1));
+        step.print(format!("step {}: loss {loss:.4}", i + 1));
     }
     Ok(())
 }

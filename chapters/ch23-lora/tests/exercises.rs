@@ -10,6 +10,11 @@ use course::quiet_proptest::{holds, quiet};
 use proptest::prelude::*;
 use shared::{Tensor, manual_seed, randn};
 
+/// Targets as a tensor.
+fn ids(targets: &[i64]) -> Tensor<i64> {
+    Tensor::from_vec(targets.to_vec(), &[targets.len()])
+}
+
 /// The loss the long way: each counted row's −log p of its target, in float64.
 fn masked_loss_f64(logits: &Tensor, targets: &[i64]) -> Option<f64> {
     let classes = logits.size(1);
@@ -34,13 +39,13 @@ fn exercise_masked_cross_entropy_counts_only_the_labelled_rows() {
     manual_seed(0);
     let logits = randn(&[5, 7]);
     let targets = [IGNORE, 3, IGNORE, 0, 6];
-    let ours = masked_cross_entropy(&logits, &Tensor::from(targets.to_vec())).unwrap();
+    let ours = masked_cross_entropy(&logits, &ids(&targets)).unwrap();
     let want = masked_loss_f64(&logits, &targets).unwrap();
     assert!(
         (f64::from(ours) - want).abs() < 1e-5,
         "targets {targets:?}: loss {ours}, expected {want} (the mean over the 3 labelled rows)"
     );
-    let none = masked_cross_entropy(&logits, &Tensor::from(vec![IGNORE; 5]));
+    let none = masked_cross_entropy(&logits, &ids(&[IGNORE; 5]));
     assert!(none.is_err(), "every label ignored: expected an error, got {none:?}");
 }
 
@@ -57,7 +62,7 @@ proptest! {
         let targets: Vec<i64> = (0..rows)
             .map(|r| if mask[r] { IGNORE } else { (r * 5 % 6) as i64 })
             .collect();
-        let ours = masked_cross_entropy(&logits, &Tensor::from(targets.clone()));
+        let ours = masked_cross_entropy(&logits, &ids(&targets));
         holds(match (ours, masked_loss_f64(&logits, &targets)) {
             (Ok(l), Some(w)) if (f64::from(l) - w).abs() < 1e-5 => None,
             (Err(_), None) => None,

@@ -58,7 +58,7 @@ impl Lora {
     pub fn new(d_in: usize, d_out: usize, rank: usize, alpha: f64) -> Lora {
         Lora {
             a: Linear::new(d_in, rank, false).weight,
-            b: Tensor::zeros(&[d_out, rank]),
+            b: shared::zeros(&[d_out, rank]),
             scale: (alpha / rank as f64) as f32,
         }
     }
