@@ -48,7 +48,8 @@ pub fn answer_all(
     let mut all = Vec::with_capacity(sums.len());
     for (n, sum) in sums.iter().enumerate() {
         let prompt = encoder.prompt_ids(sum)?;
-        let mut ids = generate(model, recipe, &prompt, Choice::Greedy, &limits, |_| {})?;
+        let mut ids =
+            generate(model, recipe, &prompt, Choice::Greedy, &limits, |_| {})?;
         if ids.last() == Some(&encoder.eos) {
             ids.pop();
         }

@@ -21,7 +21,11 @@ pub struct LoraConfig {
 
 impl LoraConfig {
     /// Settings from the command line's words: `targets` by their module names.
-    pub fn new(rank: usize, alpha: f64, targets: &[impl AsRef<str>]) -> Result<LoraConfig, LoraError> {
+    pub fn new(
+        rank: usize,
+        alpha: f64,
+        targets: &[impl AsRef<str>],
+    ) -> Result<LoraConfig, LoraError> {
         if rank == 0 {
             return Err(LoraError::Settings(
                 "a rank of 0 adapts nothing: choose --rank 1 or more".into(),
@@ -37,7 +41,9 @@ impl LoraConfig {
             .map(|t| Target::parse(t.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
         if parsed.is_empty() {
-            return Err(LoraError::Settings("no target module: name at least one".into()));
+            return Err(LoraError::Settings(
+                "no target module: name at least one".into(),
+            ));
         }
         parsed.sort();
         parsed.dedup();
@@ -125,7 +131,8 @@ impl Adapter {
         let mut all = Vec::new();
         for (i, layer) in self.layers.iter().enumerate() {
             for (target, lora) in self.config.targets.iter().zip(layer) {
-                let module = format!("base_model.model.model.layers.{i}.{}", target.path());
+                let module =
+                    format!("base_model.model.model.layers.{i}.{}", target.path());
                 all.push((format!("{module}.lora_A.weight"), &lora.a));
                 all.push((format!("{module}.lora_B.weight"), &lora.b));
             }

@@ -34,12 +34,17 @@ pub fn backward<A: Arithmetic>(
     grad_logits: &Tensor,
 ) -> Vec<Tensor> {
     let head = &model.lm_head.weight; // frozen: only the way back to its input
-    let grad_normed = grad_logits.flatten(0, 1).matmul(head).reshape(tape.normed.sizes());
-    let norm = A::rms_norm_backward(&model.final_norm, &tape.stream, &grad_normed, None);
+    let grad_normed = grad_logits
+        .flatten(0, 1)
+        .matmul(head)
+        .reshape(tape.normed.sizes());
+    let norm =
+        A::rms_norm_backward(&model.final_norm, &tape.stream, &grad_normed, None);
     let mut grad = norm.input;
     let mut layers = Vec::with_capacity(model.layers.len());
     for (i, (layer, t)) in model.layers.iter().zip(&tape.layers).enumerate().rev() {
-        let (grad_x, grads) = layer_backward::<A>(layer, recipe, adapter, i, t, &grad);
+        let (grad_x, grads) =
+            layer_backward::<A>(layer, recipe, adapter, i, t, &grad);
         grad = grad_x;
         layers.push(grads);
     }
@@ -91,13 +96,20 @@ pub fn layer_backward<A: Arithmetic>(
     let up = back(Target::Up, &t.h2, &grad_up);
     let gate = back(Target::Gate, &t.h2, &grad_gate);
     let grad_h2 = added(&[up.input_terms(), gate.input_terms()].concat());
-    let grad_x1 = A::rms_norm_backward(&layer.ffn_norm, &t.x1, &grad_h2, Some(grad)).input;
+    let grad_x1 =
+        A::rms_norm_backward(&layer.ffn_norm, &t.x1, &grad_h2, Some(grad)).input;
     // x₁ = x + o(attention(rope(q), rope(k), v)), q, k, v from h = attn_norm(x)
     let output = back(Target::Output, &t.context, &grad_x1);
-    let grad_heads = merge_heads_backward(&added(&output.input_terms()), attn.n_heads);
+    let grad_heads =
+        merge_heads_backward(&added(&output.input_terms()), attn.n_heads);
     let core = A::attention_backward(&t.attention, &grad_heads);
     let positions: Vec<usize> = (0..t.x.size(1)).collect();
-    let (cos, sin) = rope_tables(&positions, attn.head_dim, recipe.theta, recipe.llama31_scaling);
+    let (cos, sin) = rope_tables(
+        &positions,
+        attn.head_dim,
+        recipe.theta,
+        recipe.llama31_scaling,
+    );
     let grad_q = merge_heads(&rope_backward(&core.queries, &cos, &sin));
     let grad_k = repeat_kv_backward(&core.keys, attn.n_rep());
     let grad_k = merge_heads(&rope_backward(&grad_k, &cos, &sin));
@@ -106,8 +118,11 @@ pub fn layer_backward<A: Arithmetic>(
     let key = back(Target::Key, &t.h, &grad_k);
     let value = back(Target::Value, &t.h, &grad_v);
     // The queries were made first, the values last: autograd adds them latest first.
-    let grad_h = added(&[value.input_terms(), key.input_terms(), query.input_terms()].concat());
-    let grad_x = A::rms_norm_backward(&layer.attn_norm, &t.x, &grad_h, Some(&grad_x1)).input;
+    let grad_h = added(
+        &[value.input_terms(), key.input_terms(), query.input_terms()].concat(),
+    );
+    let grad_x =
+        A::rms_norm_backward(&layer.attn_norm, &t.x, &grad_h, Some(&grad_x1)).input;
     let mut by_target = [query, key, value, output, gate, up, down].map(Some);
     let grads = adapter
         .config
@@ -115,7 +130,10 @@ pub fn layer_backward<A: Arithmetic>(
         .iter()
         .filter_map(|&target| {
             let at = Target::ALL.iter().position(|&t| t == target)?;
-            by_target[at].take().and_then(|g: ProjectionGrads| g.adapter).map(|(_, g)| g)
+            by_target[at]
+                .take()
+                .and_then(|g: ProjectionGrads| g.adapter)
+                .map(|(_, g)| g)
         })
         .collect();
     (grad_x, grads)

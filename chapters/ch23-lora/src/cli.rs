@@ -14,10 +14,12 @@ use crate::accuracy::{accuracy, answer_all};
 use crate::adapter::{Adapter, LoraConfig};
 use crate::error::LoraError;
 use crate::examples::Encoder;
-use crate::setup::{ALPHA, BATCH, HELD_OUT, LR, RANK, SEED, SHOWN, TARGETS, TRAINED, in_workspace};
+use crate::peft;
+use crate::setup::{
+    ALPHA, BATCH, HELD_OUT, LR, RANK, SEED, SHOWN, TARGETS, TRAINED, in_workspace,
+};
 use crate::task::{Sum, split};
 use crate::train::run;
-use crate::peft;
 
 /// The chapter's own options.
 #[derive(clap::Args, Clone, Debug)]
@@ -111,7 +113,10 @@ fn eval(seed: Seed, options: &Options, count: usize) -> Result<(), LoraError> {
     manual_seed(seed.or(SEED));
     let sums = split(HELD_OUT)?;
     let shown = &sums.held_out[..count.min(sums.held_out.len())];
-    let dir = options.adapter.clone().unwrap_or_else(|| in_workspace(TRAINED));
+    let dir = options
+        .adapter
+        .clone()
+        .unwrap_or_else(|| in_workspace(TRAINED));
     let adapter = peft::load(&dir, &loaded.model)?;
     let before = report("before", &loaded, &encoder, shown)?;
     let mut merged = loaded;
@@ -122,7 +127,12 @@ fn eval(seed: Seed, options: &Options, count: usize) -> Result<(), LoraError> {
 }
 
 /// Answers `sums`, prints the first few and returns the accuracy in percent.
-fn report(when: &str, loaded: &Loaded, encoder: &Encoder, sums: &[Sum]) -> Result<f64, LoraError> {
+fn report(
+    when: &str,
+    loaded: &Loaded,
+    encoder: &Encoder,
+    sums: &[Sum],
+) -> Result<f64, LoraError> {
     let bar = bar(sums.len() as u64, when);
     let answered = answer_all(
         &loaded.model,
@@ -190,7 +200,14 @@ fn train(seed: Seed, options: &Options) -> Result<(), LoraError> {
         done += chunk;
         let mut merged = load(&loaded.path, |_, _| {})?;
         adapter.merge_into(&mut merged.model);
-        let answered = answer_all(&merged.model, &merged.recipe, &encoder, merged.config.context_length, probe, |_| {})?;
+        let answered = answer_all(
+            &merged.model,
+            &merged.recipe,
+            &encoder,
+            merged.config.context_length,
+            probe,
+            |_| {},
+        )?;
         let mean = losses.iter().sum::<f32>() / losses.len() as f32;
         println!(
             "step {done}: mean loss {mean:.4}, held-out accuracy {:.1} % ({:.1} s per step)",
@@ -198,7 +215,10 @@ fn train(seed: Seed, options: &Options) -> Result<(), LoraError> {
             start.elapsed().as_secs_f64() / f64::from(done)
         );
     }
-    let dir = options.save.clone().unwrap_or_else(|| in_workspace(TRAINED));
+    let dir = options
+        .save
+        .clone()
+        .unwrap_or_else(|| in_workspace(TRAINED));
     save_for(&adapter, &loaded.path, &dir)?;
     println!("saved the adapter in {}", dir.display());
     Ok(())

@@ -6,7 +6,11 @@
 /// # Shapes
 /// `projections`: one `(d_out, d_in)` per adapted projection of a layer.
 // ANCHOR: trainable_numbers
-pub fn trainable_numbers(rank: usize, n_layers: usize, projections: &[(usize, usize)]) -> usize {
+pub fn trainable_numbers(
+    rank: usize,
+    n_layers: usize,
+    projections: &[(usize, usize)],
+) -> usize {
     let per_layer: usize = projections
         .iter()
         .map(|&(d_out, d_in)| rank * d_in + d_out * rank) // A is r × d_in, B is d_out × r

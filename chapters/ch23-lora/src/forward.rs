@@ -22,7 +22,13 @@ use crate::targets::Target;
 ///
 /// # Shapes
 /// `x`: `[.., d_in]`. Returns `[.., d_out]`.
-pub fn project(layer: &Layer, adapter: &Adapter, i: usize, target: Target, x: &Tensor) -> Tensor {
+pub fn project(
+    layer: &Layer,
+    adapter: &Adapter,
+    i: usize,
+    target: Target,
+    x: &Tensor,
+) -> Tensor {
     let base = target.linear(layer);
     match adapter.get(i, target) {
         Some(lora) => lora.forward(base, x),
@@ -64,7 +70,12 @@ pub fn forward_with_tape(
 ///
 /// # Shapes
 /// `ids`: `[batch, tokens]`. Returns `[batch, tokens, vocab_size]`.
-pub fn forward(model: &TinyModel, recipe: &Recipe, adapter: &Adapter, ids: &Tensor<i64>) -> Tensor {
+pub fn forward(
+    model: &TinyModel,
+    recipe: &Recipe,
+    adapter: &Adapter,
+    ids: &Tensor<i64>,
+) -> Tensor {
     forward_with_tape(model, recipe, adapter, ids).0
 }
 
@@ -89,7 +100,12 @@ pub fn layer_forward(
     let q = split_heads(&proj(Target::Query, &h), attn.n_heads);
     let k = split_heads(&proj(Target::Key, &h), attn.n_kv_heads);
     let v = split_heads(&proj(Target::Value, &h), attn.n_kv_heads);
-    let (cos, sin) = rope_tables(&positions, attn.head_dim, recipe.theta, recipe.llama31_scaling);
+    let (cos, sin) = rope_tables(
+        &positions,
+        attn.head_dim,
+        recipe.theta,
+        recipe.llama31_scaling,
+    );
     let (q, k) = (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin));
     let (k, v) = (repeat_kv(&k, attn.n_rep()), repeat_kv(&v, attn.n_rep()));
     let (heads, attention) =

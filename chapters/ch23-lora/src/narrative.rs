@@ -24,7 +24,8 @@ const LISTED: usize = 5;
 /// Runs the chapter on the tiny checkpoint and returns what it prints.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut run = TinyRun::new(seed.or(SEED))?;
-    let mut story = Narrative::new("Chapter 23: Teaching SmolLM2 arithmetic with LoRA");
+    let mut story =
+        Narrative::new("Chapter 23: Teaching SmolLM2 arithmetic with LoRA");
     the_task(
         story.step("The task: sums, and a held-out set never trained on"),
         &run.sums,
@@ -122,7 +123,12 @@ fn own_numbers(loaded: &Loaded) -> usize {
             let a = &l.attn;
             let f = &l.ffn;
             let projections = [
-                &a.w_query, &a.w_key, &a.w_value, &a.out_proj, &f.w_gate, &f.w_up,
+                &a.w_query,
+                &a.w_key,
+                &a.w_value,
+                &a.out_proj,
+                &f.w_gate,
+                &f.w_up,
                 &f.w_down,
             ];
             norm(&l.attn_norm)
@@ -151,9 +157,15 @@ fn short_run(step: &mut Step, run: &mut TinyRun) -> Result<()> {
 }
 
 /// The merged model's logits against the adapters beside the weights.
-fn merged(step: &mut Step, run: &TinyRun, ids: &Tensor<i64>, before: &Tensor) -> Result<()> {
+fn merged(
+    step: &mut Step,
+    run: &TinyRun,
+    ids: &Tensor<i64>,
+    before: &Tensor,
+) -> Result<()> {
     let beside = forward(&run.loaded.model, &run.loaded.recipe, &run.adapter, ids);
-    let mut tiny = load(&in_workspace(TINY), |_, _| {}).map_err(crate::LoraError::from)?;
+    let mut tiny =
+        load(&in_workspace(TINY), |_, _| {}).map_err(crate::LoraError::from)?;
     run.adapter.merge_into(&mut tiny.model);
     let (merged, _) = tiny.model.forward(ids, &tiny.recipe);
     let moved = (&beside - before).abs().max().item();

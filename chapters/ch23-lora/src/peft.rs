@@ -94,10 +94,11 @@ pub fn load(dir: &Path, model: &TinyModel) -> Result<Adapter, LoraError> {
         path: path.clone(),
         detail,
     };
-    let text = std::fs::read_to_string(&config_path).map_err(|source| LoraError::Io {
-        path: config_path.clone(),
-        source,
-    })?;
+    let text =
+        std::fs::read_to_string(&config_path).map_err(|source| LoraError::Io {
+            path: config_path.clone(),
+            source,
+        })?;
     let json: Value = serde_json::from_str(&text)
         .map_err(|e| bad(&config_path, format!("not JSON: {e}")))?;
     let config = parse_config(&json).map_err(|detail| bad(&config_path, detail))?;
@@ -106,8 +107,9 @@ pub fn load(dir: &Path, model: &TinyModel) -> Result<Adapter, LoraError> {
         path: weights_path.clone(),
         source,
     })?;
-    let file = SafeTensors::deserialize(&bytes)
-        .map_err(|e| bad(&weights_path, format!("not a whole safetensors file: {e}")))?;
+    let file = SafeTensors::deserialize(&bytes).map_err(|e| {
+        bad(&weights_path, format!("not a whole safetensors file: {e}"))
+    })?;
     // New adapters give the names and shapes this model needs; then each is replaced.
     let mut adapter = Adapter::new(model, &config)?;
     let names: Vec<(String, Vec<usize>)> = adapter
@@ -129,7 +131,10 @@ pub fn load(dir: &Path, model: &TinyModel) -> Result<Adapter, LoraError> {
     }
     for ((name, shape), slot) in names.iter().zip(adapter.parameters_mut()) {
         let view = file.tensor(name).map_err(|_| {
-            bad(&weights_path, format!("no tensor {name}: an adapter made for another model?"))
+            bad(
+                &weights_path,
+                format!("no tensor {name}: an adapter made for another model?"),
+            )
         })?;
         if view.shape() != shape.as_slice() {
             return Err(bad(
@@ -149,11 +154,16 @@ pub fn load(dir: &Path, model: &TinyModel) -> Result<Adapter, LoraError> {
 fn parse_config(json: &Value) -> Result<LoraConfig, String> {
     let field = |key: &str| json.get(key).filter(|v| !v.is_null());
     if field("peft_type").and_then(Value::as_str) != Some("LORA") {
-        return Err(format!("peft_type is {:?}, not \"LORA\"", field("peft_type")));
+        return Err(format!(
+            "peft_type is {:?}, not \"LORA\"",
+            field("peft_type")
+        ));
     }
     for key in ["use_rslora", "use_dora", "fan_in_fan_out"] {
         if field(key).and_then(Value::as_bool) == Some(true) {
-            return Err(format!("{key} is true: the chapter's adapters are plain LoRA"));
+            return Err(format!(
+                "{key} is true: the chapter's adapters are plain LoRA"
+            ));
         }
     }
     let rank = field("r")
@@ -164,7 +174,9 @@ fn parse_config(json: &Value) -> Result<LoraConfig, String> {
         .ok_or("no number lora_alpha")?;
     let targets: Vec<&str> = match field("target_modules") {
         Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
-        other => return Err(format!("target_modules is {other:?}, not a list of names")),
+        other => {
+            return Err(format!("target_modules is {other:?}, not a list of names"));
+        }
     };
     LoraConfig::new(rank, alpha, &targets).map_err(|e| e.to_string())
 }

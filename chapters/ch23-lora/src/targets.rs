@@ -53,7 +53,9 @@ impl Target {
     /// Its path inside a layer: `self_attn.q_proj`, `mlp.gate_proj`.
     pub fn path(self) -> String {
         match self {
-            Target::Gate | Target::Up | Target::Down => format!("mlp.{}", self.name()),
+            Target::Gate | Target::Up | Target::Down => {
+                format!("mlp.{}", self.name())
+            }
             _ => format!("self_attn.{}", self.name()),
         }
     }

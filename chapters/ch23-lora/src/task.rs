@@ -63,7 +63,10 @@ pub fn split(held_out: usize) -> Result<Sums> {
     if held_out == 0 || held_out >= all {
         return Err(shared::Error::InvalidArgument {
             op: "split",
-            detail: format!("{held_out} held-out sums: choose between 1 and {}", all - 1),
+            detail: format!(
+                "{held_out} held-out sums: choose between 1 and {}",
+                all - 1
+            ),
         });
     }
     let mut taken = vec![false; all];

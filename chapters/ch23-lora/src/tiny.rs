@@ -8,7 +8,9 @@ use shared::{Tensor, manual_seed};
 use crate::adapter::{Adapter, LoraConfig};
 use crate::error::LoraError;
 use crate::examples::Encoder;
-use crate::setup::{ALPHA, BATCH, HELD_OUT, RANK, TARGETS, TINY, TINY_LR, TINY_STEPS, in_workspace};
+use crate::setup::{
+    ALPHA, BATCH, HELD_OUT, RANK, TARGETS, TINY, TINY_LR, TINY_STEPS, in_workspace,
+};
 use crate::task::{Sum, Sums, split};
 use crate::train::run;
 

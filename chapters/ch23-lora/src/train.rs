@@ -28,7 +28,10 @@ pub fn loss_and_gradients<A: Arithmetic>(
 ) -> Result<(f32, Vec<Tensor>), LoraError> {
     let (logits, tape) = forward_with_tape(model, recipe, adapter, &batch.ids);
     let (loss, grad_logits) = answer_loss::<A>(&logits, &batch.labels)?;
-    Ok((loss, backward::<A>(model, recipe, adapter, &tape, &grad_logits)))
+    Ok((
+        loss,
+        backward::<A>(model, recipe, adapter, &tape, &grad_logits),
+    ))
 }
 // ANCHOR_END: loss_and_gradients
 
@@ -56,7 +59,12 @@ pub fn train_step<A: Arithmetic>(
 
 /// An error naming the step, the loss and the first matrix with a NaN or infinite
 /// gradient, when there is one.
-fn check_finite(adapter: &Adapter, step: u32, loss: f32, grads: &[Tensor]) -> Result<(), LoraError> {
+fn check_finite(
+    adapter: &Adapter,
+    step: u32,
+    loss: f32,
+    grads: &[Tensor],
+) -> Result<(), LoraError> {
     let bad = adapter
         .named_parameters()
         .into_iter()

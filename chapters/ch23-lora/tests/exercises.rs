@@ -25,7 +25,10 @@ fn masked_loss_f64(logits: &Tensor, targets: &[i64]) -> Option<f64> {
         if t == IGNORE {
             continue;
         }
-        let z: Vec<f64> = values[row * classes..(row + 1) * classes].iter().map(|&v| f64::from(v)).collect();
+        let z: Vec<f64> = values[row * classes..(row + 1) * classes]
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect();
         let max = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let log_sum = z.iter().map(|v| (v - max).exp()).sum::<f64>().ln() + max;
         total += log_sum - z[t as usize];
@@ -46,7 +49,10 @@ fn exercise_masked_cross_entropy_counts_only_the_labelled_rows() {
         "targets {targets:?}: loss {ours}, expected {want} (the mean over the 3 labelled rows)"
     );
     let none = masked_cross_entropy(&logits, &ids(&[IGNORE; 5]));
-    assert!(none.is_err(), "every label ignored: expected an error, got {none:?}");
+    assert!(
+        none.is_err(),
+        "every label ignored: expected an error, got {none:?}"
+    );
 }
 
 proptest! {
@@ -75,7 +81,10 @@ proptest! {
 fn exercise_trainable_numbers_of_smollm2s_queries_and_values() {
     // Rank 8 beside W_q (576 → 576) and W_v (576 → 192) in 30 layers.
     let got = trainable_numbers(8, 30, &[(576, 576), (192, 576)]);
-    assert_eq!(got, 460_800, "rank 8 on q_proj and v_proj of SmolLM2's 30 layers");
+    assert_eq!(
+        got, 460_800,
+        "rank 8 on q_proj and v_proj of SmolLM2's 30 layers"
+    );
 }
 
 proptest! {
@@ -96,10 +105,18 @@ proptest! {
 
 /// The gradients by finite differences of `L = Σ grad_y ⊙ y`, which is linear in each
 /// entry: a difference of one step is exact up to rounding.
-fn lora_grads_by_differences(lora: &Lora, x: &Tensor, grad_y: &Tensor) -> (Vec<f64>, Vec<f64>) {
+fn lora_grads_by_differences(
+    lora: &Lora,
+    x: &Tensor,
+    grad_y: &Tensor,
+) -> (Vec<f64>, Vec<f64>) {
     let loss = |l: &Lora| -> f64 {
         let y = l.delta(x);
-        y.to_vec().iter().zip(grad_y.to_vec()).map(|(&a, b)| f64::from(a) * f64::from(b)).sum()
+        y.to_vec()
+            .iter()
+            .zip(grad_y.to_vec())
+            .map(|(&a, b)| f64::from(a) * f64::from(b))
+            .sum()
     };
     let base = loss(lora);
     let along = |which: usize| -> Vec<f64> {
@@ -107,7 +124,11 @@ fn lora_grads_by_differences(lora: &Lora, x: &Tensor, grad_y: &Tensor) -> (Vec<f
         (0..m.numel())
             .map(|e| {
                 let mut moved = lora.clone();
-                let target = if which == 0 { &mut moved.a } else { &mut moved.b };
+                let target = if which == 0 {
+                    &mut moved.a
+                } else {
+                    &mut moved.b
+                };
                 let mut values = target.to_vec();
                 values[e] += 1.0;
                 *target = Tensor::from_vec(values, target.sizes());
@@ -127,10 +148,20 @@ fn exercise_lora_grads_match_the_outputs_change() {
         let x = randn(&[2, tokens, 5]);
         let grad_y = randn(&[2, tokens, 4]);
         let got = lora.grads(&x, &grad_y);
-        assert_eq!(got.a.sizes(), &[rank, 5], "seed {seed}: the shape of A's gradient");
-        assert_eq!(got.b.sizes(), &[4, rank], "seed {seed}: the shape of B's gradient");
+        assert_eq!(
+            got.a.sizes(),
+            &[rank, 5],
+            "seed {seed}: the shape of A's gradient"
+        );
+        assert_eq!(
+            got.b.sizes(),
+            &[4, rank],
+            "seed {seed}: the shape of B's gradient"
+        );
         let (want_a, want_b) = lora_grads_by_differences(&lora, &x, &grad_y);
-        for (what, ours, want) in [("A", got.a.to_vec(), want_a), ("B", got.b.to_vec(), want_b)] {
+        for (what, ours, want) in
+            [("A", got.a.to_vec(), want_a), ("B", got.b.to_vec(), want_b)]
+        {
             for (e, (o, w)) in ours.iter().zip(&want).enumerate() {
                 assert!(
                     (f64::from(*o) - w).abs() < 1e-3 * (1.0 + w.abs()),
@@ -147,7 +178,9 @@ fn exercise_grad_of_a_at_start_is_what_the_backward_computes() {
     // What the backward pass computes with B = 0.
     manual_seed(4);
     let lora = Lora::new(6, 5, 3, 6.0);
-    let grads = ch23_lora::lora::projection_backward::<ch19_induction_heads::arithmetic::Formulas>(
+    let grads = ch23_lora::lora::projection_backward::<
+        ch19_induction_heads::arithmetic::Formulas,
+    >(
         &shared::nn::Linear::new(6, 5, false),
         Some(&lora),
         &randn(&[4, 6]),

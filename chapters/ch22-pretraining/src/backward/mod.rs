@@ -9,9 +9,9 @@ pub mod gpt2;
 pub mod layer_norm;
 pub mod llama;
 pub mod mlp;
+pub mod repeat_kv;
 #[cfg_attr(feature = "exercise", path = "../../exercises/rms_norm_backward.rs")]
 pub mod rms_norm;
-pub mod repeat_kv;
 pub mod rope;
 pub mod silu;
 pub mod swiglu;

@@ -115,15 +115,22 @@ pub fn projection_backward<Ar: Arithmetic>(
     x: &Tensor,
     grad_y: &Tensor,
 ) -> ProjectionGrads {
-    let through_weight = grad_y.flatten(0, -2).matmul(&base.weight).reshape(x.sizes());
+    let through_weight = grad_y
+        .flatten(0, -2)
+        .matmul(&base.weight)
+        .reshape(x.sizes());
     let adapter = lora.map(|lora| {
         let down = Linear::from_parameters(lora.a.clone(), None);
         let up = Linear::from_parameters(lora.b.clone(), None);
         let grad_up = grad_y * lora.scale; // the scale's backward
-        let LinearGrads { weight: b, input: grad_down, .. } =
-            Ar::linear_backward(&up, &down.forward(x), &grad_up);
-        let LinearGrads { weight: a, input, .. } =
-            Ar::linear_backward(&down, x, &grad_down);
+        let LinearGrads {
+            weight: b,
+            input: grad_down,
+            ..
+        } = Ar::linear_backward(&up, &down.forward(x), &grad_up);
+        let LinearGrads {
+            weight: a, input, ..
+        } = Ar::linear_backward(&down, x, &grad_down);
         (input, LoraGrads { a, b })
     });
     ProjectionGrads {

@@ -16,14 +16,15 @@ pub use formula::masked_cross_entropy;
 /// The label of a position that does not count: PyTorch's default `ignore_index`.
 pub const IGNORE: i64 = -100;
 
-
 /// The rows that count, their indices in order.
 ///
 /// # Shapes
 /// `targets`: `[rows]`. Returns `[counted]`.
 pub fn counted_rows(targets: &Tensor<i64>) -> Vec<usize> {
     let targets = targets.to_vec();
-    (0..targets.len()).filter(|&r| targets[r] != IGNORE).collect()
+    (0..targets.len())
+        .filter(|&r| targets[r] != IGNORE)
+        .collect()
 }
 
 /// The loss of a batch on its answers, with the arithmetic `A`, and its gradient with
@@ -65,6 +66,8 @@ pub fn answer_loss<A: Arithmetic>(
 pub(crate) fn no_answer(rows: usize) -> shared::Error {
     shared::Error::InvalidArgument {
         op: "answer_loss",
-        detail: format!("all {rows} labels are the ignore index {IGNORE}: no answer to learn"),
+        detail: format!(
+            "all {rows} labels are the ignore index {IGNORE}: no answer to learn"
+        ),
     }
 }
