@@ -259,6 +259,14 @@ def fixtures():
     peft_dir = os.path.join(FIXTURES, "peft")
     model.save_pretrained(peft_dir)
     os.remove(os.path.join(peft_dir, "README.md"))  # PEFT's model card: not needed here
+    # The base model's path relative to the workspace, not this machine's.
+    config_path = os.path.join(peft_dir, "adapter_config.json")
+    with open(config_path) as f:
+        config = json.load(f)
+    config["base_model_name_or_path"] = os.path.relpath(TINY, ROOT)
+    with open(config_path, "w") as f:
+        json.dump(config, f, indent=2, sort_keys=True)
+        f.write("\n")
     with torch.no_grad():
         logits = model(input_ids=example).logits
     save_file({"ids": example, "logits": logits.contiguous()},
