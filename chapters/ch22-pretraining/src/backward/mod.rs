@@ -1,6 +1,7 @@
 //! The backward pass of every piece the two models add to chapters 10 and 11, one module
 //! each: the norms, the activations, the feed-forward networks, RoPE, and the tied
-//! embedding. Each is the textbook formula; where PyTorch adds or rounds in another order,
+//! embedding, and grouped-query attention's shared key/value heads (for chapter 23's
+//! SmolLM2). Each is the textbook formula; where PyTorch adds or rounds in another order,
 //! the twin that follows it is in [`crate::pytorch_order`], with a test that the two agree.
 
 pub mod gelu;
@@ -8,6 +9,7 @@ pub mod gpt2;
 pub mod layer_norm;
 pub mod llama;
 pub mod mlp;
+pub mod repeat_kv;
 #[cfg_attr(feature = "exercise", path = "../../exercises/rms_norm_backward.rs")]
 pub mod rms_norm;
 pub mod rope;
