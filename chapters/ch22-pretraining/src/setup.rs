@@ -46,8 +46,8 @@ pub const TRAINED_STEPS: u32 = 2000;
 /// chapters/ch22-pretraining/data/llama-char.safetensors`), its weights in
 /// `named_parameters()` order as safetensors.
 pub const TRAINED_LLAMA: &[u8] = include_bytes!("../data/llama-char.safetensors");
-/// The evaluations of the trained runs: ours of the Llama model above (`--log PATH`),
-/// PyTorch's of GPT-2 and of Llama from the same seed on the same batches
+/// The evaluations of the trained runs: ours of the Llama model above and of GPT-2
+/// (`--log PATH`), PyTorch's of GPT-2 and of Llama from the same seed on the same batches
 /// (`reference/ch22_pretraining.py --train --arch ARCH --log PATH`):
 /// `source,arch,steps,step,train,val`.
 pub const LOSS_LOG: &str = include_str!("../data/losses.csv");
