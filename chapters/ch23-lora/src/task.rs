@@ -72,7 +72,7 @@ pub fn split(held_out: usize) -> Result<Sums> {
     let mut taken = vec![false; all];
     let mut chosen = Vec::with_capacity(held_out);
     while chosen.len() < held_out {
-        for code in randint(0, all as i64, &[held_out]).to_vec() {
+        for code in randint(0, all, &[held_out]).to_vec() {
             if chosen.len() < held_out && !taken[code as usize] {
                 taken[code as usize] = true;
                 chosen.push(Sum::from_code(code as u32));
@@ -96,7 +96,7 @@ pub fn split(held_out: usize) -> Result<Sums> {
 /// # Shapes
 /// Returns `batch` sums.
 pub fn draw_batch(train: &[Sum], batch: usize) -> Vec<Sum> {
-    randint(0, train.len() as i64, &[batch])
+    randint(0, train.len(), &[batch])
         .to_vec()
         .into_iter()
         .map(|i| train[i as usize])

@@ -20,7 +20,7 @@ pub fn repeat_kv_backward(grad: &Tensor, groups: usize) -> Tensor {
     let copies = grad.reshape([b, kv_heads, groups, tokens, head_dim]);
     let mut sum = copies.select(2, 0);
     for copy in 1..groups {
-        sum = &sum + &copies.select(2, copy as i64);
+        sum = &sum + &copies.select(2, copy);
     }
     sum
 }
