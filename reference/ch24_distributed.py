@@ -64,7 +64,7 @@ def seed_or(default_seed):
 
 
 WORLD = 4
-T, H, D = 16, 4, 8
+T, H, D = 16, 4, 16
 D_MODEL = 16
 ARTICLE_T, ARTICLE_H, ARTICLE_D = 1024, 8, 64
 HEAD = 0

@@ -8,7 +8,7 @@ pub const WORLD: usize = 4;
 pub const SIZES: Sizes = Sizes {
     tokens: 16,
     heads: 4,
-    head_dim: 8,
+    head_dim: 16,
 };
 
 /// Keys per tile of chapter 16's kernel inside a block.

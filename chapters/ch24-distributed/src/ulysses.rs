@@ -9,24 +9,18 @@
 //! values have fewer heads than the queries, and those set the limit: more ranks than
 //! key/value heads would have to copy key/value heads to several ranks.
 
-use ch16_flex_attention::block_mask::BlockMask;
-use ch16_flex_attention::kernel::flex_kernel_over;
-use ch16_flex_attention::kv_rows::InTensors;
+use ch16_flex_attention::formula::flex_attention;
 use ch16_flex_attention::recipes::{causal, unchanged};
 use shared::{Error, Result, Tensor, cat};
 
-use crate::setup::TILE;
-
-/// Causal attention over a whole sequence, chapter 16's kernel in tiles of [`TILE`]: what
-/// one process computes, and what each Ulysses rank computes for its heads.
+/// Causal attention over a whole sequence, `softmax(mask(q·kᵀ/√d))·v` as chapter 16's
+/// formula writes it: what one process computes, and what each Ulysses rank computes for
+/// its heads.
 ///
 /// # Shapes
 /// `q`, `k`, `v`: `[batch, heads, tokens, d]`; returns `[batch, heads, tokens, d]`.
 pub fn causal_attention(q: &Tensor, k: &Tensor, v: &Tensor) -> Result<Tensor> {
-    let tokens = q.size(2);
-    let block_mask = BlockMask::new(causal, 1, 1, tokens, k.size(2), TILE)?;
-    let kv = InTensors::new(k, v)?;
-    Ok(flex_kernel_over(q, &kv, &block_mask, unchanged, causal)?.out)
+    flex_attention(q, k, v, unchanged, causal)
 }
 
 /// Checks that `world` ranks divide `heads` heads for `op`.
