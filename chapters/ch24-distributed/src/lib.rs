@@ -51,6 +51,7 @@ pub mod ring_bytes;
 pub mod sequence_sums;
 pub mod setup;
 pub mod shards;
+pub mod step_agreement;
 pub mod tensor_parallel;
 pub mod training_step;
 pub mod transfer;

@@ -9,6 +9,7 @@ use ch15_modern_layer::layer::Layer;
 use ch19_induction_heads::pytorch_order::{PytorchOrder, weight_gradient_in_pytorch_order};
 use ch22_pretraining::arithmetic::Arithmetic;
 use ch22_pretraining::backward::tied_embedding::tied_embedding_backward;
+use ch22_pretraining::config::Config;
 use ch22_pretraining::model::Llama;
 use shared::Tensor;
 use shared::nn::RMSNorm;
@@ -175,3 +176,14 @@ pub fn gradients_from_rows(
     all
 }
 // ANCHOR_END: sums
+
+/// How many numbers of pieces the sums take per token: the logits (for the loss), the
+/// four [`EndRows`], and each layer's [`LayerRows`], twelve of the model's width and
+/// three of the feed-forward network's.
+///
+/// # Shapes
+/// Counts only.
+pub fn numbers_per_token(config: &Config) -> usize {
+    let (d, d_ff) = (config.d_model, config.swiglu_width());
+    config.vocab_size + 4 * d + config.n_layers * (12 * d + 3 * d_ff)
+}

@@ -46,3 +46,27 @@ fn measure() {
         eprintln!("{name}: gap {gap:e}, moved {moved:e}");
     }
 }
+
+#[test]
+fn measure_grads() {
+    use ch22_pretraining::train::loss_and_gradients;
+    use ch24_distributed::training_step::loss_and_gradients_across_ranks;
+    for seed in [24u64, 1, 2, 3, 5, 2026] {
+        let (model, batch) = model_and_batch(seed);
+        let Model::Llama(llama) = &model else { panic!() };
+        let (l1, g1) = loss_and_gradients_across_ranks(llama, &batch, &OneProcess { world: WORLD }, STEP_LAYOUT).unwrap();
+        let (l2, g2) = loss_and_gradients::<PytorchOrder>(&model, &batch);
+        let mut worst = 0.0f32;
+        let mut worst_abs = 0.0f32;
+        let mut smallest = f32::MAX;
+        for (a, b) in g1.iter().zip(&g2) {
+            let gap: f32 = (a - b).abs().max().item();
+            let scale: f32 = b.abs().max().item();
+            worst = worst.max(gap / scale);
+            worst_abs = worst_abs.max(gap);
+            let m = b.abs().to_vec().into_iter().fold(f32::MAX, f32::min);
+            smallest = smallest.min(m);
+        }
+        eprintln!("seed {seed}: loss gap {:e} ({l1}), worst relative grad gap {worst:e} ({:.1} u), abs {worst_abs:e}, smallest |g| {smallest:e}", (l1 - l2).abs(), worst / 5.96e-8);
+    }
+}
