@@ -356,7 +356,11 @@ impl Messages for Ranks<'_> {
         vec![self.rank]
     }
 
-    fn ring_attention(&self, qkv: &[[Shard; 3]], layout: Layout) -> Result<Vec<Running>> {
+    fn ring_attention(
+        &self,
+        qkv: &[[Shard; 3]],
+        layout: Layout,
+    ) -> Result<Vec<Running>> {
         let [q, k, v] = &qkv[0];
         let (running, _) = ring_attention(self, q, k, v, layout)?;
         Ok(vec![running])

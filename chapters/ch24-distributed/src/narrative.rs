@@ -14,9 +14,9 @@ use shared::{Result, Tensor, manual_seed, randint, randn};
 use crate::block_kind::{BlockKind, classify_block};
 use crate::commas::commas;
 use crate::counts::products_of_rank;
+use crate::rank_tokens::positions_of;
 use crate::ring::{Running, ring_attention_simulated, source_at};
 use crate::ring_bytes::ring_bytes;
-use crate::rank_tokens::positions_of;
 use crate::sequence_sums::numbers_per_token;
 use crate::setup::{
     ARTICLE, D_MODEL, SIZES, STEP_LAYOUT, Sizes, WORLD, step_config, step_settings,
@@ -305,7 +305,8 @@ fn training_step(story: &mut Narrative, seed: Seed) -> Result<()> {
         loss,
         grads.clone(),
     )?;
-    let (theirs_loss, theirs) = loss_and_gradients::<PytorchOrder>(&one_process, &batch);
+    let (theirs_loss, theirs) =
+        loss_and_gradients::<PytorchOrder>(&one_process, &batch);
     apply_gradients::<PytorchOrder>(
         &mut one_process,
         &mut settings.optimizer(),
@@ -315,7 +316,10 @@ fn training_step(story: &mut Narrative, seed: Seed) -> Result<()> {
         theirs.clone(),
     )?;
     let weights = |m: &Model| -> Vec<Tensor> {
-        m.named_parameters().into_iter().map(|(_, p)| p.clone()).collect()
+        m.named_parameters()
+            .into_iter()
+            .map(|(_, p)| p.clone())
+            .collect()
     };
     let tokens = config.context;
     let parameters: usize = grads.iter().map(Tensor::numel).sum();
@@ -351,7 +355,9 @@ fn training_step(story: &mut Narrative, seed: Seed) -> Result<()> {
     step.print(format!("after one step of AdamW (lr {}):", settings.lr))
         .print(first_weights(&model));
     let steps = attention_steps(tokens, WORLD);
-    step.print("against chapter 22's one-process step, whose attention takes one softmax:");
+    step.print(
+        "against chapter 22's one-process step, whose attention takes one softmax:",
+    );
     step.print(format!(
         "  loss within 1e-6: {}",
         python_bool((loss - theirs_loss).abs() < 1e-6)

@@ -60,7 +60,9 @@ pub fn in_token_order(rows: &[Tensor], layout: Layout) -> Tensor {
         .map(|(rank, t)| {
             let chunks = layout.chunks_of(rank, world);
             let len = t.size(1) / chunks.len();
-            let blocks = (0..chunks.len()).map(|i| t.narrow(1, i * len, len)).collect();
+            let blocks = (0..chunks.len())
+                .map(|i| t.narrow(1, i * len, len))
+                .collect();
             (chunks, blocks)
         })
         .collect();

@@ -6,7 +6,9 @@
 //! chapter 22's RMSNorm backward for the norms, its tied embedding for the token table.
 
 use ch15_modern_layer::layer::Layer;
-use ch19_induction_heads::pytorch_order::{PytorchOrder, weight_gradient_in_pytorch_order};
+use ch19_induction_heads::pytorch_order::{
+    PytorchOrder, weight_gradient_in_pytorch_order,
+};
 use ch22_pretraining::arithmetic::Arithmetic;
 use ch22_pretraining::backward::tied_embedding::tied_embedding_backward;
 use ch22_pretraining::config::Config;
@@ -172,7 +174,11 @@ pub fn gradients_from_rows(
     for (layer, rows) in model.layers.iter().zip(layers) {
         all.extend(rows.weight_gradients(layer));
     }
-    all.push(norm_weight_gradient(&model.norm, &end.stream, &end.grad_normed));
+    all.push(norm_weight_gradient(
+        &model.norm,
+        &end.stream,
+        &end.grad_normed,
+    ));
     all
 }
 // ANCHOR_END: sums

@@ -68,9 +68,15 @@ pub fn weights_agree(
     max_norm: f64,
 ) -> bool {
     let eps = 1e-8;
-    let (c1, c2) = (clip_factor(grads_ours, max_norm), clip_factor(grads_theirs, max_norm));
+    let (c1, c2) = (
+        clip_factor(grads_ours, max_norm),
+        clip_factor(grads_theirs, max_norm),
+    );
     let f = |g: f64| g / (g.abs() + eps);
-    let tensors = ours.iter().zip(theirs).zip(grads_ours.iter().zip(grads_theirs));
+    let tensors = ours
+        .iter()
+        .zip(theirs)
+        .zip(grads_ours.iter().zip(grads_theirs));
     tensors.into_iter().all(|((p1, p2), (g1, g2))| {
         let values = p1.to_vec().into_iter().zip(p2.to_vec());
         let grads = g1.to_vec().into_iter().zip(g2.to_vec());

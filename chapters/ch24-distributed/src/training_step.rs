@@ -44,7 +44,11 @@ pub trait Messages {
     ///
     /// # Shapes
     /// Blocks `[batch, heads, len, head_dim]`.
-    fn ring_attention(&self, qkv: &[[Shard; 3]], layout: Layout) -> Result<Vec<Running>>;
+    fn ring_attention(
+        &self,
+        qkv: &[[Shard; 3]],
+        layout: Layout,
+    ) -> Result<Vec<Running>>;
 
     /// The ring's backward: for each rank here, its shards, its forward's result and the
     /// gradient of its output; returns the gradients of its queries, keys and values,
@@ -85,14 +89,25 @@ impl Messages for OneProcess {
         (0..self.world).collect()
     }
 
-    fn ring_attention(&self, qkv: &[[Shard; 3]], layout: Layout) -> Result<Vec<Running>> {
+    fn ring_attention(
+        &self,
+        qkv: &[[Shard; 3]],
+        layout: Layout,
+    ) -> Result<Vec<Running>> {
         let [q, k, v] = whole(qkv)?;
         let mut last = vec![Vec::new(); self.world];
-        ring_attention_simulated(&q, &k, &v, self.world, layout, |rank, step, running| {
-            if step + 1 == self.world {
-                last[rank] = running.clone();
-            }
-        })?;
+        ring_attention_simulated(
+            &q,
+            &k,
+            &v,
+            self.world,
+            layout,
+            |rank, step, running| {
+                if step + 1 == self.world {
+                    last[rank] = running.clone();
+                }
+            },
+        )?;
         Ok(last)
     }
 
@@ -111,7 +126,8 @@ impl Messages for OneProcess {
                 .map(|s| (s.chunks.clone(), s.blocks.clone()))
                 .collect(),
         )?;
-        let grads = ring_backward_simulated([&q, &k, &v], &grad_out, self.world, layout)?;
+        let grads =
+            ring_backward_simulated([&q, &k, &v], &grad_out, self.world, layout)?;
         (0..self.world)
             .map(|rank| {
                 let shard = |t: &Tensor| Shard::of_rank(t, layout, rank, self.world);
@@ -149,7 +165,11 @@ fn whole(qkv: &[[Shard; 3]]) -> Result<[Tensor; 3]> {
 /// # Shapes
 /// `rows`: one `[batch, tokens / world, ..]` per rank here; returns `[batch, tokens,
 /// ..]`.
-fn gathered(messages: &impl Messages, rows: &[Tensor], layout: Layout) -> Result<Tensor> {
+fn gathered(
+    messages: &impl Messages,
+    rows: &[Tensor],
+    layout: Layout,
+) -> Result<Tensor> {
     Ok(in_token_order(&messages.all_gather(rows)?, layout))
 }
 
@@ -187,7 +207,8 @@ pub fn loss_and_gradients_across_ranks(
         .collect::<Result<Vec<RankBatch>>>()?;
 
     // Forward: token by token on each rank's rows, the attention by the ring.
-    let mut x: Vec<Tensor> = ranks.iter().map(|r| model.wte.forward(&r.ids)).collect();
+    let mut x: Vec<Tensor> =
+        ranks.iter().map(|r| model.wte.forward(&r.ids)).collect();
     let mut tapes: Vec<Vec<RankTape>> = Vec::new();
     for layer in &model.layers {
         let (h, qkv): (Vec<Tensor>, Vec<[Shard; 3]>) = ranks
@@ -205,8 +226,10 @@ pub fn loss_and_gradients_across_ranks(
         tapes.push(layer_tapes);
     }
     let normed: Vec<Tensor> = x.iter().map(|s| model.norm.forward(s)).collect();
-    let logits: Vec<Tensor> =
-        normed.iter().map(|n| tied_head(n, &model.wte.weight)).collect();
+    let logits: Vec<Tensor> = normed
+        .iter()
+        .map(|n| tied_head(n, &model.wte.weight))
+        .collect();
 
     // The loss's mean, and its 1/tokens in every gradient, over every token's logits.
     let all_logits = gathered(messages, &logits, layout)?;
@@ -219,10 +242,12 @@ pub fn loss_and_gradients_across_ranks(
     let head = Linear::from_parameters(model.wte.weight.clone(), None);
     let mut grad = Vec::with_capacity(ranks.len());
     let mut grad_normed = Vec::with_capacity(ranks.len());
-    for ((&rank, stream), normed) in messages.ranks_here().iter().zip(&x).zip(&normed) {
+    for ((&rank, stream), normed) in messages.ranks_here().iter().zip(&x).zip(&normed)
+    {
         let mine = rows_of(&grad_logits, rank, world, layout)?;
         let head = PytorchOrder::linear_backward(&head, normed, &mine);
-        let norm = PytorchOrder::rms_norm_backward(&model.norm, stream, &head.input, None);
+        let norm =
+            PytorchOrder::rms_norm_backward(&model.norm, stream, &head.input, None);
         grad_normed.push(head.input);
         grad.push(norm.input);
     }
@@ -233,16 +258,19 @@ pub fn loss_and_gradients_across_ranks(
             .zip(grad)
             .map(|(tape, g)| backward_after_ring(layer, tape, g))
             .collect();
-        let qkv: Vec<[Shard; 3]> = layer_tapes.iter().map(|t| t.qkv.clone()).collect();
+        let qkv: Vec<[Shard; 3]> =
+            layer_tapes.iter().map(|t| t.qkv.clone()).collect();
         let running = layer_tapes.iter().map(|t| t.running.clone()).collect();
-        let grad_heads: Vec<Shard> = after.iter().map(|a| a.grad_heads.clone()).collect();
+        let grad_heads: Vec<Shard> =
+            after.iter().map(|a| a.grad_heads.clone()).collect();
         let grad_qkv = messages.ring_backward(&qkv, running, &grad_heads, layout)?;
         let mut rows = Vec::with_capacity(ranks.len());
         grad = Vec::with_capacity(ranks.len());
         for (((tape, after), grad_qkv), r) in
             layer_tapes.into_iter().zip(after).zip(grad_qkv).zip(&ranks)
         {
-            let (g, row) = backward_before_ring(layer, tape, after, grad_qkv, &r.positions);
+            let (g, row) =
+                backward_before_ring(layer, tape, after, grad_qkv, &r.positions);
             grad.push(g);
             rows.push(row);
         }
@@ -295,7 +323,8 @@ pub fn train_step_across_ranks(
             detail: "the step across ranks is written for the Llama model".into(),
         });
     };
-    let (loss, grads) = loss_and_gradients_across_ranks(llama, batch, messages, layout)?;
+    let (loss, grads) =
+        loss_and_gradients_across_ranks(llama, batch, messages, layout)?;
     apply_gradients::<PytorchOrder>(model, optimizer, settings, 0, loss, grads)?;
     Ok(loss)
 }

@@ -13,7 +13,9 @@ use ch24_distributed::rank_tokens::{positions_of, rows_of};
 use ch24_distributed::ring::Shard;
 use ch24_distributed::setup::{STEP_LAYOUT, WORLD, step_config, step_settings};
 use ch24_distributed::shards::Layout;
-use ch24_distributed::step_agreement::{attention_steps, gradients_agree, weights_agree};
+use ch24_distributed::step_agreement::{
+    attention_steps, gradients_agree, weights_agree,
+};
 use ch24_distributed::training_step::{
     OneProcess, loss_and_gradients_across_ranks, train_step_across_ranks,
 };

@@ -9,6 +9,9 @@
 
 use std::process::ExitCode;
 
+use ch22_pretraining::batches::Batch;
+use ch22_pretraining::config::Arch;
+use ch22_pretraining::model::Model;
 use ch24_distributed::commas::commas;
 use ch24_distributed::cost::CostModel;
 use ch24_distributed::counts::products_of_rank;
@@ -22,16 +25,13 @@ use ch24_distributed::ring::{
 use ch24_distributed::ring_backward::ring_backward_simulated;
 use ch24_distributed::ring_bytes::ring_bytes;
 use ch24_distributed::setup::{D_MODEL, Sizes};
+use ch24_distributed::setup::{STEP_LAYOUT, step_config, step_settings};
 use ch24_distributed::shards::Layout;
 use ch24_distributed::tensor_parallel::{
     Projections, rank_partial, sum_in_rank_order,
 };
-use ch24_distributed::setup::{STEP_LAYOUT, step_config, step_settings};
 use ch24_distributed::training_step::{OneProcess, train_step_across_ranks};
 use ch24_distributed::ulysses::{causal_attention, ulysses_simulated};
-use ch22_pretraining::batches::Batch;
-use ch22_pretraining::config::Arch;
-use ch22_pretraining::model::Model;
 use clap::Parser;
 use mpi::point_to_point::send_receive_replace_into;
 use mpi::traits::*;
@@ -263,7 +263,12 @@ fn training_step(ranks: &Ranks, seed: u64, report: &mut Report) -> Result<()> {
         STEP_LAYOUT,
     )?;
     let mine: Vec<f32> = std::iter::once(loss)
-        .chain(model.named_parameters().iter().flat_map(|(_, p)| p.to_vec()))
+        .chain(
+            model
+                .named_parameters()
+                .iter()
+                .flat_map(|(_, p)| p.to_vec()),
+        )
         .collect();
     let all = gather_to_root(ranks, &mine);
     if ranks.rank == 0 {
@@ -278,10 +283,18 @@ fn training_step(ranks: &Ranks, seed: u64, report: &mut Report) -> Result<()> {
             STEP_LAYOUT,
         )?;
         let expected: Vec<f32> = std::iter::once(loss)
-            .chain(simulated.named_parameters().iter().flat_map(|(_, p)| p.to_vec()))
+            .chain(
+                simulated
+                    .named_parameters()
+                    .iter()
+                    .flat_map(|(_, p)| p.to_vec()),
+            )
             .collect();
         let equal = all.chunks(expected.len()).all(|theirs| {
-            theirs.iter().map(|v| v.to_bits()).eq(expected.iter().map(|v| v.to_bits()))
+            theirs
+                .iter()
+                .map(|v| v.to_bits())
+                .eq(expected.iter().map(|v| v.to_bits()))
         });
         report.check(
             &format!(
