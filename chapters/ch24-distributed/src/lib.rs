@@ -20,7 +20,8 @@
 //!   ranks, the ring's backward ([`ring_backward`]) for the attention, every other part
 //!   token by token on a rank's own tokens ([`rank_tokens`], [`layer_on_rank`]), the sums
 //!   over the sequence from every token's gathered pieces ([`sequence_sums`]), so that
-//!   the step ([`training_step`]) gives one process's bits.
+//!   the step ([`training_step`]) gives one process's bits, and chapter 22's within the
+//!   tolerance [`step_agreement`] derives.
 //!
 //! By default everything runs in one process, each rank's steps in turn. With the `mpi`
 //! feature, `mpirun -np 4 ch24-mpi` runs the same steps in four processes that pass their

@@ -290,7 +290,10 @@ fn training_step(story: &mut Narrative, seed: Seed) -> Result<()> {
     let (mut model, batch) = model_and_batch(seed.or(24))?;
     let (mut one_process, _) = model_and_batch(seed.or(24))?;
     let Model::Llama(llama) = &model else {
-        unreachable!("step_config builds a Llama")
+        return Err(shared::Error::InvalidArgument {
+            op: "training_step",
+            detail: "the step across ranks is written for the Llama model".into(),
+        });
     };
     let ranks = OneProcess { world: WORLD };
     let (loss, grads) =
