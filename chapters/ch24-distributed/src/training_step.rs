@@ -175,38 +175,36 @@ fn gathered(
 
 /// What a rank holds of the batch: its positions, chunks and token ids.
 struct RankBatch {
+    rank: usize,
     positions: Vec<usize>,
     chunks: Vec<usize>,
     ids: Tensor<i64>,
 }
 
-/// The loss of `batch` and every parameter's gradient, in `named_parameters()` order,
-/// with the sequence cut across the ranks of `messages` by `layout`; the same on every
-/// rank.
+/// What the forward leaves on the ranks here, one entry per rank.
+struct Forward {
+    /// The stream after the last layer.
+    stream: Vec<Tensor>,
+    /// Each layer's tapes, the first layer first.
+    tapes: Vec<Vec<RankTape>>,
+    /// The last norm's output.
+    normed: Vec<Tensor>,
+    /// The logits of the rank's tokens.
+    logits: Vec<Tensor>,
+}
+
+/// The model's forward on the ranks here: token by token on each rank's rows, the
+/// attention by the ring.
 ///
 /// # Shapes
-/// `batch`: `[batch, tokens]` inputs and targets, every rank the whole batch.
-// ANCHOR: loss_and_gradients
-pub fn loss_and_gradients_across_ranks(
+/// Each rank's ids `[batch, tokens / world]`; its logits `[batch, tokens / world,
+/// vocab_size]`.
+fn forward_on_ranks(
     model: &Llama,
-    batch: &Batch,
+    ranks: &[RankBatch],
     messages: &impl Messages,
     layout: Layout,
-) -> Result<(f32, Vec<Tensor>)> {
-    let (world, tokens) = (messages.world(), batch.x.size(1));
-    let ranks = messages
-        .ranks_here()
-        .into_iter()
-        .map(|rank| {
-            Ok(RankBatch {
-                positions: positions_of(tokens, rank, world, layout)?,
-                chunks: layout.chunks_of(rank, world),
-                ids: rows_of(&batch.x, rank, world, layout)?,
-            })
-        })
-        .collect::<Result<Vec<RankBatch>>>()?;
-
-    // Forward: token by token on each rank's rows, the attention by the ring.
+) -> Result<Forward> {
     let mut x: Vec<Tensor> =
         ranks.iter().map(|r| model.wte.forward(&r.ids)).collect();
     let mut tapes: Vec<Vec<RankTape>> = Vec::new();
@@ -231,6 +229,49 @@ pub fn loss_and_gradients_across_ranks(
         .map(|n| tied_head(n, &model.wte.weight))
         .collect();
 
+    Ok(Forward {
+        stream: x,
+        tapes,
+        normed,
+        logits,
+    })
+}
+
+/// The loss of `batch` and every parameter's gradient, in `named_parameters()` order,
+/// with the sequence cut across the ranks of `messages` by `layout`; the same on every
+/// rank.
+///
+/// # Shapes
+/// `batch`: `[batch, tokens]` inputs and targets, every rank the whole batch.
+// ANCHOR: loss_and_gradients
+pub fn loss_and_gradients_across_ranks(
+    model: &Llama,
+    batch: &Batch,
+    messages: &impl Messages,
+    layout: Layout,
+) -> Result<(f32, Vec<Tensor>)> {
+    let (world, tokens) = (messages.world(), batch.x.size(1));
+    let ranks = messages
+        .ranks_here()
+        .into_iter()
+        .map(|rank| {
+            Ok(RankBatch {
+                rank,
+                positions: positions_of(tokens, rank, world, layout)?,
+                chunks: layout.chunks_of(rank, world),
+                ids: rows_of(&batch.x, rank, world, layout)?,
+            })
+        })
+        .collect::<Result<Vec<RankBatch>>>()?;
+
+    // Forward: token by token on each rank's rows, the attention by the ring.
+    let Forward {
+        stream: x,
+        tapes,
+        normed,
+        logits,
+    } = forward_on_ranks(model, &ranks, messages, layout)?;
+
     // The loss's mean, and its 1/tokens in every gradient, over every token's logits.
     let all_logits = gathered(messages, &logits, layout)?;
     let targets = batch.y.reshape(&[-1]);
@@ -242,9 +283,8 @@ pub fn loss_and_gradients_across_ranks(
     let head = Linear::from_parameters(model.wte.weight.clone(), None);
     let mut grad = Vec::with_capacity(ranks.len());
     let mut grad_normed = Vec::with_capacity(ranks.len());
-    for ((&rank, stream), normed) in messages.ranks_here().iter().zip(&x).zip(&normed)
-    {
-        let mine = rows_of(&grad_logits, rank, world, layout)?;
+    for ((r, stream), normed) in ranks.iter().zip(&x).zip(&normed) {
+        let mine = rows_of(&grad_logits, r.rank, world, layout)?;
         let head = PytorchOrder::linear_backward(&head, normed, &mine);
         let norm =
             PytorchOrder::rms_norm_backward(&model.norm, stream, &head.input, None);
