@@ -18,7 +18,21 @@ tensor ops:
   * all-gather and Ulysses (two all-to-alls, written with torch.chunk and torch.cat), which
     the script checks equal the ring and one process's attention bit for bit;
   * tensor-parallel heads: x [16, 16] and four projections drawn after v, each rank's
-    partial output for its heads, their sum in rank order.
+    partial output for its heads, their sum in rank order;
+  * a training step across ranks: after torch.manual_seed(S) again, chapter 22's Llama
+    (reference/ch22_training_check.py's, its small test size: 2 layers, 2 heads of 16,
+    width 32, over 64 token ids) and a batch torch.randint(64, (4, 17)), inputs the first
+    16 ids and targets the last 16. Its step as chapter 22 takes it (cross-entropy,
+    clip_grad_norm_(1.0), fused AdamW with betas (0.9, 0.99), weight decay 0.1 on the
+    matrices, lr 1e-3), with the attention core replaced by the zigzag ring above
+    (autograd through its blocks and merges): its loss, gradient norm and a few weights
+    before and after. The same step with chapter 22's own core (one softmax) is its
+    comparison: the loss within 1e-6, every gradient within (T + 2W)·4 float32 steps of
+    its largest element, every weight within lr·|f(c1·g1) − f(c2·g2)| plus 16 float32
+    steps of the larger of the weight and lr, f(g) = g / (|g| + 1e-8) and c the clip's
+    factor (AdamW's first step as a function of the gradient; its seven roundings on
+    each side). The count of numbers the chapter gathers for the sums over
+    the sequence is (vocab + 4·d + layers·(12·d + 3·d_ff))·batch·tokens.
 
 With --gloo it prints one line instead: it starts 4 gloo processes on 127.0.0.1 and checks
 that PyTorch's own ring core (torch.distributed.tensor.experimental's
@@ -303,6 +317,107 @@ def main():
     transfer_step(q, k, v, zigzag)
     ulysses_step(q, k, v, one_process)
     tensor_parallel_step()
+    training_step()
+
+
+STEP_CONFIG = dict(context=16, d_model=32, n_layers=2, n_heads=2, batch=4)
+STEP_VOCAB = 64
+STEP_LR = 1e-3
+U = 2.0 ** -24
+
+
+def step_with(core, seed):
+    """Chapter 22's step of its small Llama, its attention core `core`: the loss, the
+    gradients, their norm, the model after the step and its weights before."""
+    import ch22_training_check as ch22
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    model = ch22.build("llama", STEP_VOCAB, STEP_CONFIG)
+    ids = torch.randint(STEP_VOCAB, (STEP_CONFIG["batch"], STEP_CONFIG["context"] + 1))
+    x, y = ids[:, :-1], ids[:, 1:]
+    before = [p.detach().clone() for p in model.parameters()]
+    saved, ch22.attention_core = ch22.attention_core, core
+    try:
+        with torch.enable_grad():
+            logits = model(x)
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.reshape(-1))
+            loss.backward()
+            grads = [p.grad.detach().clone() for p in model.parameters()]
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            decay = [p for p in model.parameters() if p.dim() >= 2]
+            no_decay = [p for p in model.parameters() if p.dim() < 2]
+            optimizer = torch.optim.AdamW(
+                [{"params": decay, "weight_decay": 0.1},
+                 {"params": no_decay, "weight_decay": 0.0}],
+                lr=STEP_LR, betas=(0.9, 0.99), fused=True)
+            optimizer.step()
+    finally:
+        ch22.attention_core = saved
+    return loss.item(), grads, norm.item(), model, before
+
+
+def ring_core(q, k, v, hidden):
+    """The zigzag ring as an attention core (its causal mask is the ring's own)."""
+    return ring(q, k, v, "zigzag")
+
+
+def clip_factor(grads):
+    total = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))
+    return min(1.0 / (total + 1e-6), 1.0)
+
+
+def weights_agree(ours, theirs, grads_ours, grads_theirs):
+    c1, c2 = clip_factor(grads_ours), clip_factor(grads_theirs)
+    for p1, p2, g1, g2 in zip(ours, theirs, grads_ours, grads_theirs):
+        p1, p2, g1, g2 = (t.double() for t in (p1, p2, g1, g2))
+        f1 = c1 * g1 / ((c1 * g1).abs() + 1e-8)
+        f2 = c2 * g2 / ((c2 * g2).abs() + 1e-8)
+        size = torch.maximum(p1.abs(), p2.abs()).clamp(min=STEP_LR)
+        bound = STEP_LR * (f1 - f2).abs() * (1 + 1e-3) + 16 * U * size
+        if not bool(((p1 - p2).abs() <= bound).all()):
+            return False
+    return True
+
+
+def training_step():
+    seed = seed_or(24)
+    c = STEP_CONFIG
+    d, layers = c["d_model"], c["n_layers"]
+    d_ff = -(-(-(-8 * d // 3)) // 8) * 8
+    loss, grads, norm, model, before = step_with(ring_core, seed)
+    import ch22_training_check as ch22
+    one_loss, one_grads, _, one_model, _ = step_with(ch22.attention_core, seed)
+    weights = [p.detach() for p in model.parameters()]
+    one_weights = [p.detach() for p in one_model.parameters()]
+    steps = (T + 2 * WORLD) * 4
+    step("A training step across ranks")
+    print(f"chapter 22's Llama: {layers} layers, {c['n_heads']} heads of {d // c['n_heads']}, "
+          f"width {d}, {STEP_VOCAB} token ids (manual_seed({seed}))")
+    print(f"a batch of {c['batch']} sequences of {c['context']} tokens, zigzag shards on "
+          f"{WORLD} ranks:")
+    length = c["context"] // (2 * WORLD)
+    for r in range(WORLD):
+        positions = [t for ch in chunks_of("zigzag", r) for t in range(ch * length, (ch + 1) * length)]
+        print(f"  rank {r}: positions {positions}")
+    per_token = STEP_VOCAB + 4 * d + layers * (12 * d + 3 * d_ff)
+    parameters = sum(p.numel() for p in model.parameters())
+    print(f"gathered on every rank for the sums over the sequence: "
+          f"{per_token * c['batch'] * c['context']:,} numbers (the gradients: {parameters:,})")
+    print(f"loss: {loss:.4f}")
+    print(f"gradient norm before clipping: {norm:.4f}")
+    print("layers.0.attn.w_query.weight[0, :6] before the step:")
+    print(before[2][0, :6])
+    print(f"after one step of AdamW (lr {STEP_LR}):")
+    print(weights[2][0, :6])
+    print("against chapter 22's one-process step, whose attention takes one softmax:")
+    print(f"  loss within 1e-6: {abs(loss - one_loss) < 1e-6}")
+    agree = all(float((a - b).abs().max()) <= steps * U * float(b.abs().max())
+                for a, b in zip(grads, one_grads))
+    print(f"  every gradient within {steps} float32 steps of its largest: {agree}")
+    print(f"  every weight within the gap AdamW's step makes of the gradients' gaps: "
+          f"{weights_agree(weights, one_weights, grads, one_grads)}")
+    end_step()
 
 
 def gloo_rank(rank, port, q, k, v, queue):

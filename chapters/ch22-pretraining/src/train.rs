@@ -168,7 +168,25 @@ pub fn train_step<A: Arithmetic>(
     step: u32,
     batch: &Batch,
 ) -> shared::Result<f32> {
-    let (loss, mut grads) = loss_and_gradients::<A>(model, batch);
+    let (loss, grads) = loss_and_gradients::<A>(model, batch);
+    apply_gradients::<A>(model, optimizer, settings, step, loss, grads)?;
+    Ok(loss)
+}
+
+/// The second half of [`train_step`], once the loss and gradients are known, however
+/// they were computed: the check that they are finite, the clip, AdamW at step `step`'s
+/// learning rate.
+///
+/// # Shapes
+/// `grads`: in `named_parameters()` order, each the shape of its parameter.
+pub fn apply_gradients<A: Arithmetic>(
+    model: &mut Model,
+    optimizer: &mut AdamW,
+    settings: &Settings,
+    step: u32,
+    loss: f32,
+    mut grads: Vec<Tensor>,
+) -> shared::Result<()> {
     check_finite(model, step, settings.lr_at(step), loss, &grads)?;
     A::clip_grad_norm(&mut grads, settings.grad_clip);
     optimizer.lr = settings.lr_at(step);
@@ -180,7 +198,7 @@ pub fn train_step<A: Arithmetic>(
         &decays,
         A::adamw_update,
     );
-    Ok(loss)
+    Ok(())
 }
 // ANCHOR_END: train_step
 

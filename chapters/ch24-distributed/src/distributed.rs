@@ -20,6 +20,7 @@ use crate::ring_backward::{Grads, backward_step};
 use crate::setup::Sizes;
 use crate::shards::{Layout, chunk_len};
 use crate::tensor_parallel::sum_in_rank_order;
+use crate::training_step::Messages;
 use crate::ulysses::{causal_attention, pieces};
 
 /// This process's place among the ranks.
@@ -341,3 +342,56 @@ pub fn shards_of(
         Shard::of_rank(v, layout, ranks.rank, ranks.size)?,
     ])
 }
+
+/// The training step's messages on MPI: this process runs one rank; the ring passes its
+/// blocks to the next process ([`ring_attention`], [`ring_backward`]), and a gather is
+/// MPI's all-gather.
+// ANCHOR: messages
+impl Messages for Ranks<'_> {
+    fn world(&self) -> usize {
+        self.size
+    }
+
+    fn ranks_here(&self) -> Vec<usize> {
+        vec![self.rank]
+    }
+
+    fn ring_attention(
+        &self,
+        qkv: &[[Shard; 3]],
+        layout: Layout,
+    ) -> Result<Vec<Running>> {
+        let [q, k, v] = &qkv[0];
+        let (running, _) = ring_attention(self, q, k, v, layout)?;
+        Ok(vec![running])
+    }
+
+    fn ring_backward(
+        &self,
+        qkv: &[[Shard; 3]],
+        running: Vec<Running>,
+        grad_out: &[Shard],
+        layout: Layout,
+    ) -> Result<Vec<[Vec<Tensor>; 3]>> {
+        let [q, k, v] = &qkv[0];
+        let running = running.into_iter().next().unwrap_or_default();
+        Ok(vec![ring_backward(
+            self,
+            [q, k, v],
+            running,
+            &grad_out[0],
+            layout,
+        )?])
+    }
+
+    fn all_gather(&self, rows: &[Tensor]) -> Result<Vec<Tensor>> {
+        let mine = rows[0].to_vec();
+        let mut all = vec![0.0f32; mine.len() * self.size];
+        self.world.all_gather_into(&mine[..], &mut all[..]);
+        Ok(all
+            .chunks(mine.len())
+            .map(|theirs| Tensor::from_vec(theirs.to_vec(), rows[0].sizes()))
+            .collect())
+    }
+}
+// ANCHOR_END: messages

@@ -1,20 +1,32 @@
 //! The chapter's printed steps, in the order of the reference script
 //! `reference/ch24_distributed.py`.
 
+use ch19_induction_heads::pytorch_order::PytorchOrder;
+use ch22_pretraining::arithmetic::Arithmetic;
+use ch22_pretraining::batches::Batch;
+use ch22_pretraining::config::Arch;
+use ch22_pretraining::model::Model;
+use ch22_pretraining::train::{apply_gradients, loss_and_gradients};
 use course::narrative::python_bool;
 use course::{Narrative, Seed};
-use shared::{Result, Tensor, manual_seed, randn};
+use shared::{Result, Tensor, manual_seed, randint, randn};
 
 use crate::block_kind::{BlockKind, classify_block};
 use crate::commas::commas;
 use crate::counts::products_of_rank;
+use crate::rank_tokens::positions_of;
 use crate::ring::{Running, ring_attention_simulated, source_at};
 use crate::ring_bytes::ring_bytes;
-use crate::setup::{ARTICLE, D_MODEL, SIZES, Sizes, WORLD};
+use crate::sequence_sums::numbers_per_token;
+use crate::setup::{
+    ARTICLE, D_MODEL, SIZES, STEP_LAYOUT, Sizes, WORLD, step_config, step_settings,
+};
 use crate::shards::{Layout, chunk_len};
+use crate::step_agreement::{attention_steps, gradients_agree, weights_agree};
 use crate::tensor_parallel::{
     Projections, all_heads, rank_partial, sum_in_rank_order,
 };
+use crate::training_step::{OneProcess, loss_and_gradients_across_ranks};
 use crate::transfer::{all_gather_simulated, kv_bytes_held};
 use crate::ulysses::{causal_attention, ulysses_simulated};
 
@@ -252,6 +264,123 @@ fn tensor_parallel_step(story: &mut Narrative) -> Result<()> {
     Ok(())
 }
 
+/// Chapter 22's Llama and a batch of random token ids, drawn after `manual_seed(seed)`.
+fn model_and_batch(seed: u64) -> Result<(Model, Batch)> {
+    let config = step_config();
+    manual_seed(seed);
+    let model = Model::new(Arch::Llama, &config)?;
+    let ids = randint(0, config.vocab_size, &[config.batch, config.context + 1]);
+    let batch = Batch {
+        x: ids.narrow(1, 0, config.context).contiguous(),
+        y: ids.narrow(1, 1, config.context).contiguous(),
+    };
+    Ok((model, batch))
+}
+
+/// The first weights of the first row of a layer's query projection.
+fn first_weights(model: &Model) -> Tensor {
+    let (_, w) = &model.named_parameters()[2];
+    w.select(0, 0).narrow(0, 0, 6)
+}
+
+/// One training step with the sequence cut across ranks, against chapter 22's.
+fn training_step(story: &mut Narrative, seed: Seed) -> Result<()> {
+    let config = step_config();
+    let settings = step_settings();
+    let (mut model, batch) = model_and_batch(seed.or(24))?;
+    let (mut one_process, _) = model_and_batch(seed.or(24))?;
+    let Model::Llama(llama) = &model else {
+        return Err(shared::Error::InvalidArgument {
+            op: "training_step",
+            detail: "the step across ranks is written for the Llama model".into(),
+        });
+    };
+    let ranks = OneProcess { world: WORLD };
+    let (loss, grads) =
+        loss_and_gradients_across_ranks(llama, &batch, &ranks, STEP_LAYOUT)?;
+    let before = first_weights(&model);
+    let norm = PytorchOrder::clip_grad_norm(&mut grads.clone(), settings.grad_clip);
+    apply_gradients::<PytorchOrder>(
+        &mut model,
+        &mut settings.optimizer(),
+        &settings,
+        0,
+        loss,
+        grads.clone(),
+    )?;
+    let (theirs_loss, theirs) =
+        loss_and_gradients::<PytorchOrder>(&one_process, &batch);
+    apply_gradients::<PytorchOrder>(
+        &mut one_process,
+        &mut settings.optimizer(),
+        &settings,
+        0,
+        theirs_loss,
+        theirs.clone(),
+    )?;
+    let weights = |m: &Model| -> Vec<Tensor> {
+        m.named_parameters()
+            .into_iter()
+            .map(|(_, p)| p.clone())
+            .collect()
+    };
+    let tokens = config.context;
+    let parameters: usize = grads.iter().map(Tensor::numel).sum();
+
+    let step = story.step("A training step across ranks");
+    step.print(format!(
+        "chapter 22's Llama: {} layers, {} heads of {}, width {}, {} token ids (manual_seed({}))",
+        config.n_layers,
+        config.n_heads,
+        config.head_dim(),
+        config.d_model,
+        config.vocab_size,
+        seed.or(24)
+    ));
+    step.print(format!(
+        "a batch of {} sequences of {tokens} tokens, {} shards on {WORLD} ranks:",
+        config.batch,
+        STEP_LAYOUT.name()
+    ));
+    for rank in 0..WORLD {
+        let positions = positions_of(tokens, rank, WORLD, STEP_LAYOUT)?;
+        step.print(format!("  rank {rank}: positions {positions:?}"));
+    }
+    step.print(format!(
+        "gathered on every rank for the sums over the sequence: {} numbers (the gradients: {})",
+        commas((numbers_per_token(&config) * config.batch * tokens) as u64),
+        commas(parameters as u64)
+    ));
+    step.print(format!("loss: {loss:.4}"));
+    step.print(format!("gradient norm before clipping: {norm:.4}"));
+    step.print("layers.0.attn.w_query.weight[0, :6] before the step:")
+        .print(&before);
+    step.print(format!("after one step of AdamW (lr {}):", settings.lr))
+        .print(first_weights(&model));
+    let steps = attention_steps(tokens, WORLD);
+    step.print(
+        "against chapter 22's one-process step, whose attention takes one softmax:",
+    );
+    step.print(format!(
+        "  loss within 1e-6: {}",
+        python_bool((loss - theirs_loss).abs() < 1e-6)
+    ));
+    step.print(format!(
+        "  every gradient within {steps} float32 steps of its largest: {}",
+        python_bool(gradients_agree(&grads, &theirs, steps))
+    ));
+    step.print(format!(
+        "  every weight within the gap AdamW's step makes of the gradients' gaps: {}",
+        python_bool(weights_agree(
+            [&weights(&model), &weights(&one_process)],
+            [&grads, &theirs],
+            settings.lr,
+            f64::from(settings.grad_clip),
+        ))
+    ));
+    Ok(())
+}
+
 /// Runs the chapter and returns what it prints; `seed` replaces the chapter's seed 24.
 pub fn narrative(seed: Seed) -> Result<Narrative> {
     let mut story = Narrative::new("Chapter 24: attention across machines");
@@ -284,5 +413,6 @@ pub fn narrative(seed: Seed) -> Result<Narrative> {
     transfer_step(&mut story, qkv, &zigzag)?;
     ulysses_step(&mut story, qkv, &one_process)?;
     tensor_parallel_step(&mut story)?;
+    training_step(&mut story, seed)?;
     Ok(story)
 }

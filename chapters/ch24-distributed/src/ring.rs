@@ -156,11 +156,20 @@ pub fn finished(running: Running) -> Result<Vec<Tensor>> {
 /// # Shapes
 /// Blocks `[batch, heads, len, d]`; returns `[batch, heads, chunks · len, d]`.
 pub fn in_sequence_order(outputs: Vec<(Vec<usize>, Vec<Tensor>)>) -> Result<Tensor> {
+    Ok(in_chunk_order(outputs, 2))
+}
+
+/// Blocks of chunks, `(chunk indices, blocks)` from every rank, joined along `dim` in
+/// chunk order.
+///
+/// # Shapes
+/// Blocks of one shape but for `dim`; returns the blocks' shape with `dim` their sum.
+pub fn in_chunk_order(outputs: Vec<(Vec<usize>, Vec<Tensor>)>, dim: i64) -> Tensor {
     let mut placed: Vec<(usize, Tensor)> = outputs
         .into_iter()
         .flat_map(|(chunks, blocks)| chunks.into_iter().zip(blocks))
         .collect();
     placed.sort_by_key(|(chunk, _)| *chunk);
     let blocks: Vec<Tensor> = placed.into_iter().map(|(_, b)| b).collect();
-    Ok(cat(&blocks, 2))
+    cat(&blocks, dim)
 }

@@ -1,5 +1,10 @@
 //! The chapter's sizes: a small sequence whose digits are printed, and the article's
-//! sizes, whose counts are printed.
+//! sizes, whose counts are printed; and the model and optimizer of the training step.
+
+use ch22_pretraining::config::Config;
+use ch22_pretraining::train::Settings;
+
+use crate::shards::Layout;
 
 /// Ranks (processes) the sequence is cut across.
 pub const WORLD: usize = 4;
@@ -35,3 +40,25 @@ pub struct Sizes {
     /// Numbers per query, key and value.
     pub head_dim: usize,
 }
+
+/// The model of the training step across ranks: chapter 22's small Llama for tests (2
+/// layers, 2 heads of 16, width 32, a batch of 4 sequences of 16 tokens) over 64 token
+/// ids. 16 tokens cut into zigzag shards on 4 ranks: 8 chunks of 2 tokens.
+pub fn step_config() -> Config {
+    Config::tiny(64)
+}
+
+/// The step's AdamW: chapter 22's (betas 0.9 and 0.99, weight decay 0.1 on the matrices,
+/// the gradients clipped to a norm of 1) at a learning rate of 1e-3 from the first step,
+/// without a warm-up, so that one step moves the weights visibly.
+pub fn step_settings() -> Settings {
+    Settings {
+        warmup: 0,
+        decay_steps: 1,
+        ..Settings::shakespeare(1)
+    }
+}
+
+/// The shards of the training step: zigzag, each rank one run of tokens from the front
+/// and one from the back.
+pub const STEP_LAYOUT: Layout = Layout::Zigzag;

@@ -78,8 +78,8 @@ fn every_result_equals_the_simulation(transport: &[&str]) {
         .collect();
     assert_eq!(
         checks.len(),
-        7,
-        "seven checks expected, rank 0 printed:\n{stdout}"
+        8,
+        "eight checks expected, rank 0 printed:\n{stdout}"
     );
     for line in checks {
         assert!(line.ends_with(": true"), "{transport:?}: {line}\n{stdout}");

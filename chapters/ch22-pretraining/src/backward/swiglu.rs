@@ -21,6 +21,12 @@ pub struct SwiGluGrads {
     pub w_down: LinearGrads,
     /// The input's: both branches' added.
     pub input: Tensor,
+    /// The gradient of `W_gate`'s output, SiLU's input: with the input, all that
+    /// `W_gate`'s gradient sums over the tokens.
+    pub grad_gate: Tensor,
+    /// The gradient of `W_up`'s output: with the input, all that `W_up`'s gradient sums
+    /// over the tokens.
+    pub grad_up: Tensor,
 }
 
 /// The backward of `ffn.forward(x)`, from what its forward computed: `gate = W_gate x`,
@@ -46,6 +52,8 @@ pub fn swiglu_backward<A: Arithmetic>(
         w_up,
         w_down,
         input,
+        grad_gate,
+        grad_up,
     }
 }
 // ANCHOR_END: swiglu_backward

@@ -9,6 +9,9 @@
 
 use std::process::ExitCode;
 
+use ch22_pretraining::batches::Batch;
+use ch22_pretraining::config::Arch;
+use ch22_pretraining::model::Model;
 use ch24_distributed::commas::commas;
 use ch24_distributed::cost::CostModel;
 use ch24_distributed::counts::products_of_rank;
@@ -22,15 +25,17 @@ use ch24_distributed::ring::{
 use ch24_distributed::ring_backward::ring_backward_simulated;
 use ch24_distributed::ring_bytes::ring_bytes;
 use ch24_distributed::setup::{D_MODEL, Sizes};
+use ch24_distributed::setup::{STEP_LAYOUT, step_config, step_settings};
 use ch24_distributed::shards::Layout;
 use ch24_distributed::tensor_parallel::{
     Projections, rank_partial, sum_in_rank_order,
 };
+use ch24_distributed::training_step::{OneProcess, train_step_across_ranks};
 use ch24_distributed::ulysses::{causal_attention, ulysses_simulated};
 use clap::Parser;
 use mpi::point_to_point::send_receive_replace_into;
 use mpi::traits::*;
-use shared::{Result, Tensor, manual_seed, randn};
+use shared::{Result, Tensor, manual_seed, randint, randn};
 
 /// The chapter's attention across MPI processes, checked against one process.
 #[derive(Parser, Debug)]
@@ -218,11 +223,86 @@ fn run(ranks: &Ranks, sizes: Sizes, seed: u64, report: &mut Report) -> Result<()
             same_everywhere(&all_reduced)
         ));
     }
+    training_step(ranks, seed, report)?;
     let model = fit_cost_model(ranks, sizes, &zigzag_times);
     if let Some(model) = model {
         report
             .lines
             .extend(cost_lines(&model, sizes, world, &zigzag_times));
+    }
+    Ok(())
+}
+
+/// Chapter 22's Llama and a batch of random token ids after `manual_seed(seed)`: every
+/// rank draws the same, as every rank of a data loader's group would receive them.
+fn model_and_batch(seed: u64) -> Result<(Model, Batch)> {
+    let config = step_config();
+    manual_seed(seed);
+    let model = Model::new(Arch::Llama, &config)?;
+    let ids = randint(0, config.vocab_size, &[config.batch, config.context + 1]);
+    Ok((
+        model,
+        Batch {
+            x: ids.narrow(1, 0, config.context).contiguous(),
+            y: ids.narrow(1, 1, config.context).contiguous(),
+        },
+    ))
+}
+
+/// One training step with the sequence cut across the processes; rank 0 checks every
+/// rank's loss and updated weights against the one-process simulation's, bit for bit.
+fn training_step(ranks: &Ranks, seed: u64, report: &mut Report) -> Result<()> {
+    let settings = step_settings();
+    let (mut model, batch) = model_and_batch(seed)?;
+    let loss = train_step_across_ranks(
+        &mut model,
+        &mut settings.optimizer(),
+        &settings,
+        &batch,
+        ranks,
+        STEP_LAYOUT,
+    )?;
+    let mine: Vec<f32> = std::iter::once(loss)
+        .chain(
+            model
+                .named_parameters()
+                .iter()
+                .flat_map(|(_, p)| p.to_vec()),
+        )
+        .collect();
+    let all = gather_to_root(ranks, &mine);
+    if ranks.rank == 0 {
+        let (mut simulated, _) = model_and_batch(seed)?;
+        let one = OneProcess { world: ranks.size };
+        let loss = train_step_across_ranks(
+            &mut simulated,
+            &mut settings.optimizer(),
+            &settings,
+            &batch,
+            &one,
+            STEP_LAYOUT,
+        )?;
+        let expected: Vec<f32> = std::iter::once(loss)
+            .chain(
+                simulated
+                    .named_parameters()
+                    .iter()
+                    .flat_map(|(_, p)| p.to_vec()),
+            )
+            .collect();
+        let equal = all.chunks(expected.len()).all(|theirs| {
+            theirs
+                .iter()
+                .map(|v| v.to_bits())
+                .eq(expected.iter().map(|v| v.to_bits()))
+        });
+        report.check(
+            &format!(
+                "training step of chapter 22's Llama, {} shards: every rank's loss and updated weights equal to the simulation bit for bit",
+                STEP_LAYOUT.name()
+            ),
+            equal,
+        );
     }
     Ok(())
 }
