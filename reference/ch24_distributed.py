@@ -402,8 +402,9 @@ def training_step():
         print(f"  rank {r}: positions {positions}")
     per_token = STEP_VOCAB + 4 * d + layers * (12 * d + 3 * d_ff)
     parameters = sum(p.numel() for p in model.parameters())
-    print(f"gathered on every rank for the sums over the sequence: "
-          f"{per_token * c['batch'] * c['context']:,} numbers (the gradients: {parameters:,})")
+    print(f"numbers gathered on every rank for the sums over the sequence: "
+          f"{per_token * c['batch'] * c['context']:,}")
+    print(f"numbers in the gradients, for comparison: {parameters:,}")
     print(f"loss: {loss:.4f}")
     print(f"gradient norm before clipping: {norm:.4f}")
     print("layers.0.attn.w_query.weight[0, :6] before the step:")

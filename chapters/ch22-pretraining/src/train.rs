@@ -174,8 +174,8 @@ pub fn train_step<A: Arithmetic>(
 }
 
 /// The second half of [`train_step`], once the loss and gradients are known, however
-/// they were computed: the check that they are finite, the clip, AdamW at step `step`'s
-/// learning rate.
+/// they were computed: the check that they are finite, the clip, AdamW at step
+/// `step`'s learning rate.
 ///
 /// # Shapes
 /// `grads`: in `named_parameters()` order, each the shape of its parameter.

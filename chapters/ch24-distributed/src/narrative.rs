@@ -347,8 +347,11 @@ fn training_step(story: &mut Narrative, seed: Seed) -> Result<()> {
         step.print(format!("  rank {rank}: positions {positions:?}"));
     }
     step.print(format!(
-        "gathered on every rank for the sums over the sequence: {} numbers (the gradients: {})",
-        commas((numbers_per_token(&config) * config.batch * tokens) as u64),
+        "numbers gathered on every rank for the sums over the sequence: {}",
+        commas((numbers_per_token(&config) * config.batch * tokens) as u64)
+    ));
+    step.print(format!(
+        "numbers in the gradients, for comparison: {}",
         commas(parameters as u64)
     ));
     step.print(format!("loss: {loss:.4}"));
