@@ -13,7 +13,8 @@ use ch23_lora::adapter::{Adapter, LoraConfig};
 use ch23_lora::examples::Encoder;
 use ch23_lora::setup::{ALPHA, HELD_OUT, RANK, SEED, TARGETS, in_workspace};
 use ch23_lora::task::split;
-use ch23_lora::train::run;
+use ch23_lora::train::{Schedule, run};
+use ch11_training::adamw::AdamW;
 use shared::manual_seed;
 
 #[test]
@@ -50,7 +51,8 @@ fn the_first_steps_on_smollm2_have_pytorch_and_pefts_losses() {
         &mut adapter,
         &encoder,
         &sums.train,
-        (steps, batch, lr),
+        &mut AdamW::new(lr),
+        (steps, batch, Schedule::Constant(lr)),
         |_, _| {},
     )
     .unwrap();
