@@ -16,13 +16,13 @@ use crate::accuracy::{Answered, accuracy, answer_all};
 use crate::adapter::{Adapter, LoraConfig};
 use crate::error::LoraError;
 use crate::examples::Encoder;
-use crate::{hub, peft};
 use crate::setup::{
-    ALPHA, BATCH, EVAL_EVERY, HELD_OUT, LR, RANK, SEED, SHOWN, TRAIN_STEPS, TRAIN_TARGETS,
-    TRAINED, in_workspace,
+    ALPHA, BATCH, EVAL_EVERY, HELD_OUT, LR, RANK, SEED, SHOWN, TRAIN_STEPS,
+    TRAIN_TARGETS, TRAINED, in_workspace,
 };
 use crate::task::{Sum, split};
 use crate::train::{Schedule, run};
+use crate::{hub, peft};
 use ch11_training::adamw::AdamW;
 
 /// The chapter's own options.
@@ -148,7 +148,9 @@ impl Options {
 
     /// The adapter's folder: `--adapter`, or the chapter's trained one.
     fn adapter_dir(&self) -> PathBuf {
-        self.adapter.clone().unwrap_or_else(|| in_workspace(TRAINED))
+        self.adapter
+            .clone()
+            .unwrap_or_else(|| in_workspace(TRAINED))
     }
 }
 
