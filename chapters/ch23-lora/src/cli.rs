@@ -198,19 +198,13 @@ fn before_and_after(step: &mut Step, options: &Options) -> shared::Result<()> {
     adapter.merge_into(&mut merged.model);
     let after = answered("after", &merged, &encoder, shown)?;
     step.print(format!(
-        "{SHOWN} held-out sums, greedy answers before and after the adapter in {}:",
-        TRAINED
+        "{SHOWN} held-out sums, before and after the adapter in {TRAINED}:"
     ));
+    let mark = |x: &Answered| if x.correct() { "right" } else { "wrong" };
     for (b, a) in before.iter().zip(&after) {
-        let mark = |x: &Answered| if x.correct() { "right" } else { "wrong" };
-        step.print(format!(
-            "  {:<17} before {:<17} {}, after {:<17} {}",
-            b.sum.question(),
-            format!("{:?}", b.reply),
-            mark(b),
-            format!("{:?}", a.reply),
-            mark(a)
-        ));
+        step.print(b.sum.question());
+        step.print(format!("  before: {:?} ({})", b.reply, mark(b)));
+        step.print(format!("  after:  {:?} ({})", a.reply, mark(a)));
     }
     let right = |all: &[Answered]| all.iter().filter(|x| x.correct()).count();
     step.print(format!(
