@@ -119,7 +119,7 @@ impl Schedule {
 /// # Shapes
 /// `train`: the training sums, any number.
 // ANCHOR: run
-#[allow(clippy::too_many_arguments)] // the model and its adapters, the sums, the optimizer
+#[allow(clippy::too_many_arguments)] // the model, adapters, sums and optimizer
 pub fn run<A: Arithmetic>(
     model: &TinyModel,
     recipe: &Recipe,
