@@ -176,8 +176,8 @@ pub fn run(seed: Seed, options: &Options) -> Result<(), LoadError> {
     }
 }
 
-/// [`run`] on a loaded model.
-fn answer(
+/// [`run`] on a loaded model (chapter 23 calls it on a model with its adapter merged in).
+pub fn answer(
     seed: Seed,
     options: &Options,
     loaded: Loaded<impl Decoder>,

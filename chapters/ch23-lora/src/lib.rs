@@ -16,6 +16,7 @@
 //!   through the frozen model that computes only the adapters' weight gradients;
 //! - [`train`]: a step of AdamW on the adapters;
 //! - [`peft`]: PEFT's `adapter_config.json` and `adapter_model.safetensors`;
+//! - [`hub`]: the model with its adapter merged in, saved as a transformers folder;
 //! - [`accuracy`]: the held-out sums answered by greedy decoding;
 //! - [`tiny`]: the chapter's run on the tiny checkpoint;
 //! - [`setup`], [`narrative`] and [`cli`]: the chapter's choices, its printed steps and
@@ -37,6 +38,7 @@ pub mod examples;
 #[cfg_attr(feature = "exercise", path = "../exercises/first_step.rs")]
 pub mod first_step;
 pub mod forward;
+pub mod hub;
 pub mod lora;
 pub mod masked_loss;
 pub mod narrative;

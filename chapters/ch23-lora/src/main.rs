@@ -1,7 +1,8 @@
 //! `cargo run -p ch23-lora`: the task, the adapters and a short fine-tuning run on chapter
-//! 20's tiny checkpoint, its losses PyTorch + PEFT's; `--eval`, `--train`, `--adapter`,
-//! `--prompt`, `--chat` and `--merge-to` work on SmolLM2 (`bash scripts/get-model.sh`;
-//! `-- --help` lists every option).
+//! 20's tiny checkpoint, its losses PyTorch + PEFT's, then SmolLM2's answers to a few
+//! held-out sums before and after the chapter's trained adapter. `--train`, `--eval`,
+//! `--prompt`, `--chat` and `--merge-to` (with `--adapter DIR`) work on SmolLM2
+//! (`bash scripts/get-model.sh`; `-- --help` lists every option).
 
 fn main() -> std::process::ExitCode {
     use course::process;

@@ -12,7 +12,8 @@ use crate::setup::{
     ALPHA, BATCH, HELD_OUT, RANK, TARGETS, TINY, TINY_LR, TINY_STEPS, in_workspace,
 };
 use crate::task::{Sum, Sums, split};
-use crate::train::run;
+use crate::train::{Schedule, run};
+use ch11_training::adamw::AdamW;
 
 /// The question the chapter shows.
 pub const EXAMPLE: Sum = Sum { a: 17, b: 25 };
@@ -56,7 +57,8 @@ impl TinyRun {
             &mut self.adapter,
             &self.encoder,
             &self.sums.train,
-            (TINY_STEPS, BATCH, TINY_LR),
+            &mut AdamW::new(TINY_LR),
+            (TINY_STEPS, BATCH, Schedule::Constant(TINY_LR)),
             |_, _| {},
         )
     }

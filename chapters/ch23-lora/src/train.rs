@@ -82,23 +82,54 @@ fn check_finite(
     )))
 }
 
+/// The learning rate of each step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Schedule {
+    /// The same rate at every step (the runs checked against the reference's losses).
+    Constant(f64),
+    /// From `lr` down to 0 in a straight line over `steps` steps: transformers' `Trainer`
+    /// default (and so TRL's), which lets the last steps settle instead of jumping about.
+    Linear {
+        /// The first step's rate.
+        lr: f64,
+        /// The whole run's steps.
+        steps: u32,
+    },
+}
+
+impl Schedule {
+    /// The rate of step `step` (counted from 0), computed as PyTorch's `LambdaLR` does:
+    /// the first rate times `(steps - step) / steps`.
+    pub fn lr(self, step: u32) -> f64 {
+        match self {
+            Schedule::Constant(lr) => lr,
+            Schedule::Linear { lr, steps } => {
+                lr * (f64::from(steps.saturating_sub(step)) / f64::from(steps.max(1)))
+            }
+        }
+    }
+}
+
 /// Fine-tunes `adapter` for `steps` steps, each on `batch` training sums drawn from the
-/// default generator ([`draw_batch`]), AdamW at learning rate `lr`; calls
-/// `on_step(step, loss)` after every step. Returns the losses.
+/// default generator ([`draw_batch`]), AdamW at the rate `schedule` gives its step count;
+/// calls `on_step(step, loss)` after every step. Returns the losses. The optimizer lives
+/// outside: a run cut into pieces (to measure the accuracy between them) keeps its
+/// moments and its place in the schedule.
 ///
 /// # Shapes
 /// `train`: the training sums, any number.
 // ANCHOR: run
+#[allow(clippy::too_many_arguments)] // the model, adapters, sums and optimizer
 pub fn run<A: Arithmetic>(
     model: &TinyModel,
     recipe: &Recipe,
     adapter: &mut Adapter,
     encoder: &Encoder,
     train: &[Sum],
-    (steps, batch, lr): (u32, usize, f64),
+    optimizer: &mut AdamW,
+    (steps, batch, schedule): (u32, usize, Schedule),
     mut on_step: impl FnMut(u32, f32),
 ) -> Result<Vec<f32>, LoraError> {
-    let mut optimizer = AdamW::new(lr);
     let mut losses = Vec::with_capacity(steps as usize);
     for step in 0..steps {
         let examples = draw_batch(train, batch)
@@ -106,7 +137,8 @@ pub fn run<A: Arithmetic>(
             .map(|s| encoder.example(s))
             .collect::<Result<Vec<_>, _>>()?;
         let batch = examples::batch(&examples, encoder.eos);
-        let loss = train_step::<A>(model, recipe, adapter, &mut optimizer, &batch)?;
+        optimizer.lr = schedule.lr(optimizer.steps);
+        let loss = train_step::<A>(model, recipe, adapter, optimizer, &batch)?;
         on_step(step, loss);
         losses.push(loss);
     }

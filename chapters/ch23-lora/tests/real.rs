@@ -7,13 +7,14 @@
 //! and 1536 terms do not add in MKL's order here (chapter 20's real-model tests say the
 //! same of its logits).
 
+use ch11_training::adamw::AdamW;
 use ch19_induction_heads::pytorch_order::PytorchOrder;
 use ch20_real_model::loader::{default_model_path, how_to_get_it, load};
 use ch23_lora::adapter::{Adapter, LoraConfig};
 use ch23_lora::examples::Encoder;
 use ch23_lora::setup::{ALPHA, HELD_OUT, RANK, SEED, TARGETS, in_workspace};
 use ch23_lora::task::split;
-use ch23_lora::train::run;
+use ch23_lora::train::{Schedule, run};
 use shared::manual_seed;
 
 #[test]
@@ -50,7 +51,8 @@ fn the_first_steps_on_smollm2_have_pytorch_and_pefts_losses() {
         &mut adapter,
         &encoder,
         &sums.train,
-        (steps, batch, lr),
+        &mut AdamW::new(lr),
+        (steps, batch, Schedule::Constant(lr)),
         |_, _| {},
     )
     .unwrap();
