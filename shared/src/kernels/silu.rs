@@ -9,8 +9,11 @@
 //! (the last two split between the threads). The AVX-512 kernels differ only in the width
 //! of the blocks, which `isa` sets; the chapters' tensors are whole blocks either way.
 
-use super::gelu::{Width, blocks_and_tail};
-use super::vec_math::expf_u10;
+use rayon::prelude::*;
+
+use super::elementwise::blocks_and_tail;
+use super::gelu::Width;
+use super::vec_math::expf_u10_steps;
 
 /// ATen's grain: ranges of at most this many elements are never split between threads.
 const GRAIN: usize = 32768;
@@ -24,14 +27,17 @@ pub(crate) fn silu_contiguous(values: &mut [f32], isa: Width, threads: usize) {
     }
     let tasks = threads.max(1).min(n.div_ceil(GRAIN));
     let chunk = n.div_ceil(tasks);
-    for range in values.chunks_mut(chunk) {
-        blocks_and_tail(range, 2 * isa.lanes(), silu_vector, silu_scalar);
-    }
+    values.par_chunks_mut(chunk).for_each(|range| {
+        blocks_and_tail(range, 2 * isa.lanes(), silu_vector, silu_scalar)
+    });
 }
 
-/// One element of a whole block: SLEEF's `exp`.
+/// One element of a whole block: SLEEF's `exp` (its steps, without the check for fused
+/// multiply-adds that [`super::vec_math::expf_u10`] makes at each call: the block's loop
+/// is compiled with them).
+#[inline(always)]
 fn silu_vector(x: f32) -> f32 {
-    x / (1.0 + expf_u10(-x))
+    x / (1.0 + expf_u10_steps(-x))
 }
 
 /// One element of a tail, or of a tensor that is not contiguous: the C library's `exp`.
