@@ -134,6 +134,8 @@ pub fn gelu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
         &gs,
         &ranges,
         2 * lanes(),
+        // Compiled into the loop of whole vectors, to run in its lanes.
+        #[inline(always)]
         |x, g| g * gelu_slope(x, tanhf_u10_branch_free),
         |x, g| g * gelu_slope(x, f32::tanh),
     );
@@ -169,6 +171,8 @@ pub fn silu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
         &gs,
         &ranges,
         2 * lanes(),
+        // Compiled into the loop of whole vectors, to run in its lanes.
+        #[inline(always)]
         |x, g| silu_grad(g, x, expf_u10_branch_free),
         |x, g| silu_grad(g, x, f32::exp),
     );

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::lanes::{map_in_lanes, zip_in_lanes};
 
 /// One range of the loop, in place: whole blocks of `block` elements take `vector` (run in
-/// vector lanes, so it should have no branch), the leftover tail takes `scalar`.
+/// vector lanes: see [`super::lanes`]), the leftover tail takes `scalar`.
 ///
 /// # Shapes
 /// `xs`: one range, any length; `block` ≥ 1.
@@ -44,19 +44,19 @@ pub(crate) fn in_ranges(
     values: &mut [f32],
     ranges: &[Range<usize>],
     block: usize,
-    vector: impl Fn(f32) -> f32 + Sync,
-    scalar: impl Fn(f32) -> f32 + Sync,
+    vector: impl Fn(f32) -> f32 + Sync + Copy,
+    scalar: impl Fn(f32) -> f32 + Sync + Copy,
 ) {
     pieces(values, ranges)
         .into_par_iter()
-        .for_each(|(_, xs)| blocks_and_tail(xs, block, &vector, &scalar));
+        .for_each(|(_, xs)| blocks_and_tail(xs, block, vector, scalar));
 }
 
 /// The loop over two inputs to a new output (a backward's `x` and `grad_y`):
 /// `out[i] = vector(x[i], y[i])` on the whole blocks of `block` elements of each of
 /// `ranges`, `scalar(x[i], y[i])` on each range's tail; the ranges on the pool's threads,
-/// the blocks in vector lanes (so `vector` should have no branch; it gives the same bits
-/// either way).
+/// the blocks in vector lanes (so `vector` should have no branch and be
+/// `#[inline(always)]`, see [`super::lanes`]; it gives the same bits either way).
 ///
 /// # Shapes
 /// `x`, `y`: the same length; `ranges`: adjacent, in order, within it; `block` ≥ 1.
@@ -66,8 +66,8 @@ pub fn zip_in_ranges(
     y: &[f32],
     ranges: &[Range<usize>],
     block: usize,
-    vector: impl Fn(f32, f32) -> f32 + Sync,
-    scalar: impl Fn(f32, f32) -> f32 + Sync,
+    vector: impl Fn(f32, f32) -> f32 + Sync + Copy,
+    scalar: impl Fn(f32, f32) -> f32 + Sync + Copy,
 ) -> Vec<f32> {
     assert_eq!(
         x.len(),
@@ -80,7 +80,7 @@ pub fn zip_in_ranges(
         .for_each(|(range, out)| {
             let (x, y) = (&x[range.clone()], &y[range]);
             let whole = out.len() / block * block;
-            zip_in_lanes(&x[..whole], &y[..whole], &mut out[..whole], &vector);
+            zip_in_lanes(&x[..whole], &y[..whole], &mut out[..whole], vector);
             for ((o, &x), &y) in
                 out[whole..].iter_mut().zip(&x[whole..]).zip(&y[whole..])
             {

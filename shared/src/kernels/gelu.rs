@@ -469,8 +469,8 @@ pub(crate) fn aten_gelu(
     runs: usize,
     isa: Width,
     threads: usize,
-    vector: impl Fn(f32) -> f32 + Sync,
-    scalar: impl Fn(f32) -> f32 + Sync,
+    vector: impl Fn(f32) -> f32 + Sync + Copy,
+    scalar: impl Fn(f32) -> f32 + Sync + Copy,
 ) {
     let block = 2 * isa.lanes();
     let run_len = values.len() / runs.max(1);
@@ -529,7 +529,11 @@ mod tests {
         let mut tanh = xs.to_vec();
         map_in_lanes(&mut tanh, sleef_tanhf_branch_free);
         let mut gelu = xs.to_vec();
-        map_in_lanes(&mut gelu, |x| gelu_tanh_with(x, sleef_tanhf_branch_free));
+        map_in_lanes(
+            &mut gelu,
+            #[inline(always)]
+            |x| gelu_tanh_with(x, sleef_tanhf_branch_free),
+        );
         for ((&x, t), g) in xs.iter().zip(tanh).zip(gelu) {
             let bits = x.to_bits();
             prop_assert_eq!(

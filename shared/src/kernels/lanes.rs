@@ -6,8 +6,10 @@
 //! workspace's baseline x86-64 has neither 512-bit vectors nor the fused multiply-add
 //! (without it each `mul_add` is a call to the C library's `fmaf`). So the loops here run
 //! inside [`with_isa`], compiled for the best instruction set this processor has, and walk
-//! their slices in chunks of 16, AVX-512's vector (two of AVX2's), with the step `f`
-//! inlined into them.
+//! their slices in chunks of 16, AVX-512's vector (two of AVX2's). The step `f` has to be
+//! compiled into that loop, so it is marked `#[inline(always)]`, a closure too
+//! (`#[inline(always)] |x| …`), as is everything it calls: a step that stays a function of
+//! its own is compiled for the baseline processor, one element at a time.
 //!
 //! Nothing is reordered: each element is computed by `f` alone, and an `f32` operation
 //! rounds the same whether it runs in a lane or on its own, and a fused multiply-add the
@@ -20,8 +22,8 @@ use crate::simd::{Isa, Simd, SimdOp, with_isa};
 /// Elements per step of the loops: one AVX-512 vector.
 const LANES: usize = 16;
 
-/// `xs[i] = f(xs[i])` for every `i`, in vector lanes. `f` should have no branch (see the
-/// [module docs](self)); it gives the same bits either way.
+/// `xs[i] = f(xs[i])` for every `i`, in vector lanes. `f` should have no branch and be
+/// inlined (see the [module docs](self)); it gives the same bits either way.
 ///
 /// # Shapes
 /// `xs`: any length.

@@ -139,6 +139,7 @@ impl Tensor {
                 runs,
                 isa,
                 threads,
+                #[inline(always)]
                 |x| gelu::gelu_tanh_with(x, gelu::sleef_tanhf_branch_free),
                 // Rust's `f32::tanh` calls the C library's `tanhf` on Linux, the very call
                 // ATen makes on its tail.
