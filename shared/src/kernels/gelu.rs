@@ -579,7 +579,8 @@ mod tests {
             near in prop::collection::vec(-12.0f32..12.0, 0..70),
             edges in prop::collection::vec(prop::sample::select(edge_cases()), 0..40),
         ) {
-            check_lanes_against_the_scalar_port(&bits.into_iter().map(f32::from_bits).collect::<Vec<_>>())?;
+            let any: Vec<f32> = bits.into_iter().map(f32::from_bits).collect();
+            check_lanes_against_the_scalar_port(&any)?;
             check_lanes_against_the_scalar_port(&near)?;
             check_lanes_against_the_scalar_port(&edges)?;
         }
