@@ -56,7 +56,8 @@ pub(crate) fn in_ranges(
 /// `out[i] = vector(x[i], y[i])` on the whole blocks of `block` elements of each of
 /// `ranges`, `scalar(x[i], y[i])` on each range's tail; the ranges on the pool's threads,
 /// the blocks in vector lanes (so `vector` should have no branch and be
-/// `#[inline(always)]`, see [`super::lanes`]; it gives the same bits either way).
+/// `#[inline(always)]`, a closure too, to be compiled into the loop that runs the lanes;
+/// it gives the same bits either way).
 ///
 /// # Shapes
 /// `x`, `y`: the same length; `ranges`: adjacent, in order, within it; `block` ≥ 1.
