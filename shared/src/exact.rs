@@ -6,6 +6,10 @@
 //! - [`tanhf_u10`]: the `tanh` of those kernels (SLEEF's, within 1 ulp), and
 //!   [`gelu_ranges`]: how GELU's kernels (forward and backward) cut a tensor between
 //!   threads;
+//! - [`zip_in_ranges`]: the elementwise loop of those kernels' backward passes (whole
+//!   blocks of vectors, then each range's tail), with [`expf_u10_branch_free`] and
+//!   [`tanhf_u10_branch_free`], the same two functions bit for bit without a branch, so
+//!   that the loop runs them in vector lanes;
 //! - [`layer_norm_moments`]: the mean and biased variance of one row as `layer_norm`'s
 //!   kernel computes them (its backward reuses them);
 //! - [`Capability`], [`capability`], [`set_capability`]: which build of PyTorch's CPU
@@ -18,8 +22,14 @@
 //!   quantised weight's rows, dequantised a few at a time).
 
 pub use crate::cpu::{Capability, ThreadSettings, capability, set_capability};
-pub use crate::kernels::gelu::{gelu_ranges, sleef_tanhf as tanhf_u10};
+pub use crate::kernels::elementwise::zip_in_ranges;
+pub use crate::kernels::gelu::{
+    gelu_ranges, sleef_tanhf as tanhf_u10,
+    sleef_tanhf_branch_free as tanhf_u10_branch_free,
+};
 pub use crate::kernels::gemm::gemm_with;
 pub use crate::kernels::row_dots::row_dots_part;
-pub use crate::kernels::vec_math::expf_u10;
+pub use crate::kernels::vec_math::{
+    expf_u10, expf_u10_steps as expf_u10_branch_free,
+};
 pub use crate::kernels::welford::row_moments as layer_norm_moments;

@@ -4,15 +4,16 @@
 //!
 //! - LayerNorm: ATen's kernel, its row sums in 8 lanes, its products fused where the
 //!   compiler fused them, the mean and the inverse deviation of the forward's own sums;
-//! - GELU (tanh): ATen's kernel, SLEEF's `tanh` on whole blocks of two vectors and the C
-//!   library's on the rest;
+//! - GELU (tanh): ATen's kernel, SLEEF's `tanh` on whole blocks of two vectors (in vector
+//!   lanes) and the C library's on the rest;
 //! - RMSNorm: autograd's chain through the operations the formula is made of (`pow`,
 //!   `mean`, `rsqrt`, two products), added up as autograd adds a tensor's uses;
 //! - SiLU: ATen's kernel, with SLEEF's `exp` on whole blocks and the C library's on the
 //!   rest.
 
 use shared::exact::{
-    Capability, capability, expf_u10, gelu_ranges, layer_norm_moments, tanhf_u10,
+    Capability, capability, expf_u10_branch_free, gelu_ranges, layer_norm_moments,
+    tanhf_u10_branch_free, zip_in_ranges,
 };
 use shared::nn::{LayerNorm, RMSNorm};
 use shared::{Tensor, get_num_threads};
@@ -109,6 +110,8 @@ pub fn layer_norm_backward_in_pytorch_order(
 const KAPPA3: f32 = 0.134_144_99;
 
 /// The tanh GELU's slope at `x` as ATen's backward computes it, with the `tanh` given.
+/// Always inlined, so that the loop of whole vectors runs it in vector lanes.
+#[inline(always)]
 fn gelu_slope(x: f32, tanh: impl Fn(f32) -> f32) -> f32 {
     let x_sq = x * x;
     let inner = BETA * KAPPA.mul_add(x_sq * x, x);
@@ -119,25 +122,6 @@ fn gelu_slope(x: f32, tanh: impl Fn(f32) -> f32) -> f32 {
     left_d + ((0.5 * x) * tanh_d) * inner_d
 }
 
-/// ATen's elementwise loop: every range in blocks of two vectors (`vector`) and a tail
-/// (`scalar`).
-fn blocks_and_tail(
-    n: usize,
-    ranges: Vec<std::ops::Range<usize>>,
-    vector: impl Fn(usize) -> f32,
-    scalar: impl Fn(usize) -> f32,
-) -> Vec<f32> {
-    let block = 2 * lanes();
-    let mut out = vec![0.0f32; n];
-    for range in ranges {
-        let whole = range.start + range.len() / block * block;
-        for i in range.clone() {
-            out[i] = if i < whole { vector(i) } else { scalar(i) };
-        }
-    }
-    out
-}
-
 /// [`gelu_backward`](crate::backward::gelu::gelu_backward) as ATen's kernel computes it.
 ///
 /// # Shapes
@@ -145,11 +129,15 @@ fn blocks_and_tail(
 pub fn gelu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let (xs, gs) = (x.to_vec(), grad_y.to_vec());
     let ranges = gelu_ranges(xs.len(), get_num_threads());
-    let out = blocks_and_tail(
-        xs.len(),
-        ranges,
-        |i| gs[i] * gelu_slope(xs[i], tanhf_u10),
-        |i| gs[i] * gelu_slope(xs[i], f32::tanh),
+    let out = zip_in_ranges(
+        &xs,
+        &gs,
+        &ranges,
+        2 * lanes(),
+        // Compiled into the loop of whole vectors, to run in its lanes.
+        #[inline(always)]
+        |x, g| g * gelu_slope(x, tanhf_u10_branch_free),
+        |x, g| g * gelu_slope(x, f32::tanh),
     );
     Tensor::from_vec(out, x.sizes())
 }
@@ -157,7 +145,9 @@ pub fn gelu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
 /// ATen's grain: an elementwise loop over fewer elements stays on one thread.
 const GRAIN: usize = 32768;
 
-/// SiLU's slope times `g` as ATen's backward computes it, with the `exp` given.
+/// SiLU's slope times `g` as ATen's backward computes it, with the `exp` given (inlined
+/// into the vector loop, as [`gelu_slope`]).
+#[inline(always)]
 fn silu_grad(g: f32, x: f32, exp: impl Fn(f32) -> f32) -> f32 {
     let s = 1.0 / (1.0 + exp(-x));
     (g * s) * x.mul_add(1.0 - s, 1.0)
@@ -172,15 +162,19 @@ pub fn silu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let n = xs.len();
     let tasks = get_num_threads().max(1).min(n.div_ceil(GRAIN)).max(1);
     let chunk = n.div_ceil(tasks).max(1);
-    let ranges = (0..n)
+    let ranges: Vec<_> = (0..n)
         .step_by(chunk)
         .map(|s| s..(s + chunk).min(n))
         .collect();
-    let out = blocks_and_tail(
-        n,
-        ranges,
-        |i| silu_grad(gs[i], xs[i], expf_u10),
-        |i| silu_grad(gs[i], xs[i], f32::exp),
+    let out = zip_in_ranges(
+        &xs,
+        &gs,
+        &ranges,
+        2 * lanes(),
+        // Compiled into the loop of whole vectors, to run in its lanes.
+        #[inline(always)]
+        |x, g| silu_grad(g, x, expf_u10_branch_free),
+        |x, g| silu_grad(g, x, f32::exp),
     );
     Tensor::from_vec(out, x.sizes())
 }

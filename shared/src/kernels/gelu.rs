@@ -16,12 +16,16 @@
 //! (`tests/fixtures/norm_fixtures.json`), bit for bit.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
+use super::elementwise::in_ranges;
+
 /// `2^q` for `q` in the normal exponent range, built from the exponent bits.
+#[inline(always)]
 fn pow2i(q: i32) -> f32 {
     f32::from_bits(((q + 127) as u32) << 23)
 }
 
 /// `d · 2^q` in two steps, so that `q` may reach twice the exponent range without overflow.
+#[inline(always)]
 fn ldexp2(d: f32, q: i32) -> f32 {
     d * pow2i(q >> 1) * pow2i(q - (q >> 1))
 }
@@ -34,6 +38,7 @@ struct Df {
 }
 
 impl Df {
+    #[inline(always)]
     fn neg(self) -> Df {
         Df {
             hi: -self.hi,
@@ -42,6 +47,7 @@ impl Df {
     }
 
     /// `self + y` for any magnitudes (SLEEF's `dfadd2_vf2_vf2_vf`).
+    #[inline(always)]
     fn add2_f(self, y: f32) -> Df {
         let hi = self.hi + y;
         let v = hi - self.hi;
@@ -50,6 +56,7 @@ impl Df {
     }
 
     /// `self + y` for any magnitudes, both double-float (`dfadd2_vf2_vf2_vf2`).
+    #[inline(always)]
     fn add2(self, y: Df) -> Df {
         let hi = self.hi + y.hi;
         let v = hi - self.hi;
@@ -58,6 +65,7 @@ impl Df {
     }
 
     /// `self + y` when `|self| >= |y|` (`dfadd_vf2_vf2_vf2`).
+    #[inline(always)]
     fn add(self, y: Df) -> Df {
         let hi = self.hi + y.hi;
         let lo = (((self.hi - hi) + y.hi) + self.lo) + y.lo;
@@ -66,6 +74,7 @@ impl Df {
 
     /// `self · y` for a plain float `y`; the fused multiply-add recovers the product's
     /// rounding error exactly.
+    #[inline(always)]
     fn mul_f(self, y: f32) -> Df {
         let hi = self.hi * y;
         let lo = self.lo.mul_add(y, self.hi.mul_add(y, -hi));
@@ -73,6 +82,7 @@ impl Df {
     }
 
     /// `self · y`, both double-float.
+    #[inline(always)]
     fn mul(self, y: Df) -> Df {
         let hi = self.hi * y.hi;
         let lo = self
@@ -82,6 +92,7 @@ impl Df {
     }
 
     /// `self²`.
+    #[inline(always)]
     fn square(self) -> Df {
         let hi = self.hi * self.hi;
         let lo = (self.hi + self.hi).mul_add(self.lo, self.hi.mul_add(self.hi, -hi));
@@ -89,6 +100,7 @@ impl Df {
     }
 
     /// `1 / self`.
+    #[inline(always)]
     fn recip(self) -> Df {
         let hi = 1.0 / self.hi;
         let lo = hi * (-self.lo).mul_add(hi, (-self.hi).mul_add(hi, 1.0));
@@ -96,6 +108,7 @@ impl Df {
     }
 
     /// `self / m`.
+    #[inline(always)]
     fn div(self, m: Df) -> Df {
         let r = 1.0 / m.hi;
         let hi = self.hi * r;
@@ -114,6 +127,7 @@ const LN2_LO: f32 = 1.428606765330187e-06;
 
 /// `e^a` as a double-float for `a >= 0` (SLEEF's `expk2f`): `a = q·ln 2 + s`, a polynomial
 /// for `e^s`, then the scale `2^q`.
+#[inline(always)]
 fn exp_df(a: f32) -> Df {
     let q = (a * LOG2_E).round_ties_even() as i32;
     let qf = q as f32;
@@ -153,6 +167,27 @@ pub fn sleef_tanhf(x: f32) -> f32 {
         y = 1.0;
     }
     y.copysign(x)
+}
+
+/// [`sleef_tanhf`] without a branch, for vector lanes: the same operations in the same
+/// order, every lane computing all of them, and a choice of value (a `select` in each
+/// lane) where the scalar port returns early or overrides. The same bits for every `x`.
+///
+/// # Shapes
+/// One float in, one float out.
+#[inline(always)]
+pub fn sleef_tanhf_branch_free(x: f32) -> f32 {
+    let a = x.abs();
+    let d = exp_df(a);
+    let e = d.recip();
+    let q = d.add(e.neg()).div(d.add(e));
+    let y = q.hi + q.lo;
+    let y = if a > 8.664339742 || y.is_nan() {
+        1.0
+    } else {
+        y
+    };
+    if x.is_nan() { x } else { y.copysign(x) }
 }
 
 /// SLEEF's `expf` (1-ulp version), in single-float arithmetic.
@@ -232,6 +267,7 @@ const GELU_KAPPA: f32 = 0.044715;
 /// The tanh approximation `0.5·x·(1 + tanh(β·(x + κ·x³)))`, with the `tanh` the caller
 /// passes (SLEEF's on vector blocks, the C library's on the tail). The compiler fused
 /// `x + κ·x³` into one multiply-add in both of ATen's loops.
+#[inline(always)]
 pub(crate) fn gelu_tanh_with(x: f32, tanh: impl Fn(f32) -> f32) -> f32 {
     let cube = (x * x) * x;
     let inner = GELU_BETA * GELU_KAPPA.mul_add(cube, x);
@@ -425,47 +461,130 @@ pub fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
-/// ATen's vectorised loop over one range: whole blocks of two vectors take `vector`, the
-/// leftover tail takes `scalar`.
-pub(crate) fn blocks_and_tail(
-    xs: &mut [f32],
-    block: usize,
-    vector: impl Fn(f32) -> f32,
-    scalar: impl Fn(f32) -> f32,
-) {
-    let whole = xs.len() / block * block;
-    let (body, tail) = xs.split_at_mut(whole);
-    body.iter_mut().for_each(|x| *x = vector(*x));
-    tail.iter_mut().for_each(|x| *x = scalar(*x));
-}
-
 /// ATen's native GELU kernel on values laid out as it walks them (`runs`: the contiguous
 /// runs of memory it hands to its inner loop): `vector` on whole blocks of two vectors,
-/// `scalar` on each range's tail.
+/// `scalar` on each range's tail (see [`super::elementwise`]).
 pub(crate) fn aten_gelu(
     values: &mut [f32],
     runs: usize,
     isa: Width,
     threads: usize,
-    vector: impl Fn(f32) -> f32 + Copy,
-    scalar: impl Fn(f32) -> f32 + Copy,
+    vector: impl Fn(f32) -> f32 + Sync + Copy,
+    scalar: impl Fn(f32) -> f32 + Sync + Copy,
 ) {
     let block = 2 * isa.lanes();
     let run_len = values.len() / runs.max(1);
-    let ranges = if runs == 1 {
+    let ranges: Vec<_> = if runs == 1 {
         gelu_ranges(values.len(), threads)
     } else {
         (0..runs).map(|r| r * run_len..(r + 1) * run_len).collect()
     };
-    for range in ranges {
-        let xs = &mut values[range];
-        blocks_and_tail(xs, block, vector, scalar);
-    }
+    in_ranges(values, &ranges, block, vector, scalar);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::lanes::map_in_lanes;
+    use proptest::prelude::*;
+
+    /// Where the tanh's steps change course, with both signs: zeros, the smallest floats,
+    /// the arguments where `exp_df`'s `q` steps up (`|x|·log₂e` half-way between two
+    /// integers) and the floats beside them, the cut-off past which the answer is 1 and the
+    /// floats beside it, where the exponential overflows, and the special values (NaNs with
+    /// payloads among them).
+    fn edge_cases() -> Vec<f32> {
+        let mut magnitudes = vec![
+            0.0,
+            f32::from_bits(1),
+            f32::MIN_POSITIVE,
+            1e-20,
+            1e-7,
+            0.5,
+            1.0,
+            9.0,
+            20.0,
+            88.0,
+            89.0,
+            1e10,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            f32::from_bits(0x7FC0_1234),
+            f32::from_bits(0x7F80_0001),
+        ];
+        for k in 0..16 {
+            let step = (k as f32 + 0.5) / LOG2_E;
+            magnitudes.extend([step.next_down(), step, step.next_up()]);
+        }
+        let cut = 8.664339742f32;
+        magnitudes.extend([cut.next_down(), cut, cut.next_up()]);
+        magnitudes.iter().flat_map(|&m| [m, -m]).collect()
+    }
+
+    /// The branch-free tanh of each of `xs` in the vector loop (compiled for this
+    /// processor's vectors and fused multiply-adds), against the scalar port, bit for bit;
+    /// and GELU's tanh form around each.
+    fn check_lanes_against_the_scalar_port(xs: &[f32]) -> Result<(), TestCaseError> {
+        let mut tanh = xs.to_vec();
+        map_in_lanes(&mut tanh, sleef_tanhf_branch_free);
+        let mut gelu = xs.to_vec();
+        map_in_lanes(
+            &mut gelu,
+            #[inline(always)]
+            |x| gelu_tanh_with(x, sleef_tanhf_branch_free),
+        );
+        for ((&x, t), g) in xs.iter().zip(tanh).zip(gelu) {
+            let bits = x.to_bits();
+            prop_assert_eq!(
+                t.to_bits(),
+                sleef_tanhf(x).to_bits(),
+                "tanh({:e}) [{:#x}]",
+                x,
+                bits
+            );
+            let expected = gelu_tanh_with(x, sleef_tanhf);
+            prop_assert_eq!(
+                g.to_bits(),
+                expected.to_bits(),
+                "gelu({:e}) [{:#x}]",
+                x,
+                bits
+            );
+            let one = sleef_tanhf_branch_free(x);
+            prop_assert_eq!(one.to_bits(), t.to_bits(), "one at a time, {:e}", x);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_lanes_tanh_is_the_scalar_port_at_the_edges() -> Result<(), TestCaseError> {
+        check_lanes_against_the_scalar_port(&edge_cases())
+    }
+
+    #[test]
+    fn the_lanes_tanh_is_the_scalar_port_across_all_floats()
+    -> Result<(), TestCaseError> {
+        // One bit pattern in 1009: every exponent, both signs, NaNs and infinities.
+        let xs: Vec<f32> = (0..=u32::MAX / 1009)
+            .map(|k| f32::from_bits(k * 1009))
+            .collect();
+        check_lanes_against_the_scalar_port(&xs)
+    }
+
+    proptest! {
+        #[test]
+        fn the_lanes_tanh_is_the_scalar_port(
+            bits in prop::collection::vec(any::<u32>(), 0..70),
+            near in prop::collection::vec(-12.0f32..12.0, 0..70),
+            edges in prop::collection::vec(prop::sample::select(edge_cases()), 0..40),
+        ) {
+            let any: Vec<f32> = bits.into_iter().map(f32::from_bits).collect();
+            check_lanes_against_the_scalar_port(&any)?;
+            check_lanes_against_the_scalar_port(&near)?;
+            check_lanes_against_the_scalar_port(&edges)?;
+        }
+    }
 
     #[test]
     fn ranges_follow_the_thread_split() {

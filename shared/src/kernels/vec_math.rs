@@ -44,9 +44,13 @@ unsafe fn expf_u10_fma(d: f32) -> f32 {
     expf_u10_steps(d)
 }
 
-/// The steps of [`expf_u10`].
+/// The steps of [`expf_u10`], without a branch (each `if` picks a value, a `select` in a
+/// vector lane): the loops that run it in vector lanes call it directly.
+///
+/// # Shapes
+/// One float in, one float out.
 #[inline(always)]
-pub(super) fn expf_u10_steps(d: f32) -> f32 {
+pub fn expf_u10_steps(d: f32) -> f32 {
     const R_LN2: f32 = f32::from_bits(0x3fb8_aa3b); // 1/ln 2
     // ln 2 split in two floats: `q·L2U` is exact for the q that occur, `L2L` adds the rest.
     const L2U: f32 = f32::from_bits(0x3f31_7200);

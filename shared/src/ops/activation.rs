@@ -139,7 +139,8 @@ impl Tensor {
                 runs,
                 isa,
                 threads,
-                |x| gelu::gelu_tanh_with(x, gelu::sleef_tanhf),
+                #[inline(always)]
+                |x| gelu::gelu_tanh_with(x, gelu::sleef_tanhf_branch_free),
                 // Rust's `f32::tanh` calls the C library's `tanhf` on Linux, the very call
                 // ATen makes on its tail.
                 |x| gelu::gelu_tanh_with(x, f32::tanh),
