@@ -7,7 +7,10 @@
 //! scalar steps (no operation is reordered or fused differently), so every result has the
 //! bits of [`expf_u10`].
 
-use super::vec_math::{expf_u10, expf_u10_steps, glibc_expf};
+use super::vec_math::{expf_u10, glibc_expf};
+// The steps inlined into the loop compiled for AVX2, which only x86-64 has.
+#[cfg(target_arch = "x86_64")]
+use super::vec_math::expf_u10_steps;
 
 /// `out[i] = expf_u10(x[i] − shift)`: the vector lanes' `exp` of a row less its maximum.
 ///
