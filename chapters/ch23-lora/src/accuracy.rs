@@ -3,6 +3,7 @@
 
 use ch15_modern_layer::{Recipe, TinyModel};
 use ch20_real_model::generate::{Choice, Limits, generate};
+use ch20_real_model::model::pack_weights;
 use ch20_real_model::tokenizer::decode;
 
 use crate::error::LoraError;
@@ -45,6 +46,10 @@ pub fn answer_all(
         eos: Some(encoder.eos),
         context_length,
     };
+    // Every prompt goes through the same weights: pack them once for the products of the
+    // prompts (chapter 20's narrative does the same), not once per prompt. The packed copy
+    // lives until the answers are in, while nothing writes the weights.
+    let _packed = pack_weights(model);
     let mut all = Vec::with_capacity(sums.len());
     for (n, sum) in sums.iter().enumerate() {
         let prompt = encoder.prompt_ids(sum)?;
