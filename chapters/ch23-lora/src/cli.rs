@@ -17,8 +17,8 @@ use crate::adapter::{Adapter, LoraConfig};
 use crate::error::LoraError;
 use crate::examples::Encoder;
 use crate::setup::{
-    ALPHA, BATCH, EVAL_EVERY, HELD_OUT, LR, RANK, SEED, SHOWN, TRAIN_STEPS,
-    SAVED, TRAIN_TARGETS, TRAINED, in_workspace,
+    ALPHA, BATCH, EVAL_EVERY, HELD_OUT, LR, RANK, SAVED, SEED, SHOWN, TRAIN_STEPS,
+    TRAIN_TARGETS, TRAINED, in_workspace,
 };
 use crate::task::{Sum, split};
 use crate::train::{Schedule, run};

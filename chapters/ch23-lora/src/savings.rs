@@ -25,8 +25,13 @@ pub struct Trained {
 ///
 /// # Shapes
 /// `projections`: one `(d_out, d_in)` per adapted projection of a layer.
-pub fn trained(rank: usize, n_layers: usize, projections: &[(usize, usize)]) -> Trained {
-    let per_layer: usize = projections.iter().map(|&(d_out, d_in)| d_out * d_in).sum();
+pub fn trained(
+    rank: usize,
+    n_layers: usize,
+    projections: &[(usize, usize)],
+) -> Trained {
+    let per_layer: usize =
+        projections.iter().map(|&(d_out, d_in)| d_out * d_in).sum();
     Trained {
         lora: trainable_numbers(rank, n_layers, projections),
         full: n_layers * per_layer,
@@ -54,7 +59,10 @@ pub fn report(rank: usize, targets: &[Target]) -> Vec<String> {
     let t = trained(rank, SMOLLM2_LAYERS, &projections);
     let megabytes = |n: usize| (n * BYTES_PER_TRAINED) as f64 / 1e6;
     vec![
-        format!("{} (rank {rank}, {SMOLLM2_LAYERS} layers):", names.join(",")),
+        format!(
+            "{} (rank {rank}, {SMOLLM2_LAYERS} layers):",
+            names.join(",")
+        ),
         format!(
             "  LoRA:    {:>11} numbers train; gradients and moments {:>7.1} MB",
             t.lora,

@@ -68,7 +68,8 @@ fn the_committed_adapters_greedy_answers_are_pytorch_and_pefts() {
             .map(|b| format!("{b:02x}"))
             .collect();
         assert_eq!(
-            now, made_with,
+            now,
+            made_with,
             "{} has changed since tests/fixtures/real_answers.json was made from it \
              (sha256 {now}, the fixture's {made_with}): regenerate the fixture with\n  {}",
             file.display(),
@@ -76,7 +77,10 @@ fn the_committed_adapters_greedy_answers_are_pytorch_and_pefts() {
         );
     }
     let Some(path) = model_path() else { return };
-    assert_eq!(expected["max_new_tokens"].as_u64(), Some(ANSWER_TOKENS as u64));
+    assert_eq!(
+        expected["max_new_tokens"].as_u64(),
+        Some(ANSWER_TOKENS as u64)
+    );
     let mut loaded = load(&path, |_, _| {}).expect("the model loads");
     let encoder = Encoder::new(&loaded).unwrap();
     assert_eq!(expected["eos"].as_u64(), Some(u64::from(encoder.eos)));
@@ -100,7 +104,11 @@ fn the_committed_adapters_greedy_answers_are_pytorch_and_pefts() {
             ours.pop();
         }
         let reply = decode(&encoder.tokenizer, &ours).unwrap();
-        assert_eq!(reply, want["reply"].as_str().unwrap(), "the reply to {question}");
+        assert_eq!(
+            reply,
+            want["reply"].as_str().unwrap(),
+            "the reply to {question}"
+        );
     }
 }
 
