@@ -358,7 +358,12 @@ fn train(seed: Seed, options: &Options) -> Result<(), LoraError> {
         );
     }
     save_for(&adapter, &loaded.path, &dir)?;
-    println!("saved the adapter in {}", dir.display());
+    // --eval, --chat and --prompt use the chapter's adapter unless told otherwise.
+    println!(
+        "saved the adapter in {}: --adapter {} answers with it",
+        dir.display(),
+        dir.display()
+    );
     Ok(())
 }
 
@@ -373,12 +378,11 @@ pub fn save_dir(save: Option<&Path>, default: &Path) -> Result<PathBuf, LoraErro
         .iter()
         .any(|file| default.join(file).exists())
     {
+        let shown = default.display();
         return Err(LoraError::Settings(format!(
-            "--train: {} already holds an adapter, and --train without --save never \
-             replaces one: pass --save DIR to save in another folder, or --save {} to \
-             replace it",
-            default.display(),
-            default.display()
+            "--train: {shown} already holds an adapter, and --train without --save never \
+             replaces one: pass --save DIR to save in another folder, or --save {shown} \
+             to replace it"
         )));
     }
     Ok(default.to_path_buf())
