@@ -33,9 +33,19 @@ steps; the gradients are zeroed. Losses are printed :.4f.
     python reference/ch23_lora.py --real models/SmolLM2-135M-Instruct.Q4_1.gguf
         The first steps on SmolLM2 (batch 2, lr 1e-3), their losses as JSON:
         chapters/ch23-lora/tests/fixtures/real_losses.json.
+    python reference/ch23_lora.py --answers models/SmolLM2-135M-Instruct.Q4_1.gguf
+        SmolLM2 with the chapter's committed adapter (chapters/ch23-lora/data/adapter,
+        loaded by PeftModel and merged into the weights by merge_and_unload, as the chapter
+        merges it) answers the first 20 held-out sums of seed 23 by greedy decoding
+        (generate, up to 16 new tokens, stopping at the end token), with the course's RoPE
+        tables (chapter 20's one patch) and, to measure the patch, without them: the
+        prompts' ids, the new ids and their text, and the adapter's files' sha256, as JSON:
+        chapters/ch23-lora/tests/fixtures/real_answers.json. Run it again whenever the
+        committed adapter changes (the chapter's test says so when the sha256 differs).
 """
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -61,6 +71,8 @@ RANK, ALPHA, TARGETS = 8, 16.0, ["q_proj", "v_proj"]
 BATCH = 8
 TINY_STEPS, TINY_LR = 8, 1e-2
 REAL_STEPS, REAL_BATCH, REAL_LR = 3, 2, 1e-3
+TRAINED = os.path.join(ROOT, "chapters", "ch23-lora", "data", "adapter")
+ANSWERS, ANSWER_TOKENS = 20, 16
 EXAMPLE = (17, 25)
 IGNORE = -100
 
@@ -139,6 +151,7 @@ def real(path):
 
     encoder = Encoder(lambda t: tok(t, add_special_tokens=False).input_ids,
                       tok.eos_token_id, chat)
+    encoder.decode = tok.decode
     return model, encoder
 
 
@@ -300,14 +313,65 @@ def real_losses(path):
     print(json.dumps(losses))
 
 
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def greedy(model, ids, eos):
+    """The new ids of greedy decoding after `ids`, the end token kept when it comes."""
+    out = model.generate(torch.tensor([ids]), max_new_tokens=ANSWER_TOKENS, do_sample=False,
+                         temperature=None, top_k=None, top_p=None, eos_token_id=eos,
+                         pad_token_id=eos)
+    return out[0, len(ids):].tolist()
+
+
+def real_answers(path):
+    # Chapter 20's patch (the course's RoPE tables) and its record of the machine; imported
+    # here, since that module turns gradients off for the whole process.
+    from ch20_real_model import patch_rope, versions
+
+    base, encoder = real(path)
+    model = PeftModel.from_pretrained(base, TRAINED).merge_and_unload().eval()
+    torch.manual_seed(SEED)
+    _, held_out = split()
+    sums = held_out[:ANSWERS]
+    prompts = [encoder.encode(encoder.prompt(s)) for s in sums]
+    with torch.no_grad():
+        unpatched = [greedy(model, ids, encoder.eos) for ids in prompts]
+        patch_rope(model)
+        patched = [greedy(model, ids, encoder.eos) for ids in prompts]
+    answers = []
+    for s, ids, new, plain in zip(sums, prompts, patched, unpatched):
+        reply = new[:-1] if new and new[-1] == encoder.eos else new
+        answers.append({"question": question(s), "prompt_ids": ids, "greedy": new,
+                        "reply": encoder.decode(reply), "greedy_unpatched": plain})
+    adapter = {name: sha256(os.path.join(TRAINED, name))
+               for name in ("adapter_config.json", "adapter_model.safetensors")}
+    out = {"seed": SEED, "max_new_tokens": ANSWER_TOKENS, "eos": encoder.eos,
+           "adapter": os.path.relpath(TRAINED, ROOT), "adapter_sha256": adapter,
+           "model": os.path.basename(path), "answers": answers,
+           "made_on": dict(versions(), peft=__import__("peft").__version__)}
+    target = os.path.join(FIXTURES, "real_answers.json")
+    with open(target, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    same = sum(a["greedy"] == a["greedy_unpatched"] for a in answers)
+    print(f"wrote {os.path.relpath(target, ROOT)}: {len(answers)} answers, "
+          f"{same} the same without the RoPE patch")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--fixtures", action="store_true")
     parser.add_argument("--real", metavar="GGUF")
+    parser.add_argument("--answers", metavar="GGUF")
     args = parser.parse_args()
     if args.fixtures:
         fixtures()
+    elif args.answers:
+        real_answers(args.answers)
     elif args.real:
         real_losses(args.real)
     else:

@@ -112,7 +112,8 @@ for script in "$here"/ch[0-9][0-9]_*.py; do
         continue
     fi
     # Chapter 23's script needs peft; it also writes the chapter's test fixtures (running
-    # cargo for the course's adapter), and with the model the first steps on SmolLM2.
+    # cargo for the course's adapter), and with the model the first steps on SmolLM2 and
+    # the committed adapter's greedy answers (run again whenever that adapter changes).
     if [ "$name" = ch23_lora ]; then
         if ! { ch20_packages && "$PYTHON" -c 'import peft' 2>/dev/null; }; then
             echo "regenerate.sh: $name skipped: $PYTHON lacks peft or transformers (see requirements.txt)" >&2
@@ -121,6 +122,7 @@ for script in "$here"/ch[0-9][0-9]_*.py; do
         "$PYTHON" "$script" --fixtures
         if ch20_model_here; then
             "$PYTHON" "$script" --real "$ch20_model"
+            "$PYTHON" "$script" --answers "$ch20_model"
         fi
     fi
     out="$here/expected/${name//_/-}.txt"

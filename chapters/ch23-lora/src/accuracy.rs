@@ -29,6 +29,34 @@ impl Answered {
     }
 }
 
+/// The model's greedy reply to `sum`: the new ids, up to [`ANSWER_TOKENS`] of them, the
+/// end-of-reply token last when the model chose it.
+///
+/// # Shapes
+/// Returns at most `ANSWER_TOKENS` ids.
+pub fn reply_ids(
+    model: &TinyModel,
+    recipe: &Recipe,
+    encoder: &Encoder,
+    context_length: usize,
+    sum: &Sum,
+) -> Result<Vec<u32>, LoraError> {
+    let limits = Limits {
+        max_new_tokens: ANSWER_TOKENS,
+        eos: Some(encoder.eos),
+        context_length,
+    };
+    let prompt = encoder.prompt_ids(sum)?;
+    Ok(generate(
+        model,
+        recipe,
+        &prompt,
+        Choice::Greedy,
+        &limits,
+        |_| {},
+    )?)
+}
+
 /// The model's greedy reply to each sum.
 ///
 /// # Shapes
@@ -41,20 +69,13 @@ pub fn answer_all(
     sums: &[Sum],
     mut progress: impl FnMut(usize),
 ) -> Result<Vec<Answered>, LoraError> {
-    let limits = Limits {
-        max_new_tokens: ANSWER_TOKENS,
-        eos: Some(encoder.eos),
-        context_length,
-    };
     // Every prompt goes through the same weights: pack them once for the products of the
     // prompts (chapter 20's narrative does the same), not once per prompt. The packed copy
     // lives until the answers are in, while nothing writes the weights.
     let _packed = pack_weights(model);
     let mut all = Vec::with_capacity(sums.len());
     for (n, sum) in sums.iter().enumerate() {
-        let prompt = encoder.prompt_ids(sum)?;
-        let mut ids =
-            generate(model, recipe, &prompt, Choice::Greedy, &limits, |_| {})?;
+        let mut ids = reply_ids(model, recipe, encoder, context_length, sum)?;
         if ids.last() == Some(&encoder.eos) {
             ids.pop();
         }

@@ -17,7 +17,7 @@ use crate::adapter::{Adapter, LoraConfig};
 use crate::error::LoraError;
 use crate::examples::Encoder;
 use crate::setup::{
-    ALPHA, BATCH, EVAL_EVERY, HELD_OUT, LR, RANK, SEED, SHOWN, TRAIN_STEPS,
+    ALPHA, BATCH, EVAL_EVERY, HELD_OUT, LR, RANK, SAVED, SEED, SHOWN, TRAIN_STEPS,
     TRAIN_TARGETS, TRAINED, in_workspace,
 };
 use crate::task::{Sum, split};
@@ -29,7 +29,8 @@ use ch11_training::adamw::AdamW;
 #[derive(clap::Args, Clone, Debug)]
 pub struct Options {
     /// Fine-tune SmolLM2 on the sums (minutes: use `cargo run --release`), then save the
-    /// adapter (see --save).
+    /// adapter (see --save). Without --save it refuses to start when adapters/sums
+    /// already holds an adapter.
     #[arg(long)]
     pub train: bool,
     /// Answer all the held-out sums by greedy decoding, before and after the adapter.
@@ -58,7 +59,9 @@ pub struct Options {
         conflicts_with_all = ["train", "eval", "prompt", "chat"]
     )]
     pub merge_to: Option<PathBuf>,
-    /// Where --train saves its adapter.
+    /// Where --train saves its adapter, replacing any adapter already in DIR. Without it,
+    /// adapters/sums at the workspace's root (which git ignores), and only when no adapter
+    /// is there yet.
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
     /// The adapters' rank.
@@ -289,6 +292,8 @@ fn bar(len: u64, what: &str) -> ProgressBar {
 
 /// `--train`: fine-tunes, measuring the held-out accuracy every `--eval-every` steps.
 fn train(seed: Seed, options: &Options) -> Result<(), LoraError> {
+    // Refused before the minutes of training, not after them.
+    let dir = save_dir(options.save.as_deref(), &in_workspace(SAVED))?;
     let loaded = model(options)?;
     let encoder = Encoder::new(&loaded)?;
     manual_seed(seed.or(SEED));
@@ -352,13 +357,35 @@ fn train(seed: Seed, options: &Options) -> Result<(), LoraError> {
             start.elapsed().as_secs_f64() / f64::from(done)
         );
     }
-    let dir = options
-        .save
-        .clone()
-        .unwrap_or_else(|| in_workspace(TRAINED));
     save_for(&adapter, &loaded.path, &dir)?;
-    println!("saved the adapter in {}", dir.display());
+    // --eval, --chat and --prompt use the chapter's adapter unless told otherwise.
+    println!(
+        "saved the adapter in {}: --adapter {} answers with it",
+        dir.display(),
+        dir.display()
+    );
     Ok(())
+}
+
+/// The folder `--train` saves in: `save` (`--save DIR`), whose adapter, if it holds one,
+/// the new one replaces; or else `default`, which must not hold an adapter yet, since a
+/// run nobody pointed at a folder must not replace what is in it.
+pub fn save_dir(save: Option<&Path>, default: &Path) -> Result<PathBuf, LoraError> {
+    if let Some(dir) = save {
+        return Ok(dir.to_path_buf());
+    }
+    if [peft::CONFIG, peft::WEIGHTS]
+        .iter()
+        .any(|file| default.join(file).exists())
+    {
+        let shown = default.display();
+        return Err(LoraError::Settings(format!(
+            "--train: {shown} already holds an adapter, and --train without --save never \
+             replaces one: pass --save DIR to save in another folder, or --save {shown} \
+             to replace it"
+        )));
+    }
+    Ok(default.to_path_buf())
 }
 
 /// Saves `adapter`, naming the model it was made for.

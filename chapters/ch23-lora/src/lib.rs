@@ -11,7 +11,8 @@
 //! - [`masked_loss`]: cross-entropy with an ignore index, the loss on the answer alone;
 //! - [`lora`]: one adapter beside one projection, its forward, backward and merge;
 //! - [`targets`], [`adapter`] and [`count`]: which projections, the adapters of a whole
-//!   model, and how many numbers they train;
+//!   model, and how many numbers they train; [`savings`]: the memory that spares against
+//!   training the same projections in full;
 //! - [`forward`] and [`backward`]: the model with its adapters, and the backward pass
 //!   through the frozen model that computes only the adapters' weight gradients;
 //! - [`train`]: a step of AdamW on the adapters;
@@ -43,6 +44,7 @@ pub mod lora;
 pub mod masked_loss;
 pub mod narrative;
 pub mod peft;
+pub mod savings;
 pub mod setup;
 pub mod targets;
 pub mod task;

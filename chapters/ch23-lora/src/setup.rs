@@ -46,6 +46,9 @@ pub const TINY: &str = "chapters/ch20-real-model/fixtures/tiny-llama";
 pub const SHOWN: usize = 10;
 /// The trained adapter the chapter ships, relative to the workspace root.
 pub const TRAINED: &str = "chapters/ch23-lora/data/adapter";
+/// Where `--train` saves without `--save`, relative to the workspace root: a folder git
+/// ignores, so that a run never replaces the adapter the chapter ships.
+pub const SAVED: &str = "adapters/sums";
 
 /// SmolLM2-135M's layers, ...
 pub const SMOLLM2_LAYERS: usize = 30;
@@ -59,7 +62,8 @@ pub const SMOLLM2_D_FF: usize = 1536;
 /// `relative`, a path from the workspace root, found from this crate's folder (so any
 /// current folder works).
 pub fn in_workspace(relative: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(relative)
+    let chapter = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // chapters/ch23-lora is two folders below the root.
+    let root = chapter.ancestors().nth(2).unwrap_or(chapter);
+    root.join(relative)
 }

@@ -1,7 +1,7 @@
 //! Bad input gets a clear error naming the file or the value, never a panic.
 
 use ch23_lora::adapter::{Adapter, LoraConfig};
-use ch23_lora::cli::{Options, model};
+use ch23_lora::cli::{Options, model, save_dir};
 use ch23_lora::peft;
 use ch23_lora::setup::SEED;
 use ch23_lora::tiny::TinyRun;
@@ -109,4 +109,27 @@ fn a_nan_loss_names_the_step_and_the_learning_rate_to_lower() {
         m.contains("NaN") && m.contains("step 0") && m.contains("--lr"),
         "{m}"
     );
+}
+
+#[test]
+fn train_without_save_refuses_a_default_folder_that_holds_an_adapter() {
+    let workspace = temp("workspace");
+    let default = workspace.join("adapters/sums");
+    // No folder yet, or an empty one: the default is used.
+    assert_eq!(save_dir(None, &default).unwrap(), default);
+    std::fs::create_dir_all(&default).unwrap();
+    assert_eq!(save_dir(None, &default).unwrap(), default);
+    // An adapter there: refused, naming the folder and the way out.
+    let run = TinyRun::new(SEED).unwrap();
+    peft::save(&run.adapter, "tiny-llama", &default).unwrap();
+    let m = message(save_dir(None, &default));
+    assert!(
+        m.contains(&default.display().to_string()) && m.contains("--save DIR"),
+        "{m}"
+    );
+    // Asked for by name, the same folder is replaced.
+    assert_eq!(save_dir(Some(&default), &default).unwrap(), default);
+    let other = workspace.join("mine");
+    assert_eq!(save_dir(Some(&other), &default).unwrap(), other);
+    std::fs::remove_dir_all(&workspace).unwrap();
 }
