@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use ch11_training::adamw::AdamW;
 use ch19_induction_heads::pytorch_order::PytorchOrder;
 use ch20_real_model::loader::{default_model_path, how_to_get_it, load};
+use ch20_real_model::model::pack_weights;
 use ch20_real_model::tokenizer::decode;
 use ch23_lora::accuracy::{ANSWER_TOKENS, reply_ids};
 use ch23_lora::adapter::{Adapter, LoraConfig};
@@ -92,6 +93,8 @@ fn the_committed_adapters_greedy_answers_are_pytorch_and_pefts() {
     adapter.merge_into(&mut loaded.model);
     let (model, recipe) = (&loaded.model, &loaded.recipe);
     let context = loaded.config.context_length;
+    // As `answer_all` does: the weights packed once for all the prompts.
+    let _packed = pack_weights(model);
     for (sum, want) in asked.iter().zip(theirs) {
         let question = sum.question();
         assert_eq!(question, want["question"].as_str().unwrap());
