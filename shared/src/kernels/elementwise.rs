@@ -2,7 +2,7 @@
 //! blocks and scalar tail compute differently (GELU's and SiLU's, forward and backward).
 //!
 //! A tensor is cut into ranges, one per thread (the kernel decides where: [`gelu_ranges`],
-//! or a range per grain of 32768 elements). Each range is walked in blocks of two vectors,
+//! [`silu_ranges`]). Each range is walked in blocks of two vectors,
 //! computed by the SLEEF function of the vector code, and ends with a tail of fewer than
 //! two vectors, computed by the C library's function; so where a range ends decides which
 //! elements take which function, and the ranges follow PyTorch's thread count
@@ -11,6 +11,7 @@
 //! ([`super::lanes`]), which changes nothing either.
 //!
 //! [`gelu_ranges`]: super::gelu::gelu_ranges
+//! [`silu_ranges`]: super::silu::silu_ranges
 
 use std::ops::Range;
 
@@ -112,12 +113,7 @@ fn pieces<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Runs `f` inside a pool of `threads` threads.
-    fn on(threads: usize, f: impl FnOnce() + Send) {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-        pool.expect("a pool").install(f);
-    }
+    use crate::kernels::parallel::on;
 
     #[test]
     fn each_range_has_its_blocks_and_its_own_tail() {

@@ -17,6 +17,7 @@
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
 use super::elementwise::in_ranges;
+use super::parallel::GRAIN;
 
 /// `2^q` for `q` in the normal exponent range, built from the exponent bits.
 #[inline(always)]
@@ -444,10 +445,9 @@ impl Width {
 }
 
 /// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
-/// tensors stay in one range unless they exceed ATen's usual grain of 32768).
+/// tensors stay in one range unless they exceed ATen's usual grain, [`GRAIN`]).
 pub fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     const GELU_MIN_ELEMENTS_FOR_THREADS: usize = 16384;
-    const GRAIN: usize = 32768;
     let grain = if n > GELU_MIN_ELEMENTS_FOR_THREADS {
         (n / threads.max(1)).max(1)
     } else {
