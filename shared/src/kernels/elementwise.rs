@@ -19,6 +19,18 @@ use rayon::prelude::*;
 
 use super::lanes::{map_in_lanes, zip_in_lanes};
 
+/// ATen's `parallel_for` cut of `n` elements: as many equal ranges as there are `threads`,
+/// but no more than there are whole or partial `grain`s (at least one range of a non-empty
+/// tensor; none of an empty one).
+pub(crate) fn ranges(n: usize, threads: usize, grain: usize) -> Vec<Range<usize>> {
+    let tasks = threads.max(1).min(n.div_ceil(grain)).max(1);
+    let chunk = n.div_ceil(tasks).max(1);
+    (0..n)
+        .step_by(chunk)
+        .map(|start| start..(start + chunk).min(n))
+        .collect()
+}
+
 /// One range of the loop, in place: whole blocks of `block` elements take `vector` (run in
 /// vector lanes: see [`super::lanes`]), the leftover tail takes `scalar`.
 ///

@@ -16,7 +16,7 @@
 //! (`tests/fixtures/norm_fixtures.json`), bit for bit.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
-use super::elementwise::in_ranges;
+use super::elementwise::{in_ranges, ranges};
 use super::parallel::GRAIN;
 
 /// `2^q` for `q` in the normal exponent range, built from the exponent bits.
@@ -453,12 +453,7 @@ pub fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     } else {
         GRAIN
     };
-    let tasks = threads.max(1).min(n.div_ceil(grain)).max(1);
-    let chunk = n.div_ceil(tasks).max(1);
-    (0..n)
-        .step_by(chunk)
-        .map(|start| start..(start + chunk).min(n))
-        .collect()
+    ranges(n, threads, grain)
 }
 
 /// ATen's native GELU kernel on values laid out as it walks them (`runs`: the contiguous

@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::elementwise::in_ranges;
+use super::elementwise::{in_ranges, ranges};
 use super::gelu::Width;
 use super::parallel::GRAIN;
 use super::vec_math::expf_u10_steps;
@@ -21,12 +21,7 @@ use super::vec_math::expf_u10_steps;
 /// ATen's rule for an elementwise loop, one range per thread, but never a range of less
 /// than a grain ([`GRAIN`]), so that a smaller tensor is one range.
 pub fn silu_ranges(n: usize, threads: usize) -> Vec<Range<usize>> {
-    let tasks = threads.max(1).min(n.div_ceil(GRAIN)).max(1);
-    let chunk = n.div_ceil(tasks).max(1);
-    (0..n)
-        .step_by(chunk)
-        .map(|start| start..(start + chunk).min(n))
-        .collect()
+    ranges(n, threads, GRAIN)
 }
 
 /// `x / (1 + exp(-x))` on contiguous `values`, in place, in ATen's ranges and blocks for
