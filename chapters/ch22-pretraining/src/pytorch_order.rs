@@ -11,9 +11,11 @@
 //! - SiLU: ATen's kernel, with SLEEF's `exp` on whole blocks and the C library's on the
 //!   rest.
 
+use rayon::prelude::*;
 use shared::exact::{
-    Capability, capability, expf_u10_branch_free, gelu_ranges, layer_norm_moments,
-    tanhf_u10_branch_free, zip_in_ranges,
+    Capability, capability, compiled_for_this_processor, expf_u10_branch_free,
+    gelu_ranges, layer_norm_moments, silu_ranges, tanhf_u10_branch_free,
+    zip_in_ranges,
 };
 use shared::nn::{LayerNorm, RMSNorm};
 use shared::{Tensor, get_num_threads};
@@ -34,6 +36,7 @@ fn lanes() -> usize {
 /// products, then each further whole vector's products rounded and added, the last partial
 /// vector's fused into its lanes, the lanes added as `((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7))`.
 /// Fewer than 8 terms: the rounded products left to right.
+#[inline(always)]
 fn lane_reduce(n: usize, p: impl Fn(usize) -> f32, q: impl Fn(usize) -> f32) -> f32 {
     if n < 8 {
         return (1..n).fold(p(0) * q(0), |acc, j| acc + p(j) * q(j));
@@ -51,7 +54,9 @@ fn lane_reduce(n: usize, p: impl Fn(usize) -> f32, q: impl Fn(usize) -> f32) -> 
 
 /// [`layer_norm_backward`](crate::backward::layer_norm::layer_norm_backward) as ATen's
 /// kernel computes it, row by row; the weight's gradient summed over blocks of rows, one
-/// per thread, each from 0, then the blocks in order.
+/// per thread, each from 0, then the blocks in order. The rows, and the weight's blocks,
+/// are shared between the pool's threads, each compiled with fused multiply-adds: every
+/// number is computed by the same steps wherever it runs.
 ///
 /// # Shapes
 /// As the formula.
@@ -69,33 +74,60 @@ pub fn layer_norm_backward_in_pytorch_order(
     let (xs, gs) = (x.to_vec(), grad_y.to_vec());
     let eps = norm.eps as f32;
     let scale = 1.0 / d as f32;
+    let rows = xs.len() / d;
     let mut grad_x = vec![0.0f32; xs.len()];
-    let mut moments = Vec::with_capacity(xs.len() / d);
-    for ((xr, gr), out) in xs.chunks(d).zip(gs.chunks(d)).zip(grad_x.chunks_mut(d)) {
-        let (mean, var) = layer_norm_moments(xr);
-        let a = 1.0 / (var + eps).sqrt();
-        moments.push((mean, a));
-        let ds = lane_reduce(d, |j| gr[j] * xr[j], |j| w[j]);
-        let db = lane_reduce(d, |j| gr[j], |j| w[j]);
-        let b = (((db.mul_add(mean, -ds) * a) * a) * a) * scale;
-        let c = (-b).mul_add(mean, -((db * a) * scale));
-        for j in 0..d {
-            out[j] = b.mul_add(xr[j], (a * gr[j]) * w[j]) + c;
-        }
-    }
-    // The weight: rows in one block per thread, each block's column sums from 0.
-    let rows = moments.len();
+    let mut moments = vec![(0.0f32, 0.0f32); rows];
+    let row_block = rows.div_ceil(rayon::current_num_threads()).max(1);
+    let blocks = grad_x
+        .par_chunks_mut(row_block * d)
+        .zip(moments.par_chunks_mut(row_block));
+    blocks.enumerate().for_each(|(i, (grad_x, moments))| {
+        let rows = i * row_block * d..;
+        let (xs, gs) = (&xs[rows.clone()], &gs[rows]);
+        compiled_for_this_processor(
+            #[inline(always)]
+            || {
+                let each = xs.chunks(d).zip(gs.chunks(d)).zip(grad_x.chunks_mut(d));
+                for (((xr, gr), out), moment) in each.zip(moments) {
+                    let (mean, var) = layer_norm_moments(xr);
+                    let a = 1.0 / (var + eps).sqrt();
+                    *moment = (mean, a);
+                    let ds = lane_reduce(d, |j| gr[j] * xr[j], |j| w[j]);
+                    let db = lane_reduce(d, |j| gr[j], |j| w[j]);
+                    let b = (((db.mul_add(mean, -ds) * a) * a) * a) * scale;
+                    let c = (-b).mul_add(mean, -((db * a) * scale));
+                    for j in 0..d {
+                        out[j] = b.mul_add(xr[j], (a * gr[j]) * w[j]) + c;
+                    }
+                }
+            },
+        )
+    });
+    // The weight: rows in one block per thread, each block's column sums from 0, then
+    // the blocks added in order.
     let per_block = rows.div_ceil(get_num_threads().max(1)).max(1);
+    let block_sums: Vec<Vec<f32>> = (0..rows.div_ceil(per_block))
+        .into_par_iter()
+        .map(|block| {
+            let rows = block * per_block..((block + 1) * per_block).min(rows);
+            compiled_for_this_processor(
+                #[inline(always)]
+                || {
+                    let mut sums = vec![0.0f32; d];
+                    for row in rows {
+                        let (mean, a) = moments[row];
+                        for (j, sum) in sums.iter_mut().enumerate() {
+                            let n = a.mul_add(xs[row * d + j], -(a * mean));
+                            *sum = gs[row * d + j].mul_add(n, *sum);
+                        }
+                    }
+                    sums
+                },
+            )
+        })
+        .collect();
     let mut grad_w = vec![0.0f32; d];
-    for block in (0..rows).collect::<Vec<_>>().chunks(per_block) {
-        let mut sums = vec![0.0f32; d];
-        for &row in block {
-            let (mean, a) = moments[row];
-            for (j, sum) in sums.iter_mut().enumerate() {
-                let n = a.mul_add(xs[row * d + j], -(a * mean));
-                *sum = gs[row * d + j].mul_add(n, *sum);
-            }
-        }
+    for sums in block_sums {
         for (total, sum) in grad_w.iter_mut().zip(sums) {
             *total += sum;
         }
@@ -142,9 +174,6 @@ pub fn gelu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     Tensor::from_vec(out, x.sizes())
 }
 
-/// ATen's grain: an elementwise loop over fewer elements stays on one thread.
-const GRAIN: usize = 32768;
-
 /// SiLU's slope times `g` as ATen's backward computes it, with the `exp` given (inlined
 /// into the vector loop, as [`gelu_slope`]).
 #[inline(always)]
@@ -159,13 +188,7 @@ fn silu_grad(g: f32, x: f32, exp: impl Fn(f32) -> f32) -> f32 {
 /// As the formula.
 pub fn silu_backward_in_pytorch_order(x: &Tensor, grad_y: &Tensor) -> Tensor {
     let (xs, gs) = (x.to_vec(), grad_y.to_vec());
-    let n = xs.len();
-    let tasks = get_num_threads().max(1).min(n.div_ceil(GRAIN)).max(1);
-    let chunk = n.div_ceil(tasks).max(1);
-    let ranges: Vec<_> = (0..n)
-        .step_by(chunk)
-        .map(|s| s..(s + chunk).min(n))
-        .collect();
+    let ranges = silu_ranges(xs.len(), get_num_threads());
     let out = zip_in_ranges(
         &xs,
         &gs,

@@ -2,7 +2,7 @@
 //! blocks and scalar tail compute differently (GELU's and SiLU's, forward and backward).
 //!
 //! A tensor is cut into ranges, one per thread (the kernel decides where: [`gelu_ranges`],
-//! or a range per grain of 32768 elements). Each range is walked in blocks of two vectors,
+//! [`silu_ranges`]). Each range is walked in blocks of two vectors,
 //! computed by the SLEEF function of the vector code, and ends with a tail of fewer than
 //! two vectors, computed by the C library's function; so where a range ends decides which
 //! elements take which function, and the ranges follow PyTorch's thread count
@@ -11,12 +11,25 @@
 //! ([`super::lanes`]), which changes nothing either.
 //!
 //! [`gelu_ranges`]: super::gelu::gelu_ranges
+//! [`silu_ranges`]: super::silu::silu_ranges
 
 use std::ops::Range;
 
 use rayon::prelude::*;
 
 use super::lanes::{map_in_lanes, zip_in_lanes};
+
+/// ATen's `parallel_for` cut of `n` elements: as many equal ranges as there are `threads`,
+/// but no more than there are whole or partial `grain`s (at least one range of a non-empty
+/// tensor; none of an empty one).
+pub(crate) fn ranges(n: usize, threads: usize, grain: usize) -> Vec<Range<usize>> {
+    let tasks = threads.max(1).min(n.div_ceil(grain)).max(1);
+    let chunk = n.div_ceil(tasks).max(1);
+    (0..n)
+        .step_by(chunk)
+        .map(|start| start..(start + chunk).min(n))
+        .collect()
+}
 
 /// One range of the loop, in place: whole blocks of `block` elements take `vector` (run in
 /// vector lanes: see [`super::lanes`]), the leftover tail takes `scalar`.
@@ -112,12 +125,7 @@ fn pieces<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Runs `f` inside a pool of `threads` threads.
-    fn on(threads: usize, f: impl FnOnce() + Send) {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-        pool.expect("a pool").install(f);
-    }
+    use crate::kernels::parallel::on;
 
     #[test]
     fn each_range_has_its_blocks_and_its_own_tail() {

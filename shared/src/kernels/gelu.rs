@@ -16,7 +16,8 @@
 //! (`tests/fixtures/norm_fixtures.json`), bit for bit.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
-use super::elementwise::in_ranges;
+use super::elementwise::{in_ranges, ranges};
+use super::parallel::GRAIN;
 
 /// `2^q` for `q` in the normal exponent range, built from the exponent bits.
 #[inline(always)]
@@ -444,21 +445,15 @@ impl Width {
 }
 
 /// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
-/// tensors stay in one range unless they exceed ATen's usual grain of 32768).
+/// tensors stay in one range unless they exceed ATen's usual grain, [`GRAIN`]).
 pub fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     const GELU_MIN_ELEMENTS_FOR_THREADS: usize = 16384;
-    const GRAIN: usize = 32768;
     let grain = if n > GELU_MIN_ELEMENTS_FOR_THREADS {
         (n / threads.max(1)).max(1)
     } else {
         GRAIN
     };
-    let tasks = threads.max(1).min(n.div_ceil(grain)).max(1);
-    let chunk = n.div_ceil(tasks).max(1);
-    (0..n)
-        .step_by(chunk)
-        .map(|start| start..(start + chunk).min(n))
-        .collect()
+    ranges(n, threads, grain)
 }
 
 /// ATen's native GELU kernel on values laid out as it walks them (`runs`: the contiguous

@@ -51,6 +51,27 @@ pub(crate) fn zip_in_lanes(
     with_isa(Isa::detect(), ZipInLanes { x, y, out, f });
 }
 
+/// `f()` compiled for the best instruction set this processor has, as the loops here: its
+/// `mul_add`s are fused multiply-add instructions rather than calls to the C library's
+/// `fmaf` (the same bits), and its loops of independent elements may run in vector lanes.
+/// `f` should be an `#[inline(always)]` closure, and so should everything it calls (see
+/// the [module docs](self)); it gives the same bits either way.
+pub fn compiled_for_this_processor<R>(f: impl FnOnce() -> R) -> R {
+    with_isa(Isa::detect(), Compiled(f))
+}
+
+/// [`compiled_for_this_processor`] as an operation for [`with_isa`].
+struct Compiled<F>(F);
+
+impl<R, F: FnOnce() -> R> SimdOp for Compiled<F> {
+    type Output = R;
+
+    #[inline(always)]
+    fn run<S: Simd>(self, _simd: S) -> R {
+        (self.0)()
+    }
+}
+
 /// [`map_in_lanes`] as an operation for [`with_isa`].
 struct MapInLanes<'a, F> {
     xs: &'a mut [f32],

@@ -8,8 +8,9 @@
 use ndarray::{Dimension, NdProducer, Zip};
 use rayon::prelude::*;
 
-/// ATen's grain (`at::internal::GRAIN_SIZE`): a piece with fewer elements than this is
-/// never split between threads.
+/// ATen's grain (`at::internal::GRAIN_SIZE`): the elements below which a loop or a sum
+/// stays on one thread. The elementwise loops here, SiLU's and GELU's ranges and the sums
+/// of [`super::cascade_sum`] all split by it.
 pub(crate) const GRAIN: usize = 32768;
 
 /// Whether `elements` are worth cutting into pieces for the pool's threads.
@@ -59,7 +60,8 @@ where
 }
 
 /// `rows(x, out)` on blocks of whole rows of length `n`, the blocks of a large `x` on the
-/// pool's threads (a block is at least a grain, and at least one row).
+/// pool's threads: one block per thread, but none of less than a grain (and at least one
+/// row).
 ///
 /// # Shapes
 /// `x`, `out`: `[rows · n]`, row after row; `n ≥ 1`.
@@ -72,7 +74,8 @@ pub(crate) fn by_rows(
     if !worth_splitting(x.len()) {
         return rows(x, out);
     }
-    let block = GRAIN.div_ceil(n) * n;
+    let rows_per_thread = (x.len() / n).div_ceil(rayon::current_num_threads());
+    let block = GRAIN.div_ceil(n).max(rows_per_thread) * n;
     x.par_chunks(block)
         .zip(out.par_chunks_mut(block))
         .for_each(|(x, out)| rows(x, out));
@@ -100,16 +103,17 @@ pub(crate) fn assign<E: Clone + Send + Sync>(
     );
 }
 
+/// Runs `f` inside a pool of `threads` threads (for the kernels' tests).
+#[cfg(test)]
+pub(crate) fn on(threads: usize, f: impl FnOnce() + Send) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    pool.expect("a pool").install(f);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::{Array2, ArrayD, IxDyn};
-
-    /// Runs `f` inside a pool of `threads` threads.
-    fn on(threads: usize, f: impl FnOnce() + Send) {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-        pool.expect("a pool").install(f);
-    }
 
     #[test]
     fn every_element_once_on_any_number_of_threads() {

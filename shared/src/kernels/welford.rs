@@ -1,6 +1,10 @@
 //! The mean and variance of one row in the order of PyTorch's `layer_norm` CPU kernel: one
 //! pass of Welford's update on 8 lanes at a time, chunks merged pairwise with Chan's
 //! formula, the tail one element at a time.
+//!
+//! Every function here is always inlined, so that a caller that runs inside
+//! [`super::lanes::compiled_for_this_processor`] has its fused multiply-adds as
+//! instructions, not calls to `fmaf` (the same bits).
 
 /// Floats in one AVX2 vector: PyTorch runs its sum and layer_norm kernels at this width
 /// even on AVX-512 CPUs.
@@ -24,6 +28,7 @@ impl LaneMoments {
 
     /// Folds `other` into `self` (Chan's parallel formula): the means move towards each
     /// other by the share of `other`'s elements, and `m2` gains the spread between them.
+    #[inline(always)]
     fn merge(&mut self, other: &LaneMoments) {
         let total = self.count + other.count;
         let share = if total == 0 {
@@ -42,6 +47,7 @@ impl LaneMoments {
     }
 
     /// Welford's update over up to 16 vectors, one after another.
+    #[inline(always)]
     fn of_chunk(vectors: &[f32]) -> LaneMoments {
         let mut m = LaneMoments::ZERO;
         for (j, v) in vectors.chunks_exact(LANES).enumerate() {
@@ -60,6 +66,7 @@ impl LaneMoments {
 /// The mean and biased variance of one row as PyTorch's layer_norm computes them: whole
 /// vectors in chunks of 16, chunks merged pairwise through a stack (like a binary counter),
 /// the tail elements one by one, then the 8 lanes folded into the tail's moments.
+#[inline(always)]
 pub fn row_moments(row: &[f32]) -> (f32, f32) {
     const CHUNK: usize = 16 * LANES;
     let whole = row.len() / LANES * LANES;

@@ -13,6 +13,8 @@
 //! partial sums of similar size apart so that rounding errors grow slowly.
 
 use crate::error::{Error, Result, or_panic, shape_list};
+use crate::kernels::lanes::compiled_for_this_processor;
+use crate::kernels::parallel::by_rows;
 use crate::kernels::welford::row_moments;
 use crate::tensor::Tensor;
 
@@ -61,6 +63,35 @@ fn values_of(param: Option<&Tensor>) -> Option<Vec<f32>> {
     param.map(Tensor::to_vec)
 }
 
+/// One row of `layer_norm`: `y = (x − mean) · rstd · weight + bias`.
+///
+/// # Shapes
+/// `x`, `y`, `w`, `b`: the row's length.
+#[inline(always)]
+fn normalize_row(
+    x: &[f32],
+    y: &mut [f32],
+    eps: f32,
+    w: Option<&[f32]>,
+    b: Option<&[f32]>,
+) {
+    let (mean, var) = row_moments(x);
+    let rstd = 1.0 / (var + eps).sqrt();
+    for (j, (&x, y)) in x.iter().zip(y).enumerate() {
+        let d = x - mean;
+        // PyTorch's kernel computes `d · rstd · weight + bias` with a missing weight
+        // taken as 1 and a missing bias as 0, and the compiler fused the last product
+        // with the addition; with no weight the `· 1` is gone, so `d · rstd` is not even
+        // rounded. Adding the 0 turns a `-0.0` into `0.0`.
+        *y = match (w, b) {
+            (Some(w), Some(b)) => (d * rstd).mul_add(w[j], b[j]),
+            (Some(w), None) => (d * rstd).mul_add(w[j], 0.0),
+            (None, Some(b)) => d.mul_add(rstd, b[j]),
+            (None, None) => d.mul_add(rstd, 0.0),
+        };
+    }
+}
+
 impl Tensor {
     /// `F.layer_norm(t, normalized_shape, weight, bias, eps)`: every vector over the last
     /// dims (`normalized_shape`) gets mean 0 and variance 1, then is scaled by `weight` and
@@ -85,24 +116,24 @@ impl Tensor {
         )?;
         let eps = eps as f32;
         let (w, b) = (values_of(weight), values_of(bias));
-        let mut values = self.to_vec();
-        for row in values.chunks_exact_mut(n.max(1)).filter(|_| n > 0) {
-            let (mean, var) = row_moments(row);
-            let rstd = 1.0 / (var + eps).sqrt();
-            for (j, x) in row.iter_mut().enumerate() {
-                let d = *x - mean;
-                // PyTorch's kernel computes `d · rstd · weight + bias` with a missing weight
-                // taken as 1 and a missing bias as 0, and the compiler fused the last
-                // product with the addition; with no weight the `· 1` is gone, so `d · rstd`
-                // is not even rounded. Adding the 0 turns a `-0.0` into `0.0`.
-                *x = match (&w, &b) {
-                    (Some(w), Some(b)) => (d * rstd).mul_add(w[j], b[j]),
-                    (Some(w), None) => (d * rstd).mul_add(w[j], 0.0),
-                    (None, Some(b)) => d.mul_add(rstd, b[j]),
-                    (None, None) => d.mul_add(rstd, 0.0),
-                };
-            }
+        let x = self.to_vec();
+        let mut values = vec![0.0f32; x.len()];
+        if n == 0 {
+            return Tensor::f_from_vec(values, self.sizes());
         }
+        // Each row on its own, as PyTorch's kernel shares the rows between its threads:
+        // blocks of rows on the pool's threads, each compiled with fused multiply-adds.
+        let normalize = |xs: &[f32], out: &mut [f32]| {
+            compiled_for_this_processor(
+                #[inline(always)]
+                || {
+                    for (x, y) in xs.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+                        normalize_row(x, y, eps, w.as_deref(), b.as_deref());
+                    }
+                },
+            )
+        };
+        by_rows(&x, &mut values, n, normalize);
         Tensor::f_from_vec(values, self.sizes())
     }
 

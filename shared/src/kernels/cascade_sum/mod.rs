@@ -25,15 +25,12 @@
 
 use ndarray::IxDyn;
 
+use super::parallel::GRAIN;
 use crate::tensor::Tensor;
 
 // The walk down the columns of a row-major matrix, every row added to all the columns'
 // sums at once: part of this sum, in its order, so a module of it.
 mod column_sums;
-
-/// Elements a reduction needs before PyTorch splits it across threads
-/// (`at::internal::GRAIN_SIZE`).
-const GRAIN_SIZE: usize = 32768;
 
 /// Floats per vector in PyTorch's sum kernel.
 const LANES: usize = 8;
@@ -74,12 +71,12 @@ pub(crate) fn sum(x: &Tensor, reduced: &[bool]) -> Vec<f32> {
     let numel = x.numel();
     let threads = crate::cpu::get_num_threads();
     let at = Offsets { out: 0, read: 0 };
-    if numel < GRAIN_SIZE || threads == 1 {
+    if numel < GRAIN || threads == 1 {
         plan.for_each(values, &mut out, at, 0..numel);
     } else if out_numel == 1 {
         // One result: each thread sums a contiguous piece of the walk into its own slot, then
         // the slots are summed like any short run.
-        let pieces = threads.min(numel.div_ceil(GRAIN_SIZE));
+        let pieces = threads.min(numel.div_ceil(GRAIN));
         let piece = numel.div_ceil(pieces);
         let mut slots = vec![0.0f32; threads];
         for (t, slot) in slots.iter_mut().enumerate().take(pieces) {
