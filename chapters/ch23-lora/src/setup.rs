@@ -28,12 +28,12 @@ pub const TRAIN_TARGETS: [&str; 7] = [
     "down_proj",
 ];
 /// ... this many steps of `BATCH` questions, ...
-pub const TRAIN_STEPS: u32 = 300;
+pub const TRAIN_STEPS: u32 = 500;
 /// ... and AdamW's learning rate at the first step, decaying in a straight line to 0 at
 /// the last.
 pub const LR: f64 = 2e-3;
 /// `--train` measures the held-out accuracy every this many steps.
-pub const EVAL_EVERY: u32 = 50;
+pub const EVAL_EVERY: u32 = 100;
 /// The chapter's short run on the tiny checkpoint, every loss printed.
 pub const TINY_STEPS: u32 = 8;
 /// The learning rate of that run: the tiny checkpoint's random weights need a large one
