@@ -445,7 +445,7 @@ impl Width {
 }
 
 /// GELU's own threading rule: above 16384 elements every thread gets a range (smaller
-/// tensors stay in one range unless they exceed ATen's usual grain, [`GRAIN`]).
+/// tensors stay in one range unless they exceed ATen's usual grain of 32768).
 pub fn gelu_ranges(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     const GELU_MIN_ELEMENTS_FOR_THREADS: usize = 16384;
     let grain = if n > GELU_MIN_ELEMENTS_FOR_THREADS {

@@ -54,8 +54,8 @@ pub(crate) fn zip_in_lanes(
 /// `f()` compiled for the best instruction set this processor has, as the loops here: its
 /// `mul_add`s are fused multiply-add instructions rather than calls to the C library's
 /// `fmaf` (the same bits), and its loops of independent elements may run in vector lanes.
-/// `f` should be an `#[inline(always)]` closure, and so should everything it calls (see
-/// the [module docs](self)); it gives the same bits either way.
+/// `f` should be an `#[inline(always)]` closure, and so should everything it calls (see the
+/// comments of this module); it gives the same bits either way.
 pub fn compiled_for_this_processor<R>(f: impl FnOnce() -> R) -> R {
     with_isa(Isa::detect(), Compiled(f))
 }

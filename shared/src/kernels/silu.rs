@@ -19,7 +19,7 @@ use super::vec_math::expf_u10_steps;
 
 /// How SiLU's kernels (forward and backward) cut `n` elements between `threads` threads:
 /// ATen's rule for an elementwise loop, one range per thread, but never a range of less
-/// than a grain ([`GRAIN`]), so that a smaller tensor is one range.
+/// than a grain (ATen's 32768), so that a smaller tensor is one range.
 pub fn silu_ranges(n: usize, threads: usize) -> Vec<Range<usize>> {
     ranges(n, threads, GRAIN)
 }
