@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the book into book/build, offline, and fails on any warning.
 #
-# - Installs the pinned mdbook and mdbook-katex with `cargo install --locked` into
-#   $BOOK_TOOLS (default ~/.cache/attention-book-tools) if they are not there yet.
+# - Installs the pinned mdbook and mdbook-katex into $BOOK_TOOLS (default
+#   ~/.cache/attention-book-tools) if they are not there yet (scripts/install-book-tools.sh).
 # - Builds without network where the machine allows it (a network namespace of its own):
 #   the math is rendered at build time and KaTeX's stylesheet and fonts ship in book/src.
 # - Fails on any WARN or ERROR line of mdBook or its preprocessors (mdBook only logs a
@@ -15,25 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MDBOOK_VERSION=0.5.3          # the mdBook that mdbook-katex 0.10.0 is built against (--locked)
-MDBOOK_KATEX_VERSION=0.10.0   # renders with KaTeX 0.16.4, the version of book/src/katex
 BOOK_TOOLS=${BOOK_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-book-tools}
 export PATH="$BOOK_TOOLS/bin:$PATH"
-
-# Built with light optimisation (opt-level 1): the book is small, and the tools build in
-# about half the time of a full release build.
-install_tool() { # crate version [cargo install's options]
-  if ! "$BOOK_TOOLS/bin/$1" --version 2>/dev/null | grep -qF "$2"; then
-    echo "installing $1 $2 into $BOOK_TOOLS (once; takes a few minutes)"
-    CARGO_TARGET_DIR="$BOOK_TOOLS/target" CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
-      cargo install --locked --quiet --root "$BOOK_TOOLS" "$1" --version "$2" "${@:3}"
-  fi
-}
-# `mdbook build`, and `mdbook serve` for scripts/check-book-browser.sh (as a reader serves
-# the book): without its `watch` (a file watcher).
-install_tool mdbook "$MDBOOK_VERSION" --no-default-features --features search,serve
-install_tool mdbook-katex "$MDBOOK_KATEX_VERSION"
-rm -rf "$BOOK_TOOLS/target"
+bash scripts/install-book-tools.sh
 mdbook --version
 mdbook-katex --version
 

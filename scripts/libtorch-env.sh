@@ -23,3 +23,15 @@ esac
 nvidia_libs=$(find "$TCH_SITE/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')
 export LD_LIBRARY_PATH="$LIBTORCH/lib:${nvidia_libs}${LD_LIBRARY_PATH:-}"
 echo "libtorch $libtorch_version from $LIBTORCH"
+
+# The packages of every tch build (scripts/test-tch.sh's tests and its platform probe, perf's
+# benchmarks against libtorch): the workspace without the chapters whose manifest says
+# `libtorch = false`, each for the reason its chapter.toml gives. cargo resolves a crate's
+# features over the packages a command selects, so commands that select other packages
+# build shared, tch and the chapters again (the probe alone once cost a second build of
+# tch); with this one selection they build them once. attention-perf is selected by the
+# benchmarks and left out of the tests (it adds no feature to anything the tests build).
+source "$(dirname "${BASH_SOURCE[0]}")/chapters.sh"
+tch_selection=(--workspace)
+for tch_chapter in $(chapters_where libtorch false); do tch_selection+=(--exclude "$tch_chapter"); done
+unset tch_chapter

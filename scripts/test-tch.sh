@@ -12,15 +12,13 @@ export SHARED_DEVICE=torch-cpu
 # within the printed digits elsewhere. The first line the suite prints says which.
 # A target directory of its own, so switching the feature on and off rebuilds nothing.
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/tch}
-# The chapters whose manifest says `libtorch = false` are left out, each for the reason its
-# chapter.toml gives (chapter 19 trains for thousands of steps per seed with operations the
-# other chapters already check on libtorch; chapter 20 is judged against transformers;
-# chapter 21 runs its kernels through wgpu, never through the tensor back-end). So is
-# attention-perf: its tests compare faster versions with the chapters' listings on our own
-# back-end, and its benchmarks time libtorch through their own `tch` feature
-# (perf/scripts/bench-vs-torch.sh).
-source scripts/chapters.sh
-excluded=(--exclude attention-perf)
-for chapter in $(chapters_where libtorch false); do excluded+=(--exclude "$chapter"); done
-cargo run -q -p course --features shared/tch --bin platform
-cargo test --workspace "${excluded[@]}" --features shared/tch "$@"
+# The chapters whose manifest says `libtorch = false` are left out (scripts/libtorch-env.sh's
+# `tch_selection`), each for the reason its chapter.toml gives (chapter 19 trains for
+# thousands of steps per seed with operations the other chapters already check on libtorch;
+# chapter 20 is judged against transformers; chapter 21 runs its kernels through wgpu, never
+# through the tensor back-end). So is attention-perf: its tests compare faster versions with
+# the chapters' listings on our own back-end, and its benchmarks time libtorch through their
+# own `tch` feature (perf/scripts/bench-vs-torch.sh).
+cargo build -q "${tch_selection[@]}" --features shared/tch --bin platform
+"$CARGO_TARGET_DIR/debug/platform"
+cargo test "${tch_selection[@]}" --exclude attention-perf --features shared/tch "$@"

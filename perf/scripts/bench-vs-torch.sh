@@ -66,9 +66,14 @@ esac
 memory_n=${CH09_BENCH_MEMORY_N:-4096}
 
 echo "==> building the bench and the examples with tch (profile $profile)" >&2
-cargo bench -q --profile "$profile" -p attention-perf --features tch --bench attention --no-run
-cargo build --profile "$profile" -q -p attention-perf --features tch --example peak_memory_ch09 --example paired \
+# The packages of every tch build (tch_selection, scripts/libtorch-env.sh): in the dev profile
+# everything but perf's own targets and criterion is scripts/test-tch.sh's build.
+tch_features=(--features shared/tch,attention-perf/tch)
+cargo bench -q --profile "$profile" "${tch_selection[@]}" "${tch_features[@]}" --bench attention --no-run
+cargo build --profile "$profile" -q "${tch_selection[@]}" "${tch_features[@]}" --example peak_memory_ch09 --example paired \
   --example paired_matmul --example fma_peak --example paired_step
+# CH09_BENCH_BUILD_ONLY=1: the builds only (CI makes them ahead of the run).
+if [ "${CH09_BENCH_BUILD_ONLY:-}" = 1 ]; then exit 0; fi
 
 # While timing, glibc's malloc keeps the memory it is given back, on both sides (libtorch
 # allocates through it too). By default whether freed megabytes go back to the OS between
@@ -81,7 +86,7 @@ export GLIBC_TUNABLES=$keep_memory
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "==> criterion: $groups at n = $ns" >&2
 filter="^($(echo "$groups" | tr ' ' '|'))/"
-CH09_BENCH_NS="$ns" cargo bench -q --profile "$profile" -p attention-perf --features tch --bench attention \
+CH09_BENCH_NS="$ns" cargo bench -q --profile "$profile" "${tch_selection[@]}" "${tch_features[@]}" --bench attention \
   -- "$filter" 2>&1 | grep -E '^[a-z_0-9]+/|time:' >&2
 
 echo "==> flash and SDPA timed in turns, call by call, forward and forward+backward (the paired example)" >&2
