@@ -123,7 +123,7 @@ const ROWS_PER_TASK: usize = 64;
 /// (overwritten).
 pub fn row_dots_many_into(rows: &[f32], xs: &[f32], m: usize, out: &mut [f32]) {
     assert!(
-        m > 0 && xs.len() % m == 0 && out.len() % m == 0,
+        m > 0 && xs.len().is_multiple_of(m) && out.len().is_multiple_of(m),
         "row_dots_many: {} numbers are not {m} vectors, or {} outputs not {m} rows",
         xs.len(),
         out.len()
