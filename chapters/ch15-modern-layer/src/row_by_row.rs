@@ -9,6 +9,10 @@
 //! twins here give every row the additions of a one-row product: their logits are the
 //! cached steps' bit for bit, and they agree with the formulas to within rounding (the
 //! chapter's tests compare them).
+//!
+//! Where a product's weight is large, the tensor crate's `Linear::forward_row_by_row` takes
+//! all the rows at once: each row's outputs are still added in the one-row order, but the
+//! weight is read from memory once for all the rows rather than once per row.
 
 use ch07_multihead_split::heads::merge_heads;
 use ch14_generation::KvCache;
@@ -64,11 +68,10 @@ impl Attention {
         x: &Tensor,
         recipe: &Recipe,
     ) -> Tensor {
-        row_by_row(x.size(1), |i| {
-            let heads =
-                self.gated(&merged_heads.narrow(1, i, 1), &x.narrow(1, i, 1), recipe);
-            self.out_proj.forward(&heads)
-        })
+        let heads = row_by_row(x.size(1), |i| {
+            self.gated(&merged_heads.narrow(1, i, 1), &x.narrow(1, i, 1), recipe)
+        });
+        self.out_proj.forward_row_by_row(&heads)
     }
 
     /// [`Attention::forward`] with batch-invariant products: each query against the slice
@@ -106,7 +109,11 @@ impl SwiGLU {
     /// # Shapes
     /// `x`: `[batch, tokens, d_model]`. Returns `[batch, tokens, d_model]`.
     pub fn forward_row_by_row(&self, x: &Tensor) -> Tensor {
-        row_by_row(x.size(1), |i| self.forward(&x.narrow(1, i, 1)))
+        // The SiLU and the product act on each number alone: only the three matrix
+        // products need the one-row order.
+        let gate = self.w_gate.forward_row_by_row(x).silu();
+        self.w_down
+            .forward_row_by_row(&(gate * self.w_up.forward_row_by_row(x)))
     }
 }
 
@@ -146,6 +153,6 @@ impl TinyModel {
     /// `x`: `[batch, tokens, d_model]` (after the final norm). Returns
     /// `[batch, tokens, vocab_size]`.
     pub fn head_row_by_row(&self, x: &Tensor) -> Tensor {
-        row_by_row(x.size(1), |i| self.lm_head.forward(&x.narrow(1, i, 1)))
+        self.lm_head.forward_row_by_row(x)
     }
 }

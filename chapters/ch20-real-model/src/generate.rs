@@ -7,10 +7,11 @@
 use ch14_generation::KvCache;
 use ch15_modern_layer::sampling::{Sampler, next_token_probs};
 use ch15_modern_layer::{Layer, Recipe, TinyModel};
-use shared::Tensor;
+use shared::rng::{Generator, with_default_generator};
+use shared::{Tensor, cat};
 
 use crate::error::LoadError;
-use crate::growing_cache::{GrowingCache, growing, step};
+use crate::growing_cache::{GrowingCache, growing, step, step_side_by_side};
 use crate::quantised::QuantModel;
 
 /// How each new token is chosen.
@@ -211,3 +212,74 @@ pub fn generate(
     Ok(ids[prompt.len()..].to_vec())
 }
 // ANCHOR_END: generate
+
+/// [`generate`] for several continuations of one prompt at once, each with its own choice,
+/// each drawing from the default generator as if `manual_seed(seed)` had been called just
+/// before it alone: continuation `j` is what `generate` with `choices[j]` writes after
+/// `manual_seed(seed)`, token for token.
+///
+/// The prompt is read once (one prefill, its caches copied for every continuation), and
+/// each step takes the new token of every continuation together ([`step_side_by_side`]),
+/// so the weights are read once per step rather than once per continuation. A
+/// continuation that ends early (at the end-of-sequence token) is carried along to the
+/// end, its further tokens dropped. The default generator is left as the last
+/// continuation leaves it.
+///
+/// # Shapes
+/// `prompt`: token ids, checked by [`check_prompt`]. Returns one list of new tokens per
+/// choice.
+pub fn generate_side_by_side(
+    model: &TinyModel,
+    recipe: &Recipe,
+    prompt: &[u32],
+    choices: &[Choice],
+    limits: &Limits,
+    seed: u64,
+) -> Result<Vec<Vec<u32>>, LoadError> {
+    check_prompt(prompt, limits, model.vocab_size())?;
+    let n = choices.len();
+    let total = prompt.len() + limits.max_new_tokens;
+    let (logits, caches) = prefill(model, &as_batch(prompt), recipe);
+    // The prompt's caches, once for every continuation: `[n, n_kv_heads, tokens, head_dim]`.
+    let copies = |t: &Tensor| cat(&vec![t; n], 0);
+    let caches: Vec<KvCache> = caches
+        .iter()
+        .map(|c| KvCache {
+            keys: copies(&c.keys),
+            values: copies(&c.values),
+            window: c.window,
+        })
+        .collect();
+    let mut caches = growing(&caches, recipe, total);
+    let mut generators = vec![Generator::new(seed); n];
+    let mut ids = vec![prompt.to_vec(); n];
+    let mut done = vec![false; n];
+    let mut last = vec![logits.select(0, 0); n];
+    loop {
+        let mut next = Vec::with_capacity(n);
+        for j in 0..n {
+            if done[j] {
+                next.push(i64::from(ids[j][ids[j].len() - 1]));
+                continue;
+            }
+            // Continuation j's own generator in place of the default one, for its draw.
+            with_default_generator(|g| std::mem::swap(g, &mut generators[j]));
+            let token = choose(&last[j], &ids[j], choices[j]);
+            with_default_generator(|g| std::mem::swap(g, &mut generators[j]));
+            ids[j].push(token);
+            done[j] = Some(token) == limits.eos || ids[j].len() == total;
+            next.push(i64::from(token));
+        }
+        let Some(running) = (0..n).find(|&j| !done[j]) else {
+            break;
+        };
+        let position = ids[running].len() - 1;
+        let tokens = Tensor::from_vec(next, &[n, 1]);
+        let logits = step_side_by_side(model, &tokens, position, &mut caches, recipe);
+        last = (0..n).map(|j| logits.select(0, j)).collect();
+    }
+    if let Some(generator) = generators.pop() {
+        with_default_generator(|g| *g = generator);
+    }
+    Ok(ids.iter().map(|ids| ids[prompt.len()..].to_vec()).collect())
+}

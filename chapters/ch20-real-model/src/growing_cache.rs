@@ -22,11 +22,13 @@
 //! `kept`): after the new token is written, the positions the rule drops (after the sink
 //! tokens, before the window) are closed up by moving the window down, in place.
 
-use ch07_multihead_split::heads::merge_heads;
+use ch07_multihead_split::heads::{merge_heads, split_heads};
 use ch14_generation::KvCache;
+use ch15_modern_layer::rope::{apply_rope, rope_tables};
 use ch15_modern_layer::sinks::softmax_with_sink;
 use ch15_modern_layer::softcap::softcap;
-use ch15_modern_layer::{Attention, Recipe, TinyModel};
+use ch15_modern_layer::{Attention, Layer, Recipe, TinyModel};
+use shared::nn::Linear;
 use shared::{Tensor, cat, zeros};
 
 /// One layer's keys and values, in buffers that grow in place.
@@ -267,3 +269,79 @@ pub fn step(
         .select(1, -1)
 }
 // ANCHOR_END: step
+
+/// `layer(x)` for each sequence's row alone: the one-row product a step of that sequence
+/// alone takes, every row's outputs with its bits, the weight read once for all of them.
+///
+/// # Shapes
+/// `x`: `[batch, 1, in_features]`. Returns `[batch, 1, out_features]`.
+fn each_alone(layer: &Linear, x: &Tensor) -> Tensor {
+    let (batch, width) = (x.size(0), x.size(2));
+    let tokens = layer.forward_row_by_row(&x.reshape([1, batch, width]));
+    tokens.reshape([batch, 1, layer.out_features()])
+}
+
+/// [`step`] for several sequences at once, each with its own caches (`[batch, ..]`): row
+/// `b` of the logits has the bits of [`step`] on sequence `b` alone. A step of one sequence
+/// reads every weight of the model for one row; here every weight is read once for the
+/// whole batch, each row multiplied in the one-row order (a product of the whole batch
+/// would add in another order, and change the last bits).
+///
+/// # Shapes
+/// `token`: `[batch, 1]`. Returns `[batch, vocab_size]`.
+pub fn step_side_by_side(
+    model: &TinyModel,
+    token: &Tensor<i64>,
+    position: usize,
+    caches: &mut [GrowingCache],
+    recipe: &Recipe,
+) -> Tensor {
+    let mut x = model.tok_emb.forward(token);
+    for (layer, cache) in model.layers.iter().zip(caches.iter_mut()) {
+        x = layer_side_by_side(layer, &x, position, cache, recipe);
+    }
+    let logits = each_alone(&model.lm_head, &model.final_norm.forward(&x));
+    logits.select(1, -1)
+}
+
+/// Chapter 15's layer for one new token of each sequence: [`attention_step`] and the
+/// network, every product [`each_alone`].
+///
+/// # Shapes
+/// `x`: `[batch, 1, d_model]`. Returns `[batch, 1, d_model]`.
+fn layer_side_by_side(
+    layer: &Layer,
+    x: &Tensor,
+    position: usize,
+    cache: &mut GrowingCache,
+    recipe: &Recipe,
+) -> Tensor {
+    let a = &layer.attn;
+    let attn_in = layer.attn_norm.forward(x);
+    // Chapter 15's `Attention::qkv`, its three projections each row alone.
+    let mut q = split_heads(&each_alone(&a.w_query, &attn_in), a.n_heads);
+    let mut k = split_heads(&each_alone(&a.w_key, &attn_in), a.n_kv_heads);
+    let v = split_heads(&each_alone(&a.w_value, &attn_in), a.n_kv_heads);
+    if let Some((q_norm, k_norm)) = &a.qk_norm
+        && recipe.qk_norm
+    {
+        (q, k) = (q_norm.forward(&q), k_norm.forward(&k));
+    }
+    let (cos, sin) = rope_tables(
+        &[position],
+        a.head_dim,
+        recipe.theta,
+        recipe.llama31_scaling,
+    );
+    let (q, k) = (apply_rope(&q, &cos, &sin), apply_rope(&k, &cos, &sin));
+    let heads = attend(a, &q, &k, &v, cache, recipe);
+    // The output gate (if the recipe has one) of each sequence alone, as its own step.
+    let gated: Vec<Tensor> = (0..x.size(0))
+        .map(|b| a.gated(&heads.narrow(0, b, 1), &attn_in.narrow(0, b, 1), recipe))
+        .collect();
+    let h = x + each_alone(&a.out_proj, &cat(&gated, 0));
+    let ffn_in = layer.ffn_norm.forward(&h);
+    let f = &layer.ffn;
+    let gate = each_alone(&f.w_gate, &ffn_in).silu();
+    &h + each_alone(&f.w_down, &(gate * each_alone(&f.w_up, &ffn_in)))
+}

@@ -9,6 +9,7 @@
 
 use ch15_modern_layer::swiglu::SwiGLU;
 use ch15_modern_layer::{Attention, Layer, Recipe, TinyModel};
+use rayon::prelude::*;
 use shared::nn::{Embedding, Linear, PackedWeight, RMSNorm};
 
 use crate::config::{Architecture, Config};
@@ -136,5 +137,6 @@ pub fn pack_weights(model: &TinyModel) -> Vec<PackedWeight> {
         linears.extend([&a.w_query, &a.w_key, &a.w_value, &a.out_proj]);
         linears.extend([&f.w_gate, &f.w_up, &f.w_down]);
     }
-    linears.iter().map(|l| l.pack_weight()).collect()
+    // Each weight packed on its own: the weights are shared between the threads.
+    linears.par_iter().map(|l| l.pack_weight()).collect()
 }

@@ -6,12 +6,12 @@ use ch15_modern_layer::setup::samplers;
 use ch17_inference::ledger::{Cached, ModelCard};
 use ch19_induction_heads::scores::mean_weight_at_offset;
 use course::narrative::{Narrative, Seed, Step};
-use shared::{Result, manual_seed};
+use shared::Result;
 
 use crate::ablation::{Ablation, Replacement, forward_with_ablation, random_head};
 use crate::chat::{conversation, render};
 use crate::cli::{Options, load_with_progress};
-use crate::generate::{Choice, Limits, as_batch, generate};
+use crate::generate::{Choice, Limits, as_batch, generate, generate_side_by_side};
 use crate::heads::{HeadScores, attention_maps, repeated_tokens, scan};
 use crate::loader::Loaded;
 use crate::lookup::speculate_lookup;
@@ -169,24 +169,24 @@ fn sampled(story: &mut Narrative, m: &Loaded, seed: Seed) -> Result<()> {
     };
     let step = story.step("Chapter 15's samplers, now visibly different");
     step.print(format!("{PROMPT} ..."));
-    let greedy =
-        generate(&m.model, &m.recipe, &ids, Choice::Greedy, &limits, |_| {})?;
-    step.print(format!(
-        "{:<28} {:?}",
-        "greedy",
-        decode(&m.tokenizer, &greedy)?
-    ));
+    // Greedy, then each sampler drawing after `manual_seed(seed)`: all the continuations
+    // decoded side by side, each with the tokens it has alone.
+    let mut names = vec!["greedy"];
+    let mut choices = vec![Choice::Greedy];
     for (name, sampler) in samplers() {
-        manual_seed(seed.or(SEED));
-        let new = generate(
-            &m.model,
-            &m.recipe,
-            &ids,
-            Choice::Sample(sampler),
-            &limits,
-            |_| {},
-        )?;
-        step.print(format!("{name:<28} {:?}", decode(&m.tokenizer, &new)?));
+        names.push(name);
+        choices.push(Choice::Sample(sampler));
+    }
+    let continuations = generate_side_by_side(
+        &m.model,
+        &m.recipe,
+        &ids,
+        &choices,
+        &limits,
+        seed.or(SEED),
+    )?;
+    for (name, new) in names.iter().zip(&continuations) {
+        step.print(format!("{name:<28} {:?}", decode(&m.tokenizer, new)?));
     }
     Ok(())
 }

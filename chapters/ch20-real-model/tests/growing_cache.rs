@@ -1,16 +1,22 @@
 //! The cache that grows in place against chapter 15's step, which rebuilds its cache
 //! every token: the same logits, bit for bit, on chapter 15's drawn model with every recipe
 //! (windows and sink tokens included) and on the tiny checkpoint; and the cache's own
-//! contents against chapter 15's `kept` after any sequence of appends.
+//! contents against chapter 15's `kept` after any sequence of appends. Several sequences
+//! stepped side by side give each sequence's own logits, bit for bit, and sampled
+//! continuations decoded side by side are the ones decoded alone.
 
 mod common;
 
 use ch14_generation::KvCache;
 use ch15_modern_layer::attention::kept;
-use ch15_modern_layer::setup::{CONFIG, variants};
+use ch15_modern_layer::setup::{CONFIG, samplers, variants};
 use ch15_modern_layer::{Recipe, TinyModel};
-use ch20_real_model::generate::{as_batch, prefill};
-use ch20_real_model::growing_cache::{GrowingCache, growing, step};
+use ch20_real_model::generate::{
+    Choice, Limits, as_batch, generate, generate_side_by_side, prefill,
+};
+use ch20_real_model::growing_cache::{
+    GrowingCache, growing, step, step_side_by_side,
+};
 use ch20_real_model::loader::{default_model_path, how_to_get_it, load};
 use common::fixture;
 use proptest::prelude::*;
@@ -62,9 +68,8 @@ fn both_ways(
     (old, new)
 }
 
-#[test]
-fn every_recipe_of_chapter_15_steps_to_the_same_bits() {
-    let prompt = [0i64, 7, 14, 21, 28, 3];
+/// Chapter 15's recipes, and two more: sink tokens beside a window, and an output gate.
+fn recipes() -> Vec<(&'static str, Recipe)> {
     let mut recipes = variants();
     recipes.push((
         "sink tokens 2, window 3, every layer local",
@@ -84,7 +89,13 @@ fn every_recipe_of_chapter_15_steps_to_the_same_bits() {
             ..Recipe::default()
         },
     ));
-    for (name, recipe) in recipes {
+    recipes
+}
+
+#[test]
+fn every_recipe_of_chapter_15_steps_to_the_same_bits() {
+    let prompt = [0i64, 7, 14, 21, 28, 3];
+    for (name, recipe) in recipes() {
         manual_seed(0);
         let model = TinyModel::new(CONFIG);
         // A capacity of 1 makes the buffers grow while decoding, twice and more.
@@ -126,6 +137,110 @@ fn the_real_model_steps_to_the_same_bits() {
     let (old, new) = both_ways(&m.model, &prompt, 4, &m.recipe, 41);
     if let Some(d) = first_difference(&old, &new) {
         panic!("SmolLM2: {d}");
+    }
+    let prompts: Vec<Vec<i64>> = (0..3)
+        .map(|j| (0..20).map(|i| 1000 + 37 * i + 501 * j).collect())
+        .collect();
+    if let Some(d) = side_by_side_difference(&m.model, &prompts, 3, &m.recipe) {
+        panic!("SmolLM2 side by side: {d}");
+    }
+}
+
+/// `n` greedy steps of each of `prompts` (all of one length): each sequence alone with
+/// [`step`], and all of them side by side; the first step and sequence whose logits differ.
+fn side_by_side_difference(
+    model: &TinyModel,
+    prompts: &[Vec<i64>],
+    n: usize,
+    recipe: &Recipe,
+) -> Option<String> {
+    let len = prompts[0].len();
+    let prefills: Vec<_> = prompts
+        .iter()
+        .map(|p| {
+            model
+                .forward(&Tensor::from_vec(p.clone(), &[1, len]), recipe)
+                .1
+        })
+        .collect();
+    let mut alone: Vec<Vec<GrowingCache>> = prefills
+        .iter()
+        .map(|c| growing(c, recipe, len + n))
+        .collect();
+    let joined: Vec<KvCache> = (0..model.layers.len())
+        .map(|l| {
+            let keys: Vec<&Tensor> = prefills.iter().map(|c| &c[l].keys).collect();
+            let values: Vec<&Tensor> =
+                prefills.iter().map(|c| &c[l].values).collect();
+            KvCache {
+                keys: cat(&keys, 0),
+                values: cat(&values, 0),
+                window: prefills[0][l].window,
+            }
+        })
+        .collect();
+    let mut together = growing(&joined, recipe, len + n);
+    let mut tokens: Vec<i64> = prompts.iter().map(|p| p[len - 1]).collect();
+    for s in 0..n {
+        let position = len + s;
+        let batch = Tensor::from_vec(tokens.clone(), &[prompts.len(), 1]);
+        let side = step_side_by_side(model, &batch, position, &mut together, recipe);
+        for (j, caches) in alone.iter_mut().enumerate() {
+            let one = Tensor::from_vec(vec![tokens[j]], &[1, 1]);
+            let a = step(model, &one, position, caches, recipe);
+            let b = side.narrow(0, j, 1);
+            if bits(&a) != bits(&b) {
+                let diff = (&a - &b).abs().max().item();
+                return Some(format!(
+                    "step {s}, sequence {j}: largest difference {diff:e}"
+                ));
+            }
+            tokens[j] = a.argmax().item();
+        }
+    }
+    None
+}
+
+#[test]
+fn every_recipe_steps_side_by_side_to_each_sequences_bits() {
+    let prompts = vec![
+        vec![0i64, 7, 14, 21, 28, 3],
+        vec![5, 5, 9, 1, 30, 2],
+        vec![31, 0, 4, 4, 17, 11],
+    ];
+    for (name, recipe) in recipes() {
+        manual_seed(0);
+        let model = TinyModel::new(CONFIG);
+        if let Some(d) = side_by_side_difference(&model, &prompts, 10, &recipe) {
+            panic!("{name}: {d}");
+        }
+    }
+}
+
+#[test]
+fn sampled_continuations_side_by_side_are_the_ones_alone() {
+    manual_seed(0);
+    let model = TinyModel::new(CONFIG);
+    let recipe = Recipe::default();
+    let prompt = [0u32, 7, 14, 21, 28, 3];
+    let mut choices = vec![Choice::Greedy];
+    choices.extend(samplers().into_iter().map(|(_, s)| Choice::Sample(s)));
+    // An end-of-sequence token that some continuations reach early.
+    for eos in [None, Some(5)] {
+        let limits = Limits {
+            max_new_tokens: 12,
+            eos,
+            context_length: 64,
+        };
+        let side =
+            generate_side_by_side(&model, &recipe, &prompt, &choices, &limits, 42)
+                .expect("a valid prompt");
+        for (choice, side) in choices.iter().zip(&side) {
+            manual_seed(42);
+            let alone = generate(&model, &recipe, &prompt, *choice, &limits, |_| {})
+                .expect("a valid prompt");
+            assert_eq!(side, &alone, "{choice:?}, eos {eos:?}");
+        }
     }
 }
 

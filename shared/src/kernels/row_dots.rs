@@ -107,6 +107,57 @@ fn row_dots_on_threads(
         });
 }
 
+/// Rows of the matrix per task in [`row_dots_many_into`]: their weights (147 KB for 576
+/// entries) stay in the cache while every vector is taken through them.
+const ROWS_PER_TASK: usize = 64;
+
+/// `out[j·count + i] = row_dot_sum(rows[i], xs[j], i, count)` for each of the `m` vectors
+/// `xs[j]` and each of the `count` outputs: `m` one-row products `xs[j]·Wᵀ`, each output
+/// with the bits [`row_dots_into`] gives it for that vector alone, but the matrix streamed
+/// from memory once for all the vectors instead of once per vector. The matrix is taken a
+/// few rows at a time, on every thread of the current rayon pool, and each vector goes
+/// through those rows by [`row_dots_part`] with the outputs' own indices.
+///
+/// # Shapes
+/// `rows`: `[count, k]` row-major, `xs`: `[m, k]` row-major, `out`: `[m, count]`
+/// (overwritten).
+pub fn row_dots_many_into(rows: &[f32], xs: &[f32], m: usize, out: &mut [f32]) {
+    assert!(
+        m > 0 && xs.len().is_multiple_of(m) && out.len().is_multiple_of(m),
+        "row_dots_many: {} numbers are not {m} vectors, or {} outputs not {m} rows",
+        xs.len(),
+        out.len()
+    );
+    let (k, count) = (xs.len() / m, out.len() / m);
+    assert_eq!(
+        rows.len(),
+        count * k,
+        "row_dots_many: {count} rows of {k} entries"
+    );
+    if m == 1 {
+        row_dots_into(rows, xs, out);
+        return;
+    }
+    // Task `t` writes its `m` vectors' outputs side by side: `[m, len]` for its `len` rows.
+    let mut parts = vec![0.0f32; m * count];
+    parts
+        .par_chunks_mut(m * ROWS_PER_TASK)
+        .enumerate()
+        .for_each(|(task, part)| {
+            let (first, len) = (task * ROWS_PER_TASK, part.len() / m);
+            let rows = &rows[first * k..(first + len) * k];
+            for (j, out) in part.chunks_exact_mut(len).enumerate() {
+                row_dots_part(rows, &xs[j * k..(j + 1) * k], first, out, count);
+            }
+        });
+    for (task, part) in parts.chunks(m * ROWS_PER_TASK).enumerate() {
+        let (first, len) = (task * ROWS_PER_TASK, part.len() / m);
+        for (j, outputs) in part.chunks_exact(len).enumerate() {
+            out[j * count + first..j * count + first + len].copy_from_slice(outputs);
+        }
+    }
+}
+
 /// Outputs `first..first + out.len()` of `count`, on this thread, with the processor's
 /// 8-lane vectors and fused multiply-add where it has them (without them, `f32::mul_add`
 /// is a call to the C library's `fmaf`: the same bits, several times slower).
@@ -336,6 +387,26 @@ pub(super) mod tests {
             let mut whole = vec![f32::NAN; count];
             pool.install(|| row_dots_into(&rows, &x, &mut whole));
             prop_assert_eq!(bits(&whole), bits(&expected));
+        }
+
+        #[test]
+        fn many_vectors_keep_each_vectors_one_row_bits(
+            k in 0usize..=200,
+            count in 1usize..=200,
+            m in 1usize..=6,
+            threads in 1usize..=3,
+            seed in any::<u64>(),
+        ) {
+            let rows = values(seed, count * k);
+            let xs = values(seed ^ 0x5eed, m * k);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut expected = vec![f32::NAN; m * count];
+            for (j, out) in expected.chunks_exact_mut(count).enumerate() {
+                pool.install(|| row_dots_into(&rows, &xs[j * k..(j + 1) * k], out));
+            }
+            let mut many = vec![f32::NAN; m * count];
+            pool.install(|| row_dots_many_into(&rows, &xs, m, &mut many));
+            prop_assert_eq!(bits(&many), bits(&expected));
         }
     }
 }

@@ -193,6 +193,58 @@ impl Linear {
     pub fn forward(&self, x: &Tensor) -> Tensor {
         or_panic(self.f_forward(x))
     }
+
+    /// [`Linear::forward`] of each token alone, concatenated along the tokens: the bits of
+    /// `forward(x.narrow(1, i, 1))` for every token `i` (a one-row product when the batch
+    /// is one sequence, as in a decoding step). For one sequence the weight is read once
+    /// for all the tokens, each token's outputs added in the one-row order, rather than
+    /// once per token.
+    ///
+    /// # Shapes
+    /// `x`: `[batch, tokens, in_features]`. Returns `[batch, tokens, out_features]`.
+    pub fn f_forward_row_by_row(&self, x: &Tensor) -> Result<Tensor> {
+        let shape = x.sizes().to_vec();
+        if shape.len() != 3 || shape[2] != self.in_features() {
+            return Err(Error::Shape {
+                op: "linear row by row",
+                detail: format!(
+                    "input {} is not [batch, tokens, {}]",
+                    shape_list(&shape),
+                    self.in_features()
+                ),
+            });
+        }
+        let weight = self.weight.as_slice().filter(|_| self.weight.dim() == 2);
+        #[cfg(feature = "tch")]
+        let weight = weight.filter(|_| crate::backend::torch::current().is_none());
+        let (Some(weight), 1) = (weight, shape[0]) else {
+            let rows = (0..shape[1])
+                .map(|i| self.f_forward(&x.narrow(1, i, 1)))
+                .collect::<Result<Vec<Tensor>>>()?;
+            return crate::f_cat(&rows, 1);
+        };
+        let out_features = self.out_features();
+        let mut y = vec![0.0f32; shape[1] * out_features];
+        if shape[1] > 0 {
+            crate::kernels::row_dots::row_dots_many_into(
+                weight,
+                &x.to_vec(),
+                shape[1],
+                &mut y,
+            );
+        }
+        let y = Tensor::from_vec(y, &[1, shape[1], out_features]);
+        match &self.bias {
+            Some(b) => y.f_add(b),
+            None => Ok(y),
+        }
+    }
+
+    /// Plain form of [`Linear::f_forward_row_by_row`].
+    #[track_caller]
+    pub fn forward_row_by_row(&self, x: &Tensor) -> Tensor {
+        or_panic(self.f_forward_row_by_row(x))
+    }
 }
 
 #[cfg(test)]
@@ -221,6 +273,45 @@ mod tests {
         assert_eq!(
             layer.f_forward(&ones(&[6, 2])).unwrap_err().to_string(),
             "linear: mat1 and mat2 shapes cannot be multiplied (6x2 and 3x2)"
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Row by row, every token's outputs are the bits of `forward` on that token alone
+        /// (one sequence: one weight read for all tokens; several: the loop itself).
+        #[test]
+        fn row_by_row_is_each_token_alone(
+            in_features in 0usize..=150,
+            out_features in 1usize..=300,
+            batch in 1usize..=2,
+            tokens in 1usize..=6,
+            bias: bool,
+            seed in 0u64..1000,
+        ) {
+            crate::manual_seed(seed);
+            let layer = Linear::new(in_features, out_features, bias);
+            let x = crate::randn(&[batch, tokens, in_features]);
+            let alone: Vec<Tensor> =
+                (0..tokens).map(|i| layer.forward(&x.narrow(1, i, 1))).collect();
+            let expected = crate::cat(&alone, 1);
+            let rows = layer.forward_row_by_row(&x);
+            proptest::prop_assert_eq!(rows.shape(), expected.shape());
+            let bits = |t: &Tensor| t.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&rows), bits(&expected));
+        }
+    }
+
+    #[test]
+    fn row_by_row_names_a_wrong_input() {
+        let layer = Linear::from_parameters(ones(&[2, 3]), None);
+        assert_eq!(
+            layer
+                .f_forward_row_by_row(&ones(&[4, 2]))
+                .unwrap_err()
+                .to_string(),
+            "linear row by row: input [4, 2] is not [batch, tokens, 3]"
         );
     }
 }

@@ -13,6 +13,7 @@
 //! fused multiply-add, so every value has the same bits as in transformers.
 
 use half::f16;
+use rayon::prelude::*;
 
 use crate::error::LoadError;
 
@@ -108,18 +109,19 @@ pub fn dequantize(
             n_blocks(2)?;
             bytes.chunks_exact(2).map(|b| f16_at(b, 0)).collect()
         }
+        // Each block on its own: the blocks are shared between the threads.
         GgmlType::Q8_0 => {
-            let mut out = Vec::with_capacity(n_blocks(34)? * BLOCK);
-            for block in bytes.chunks_exact(34) {
-                out.extend(q8_0_block(block));
-            }
+            let mut out = vec![0.0f32; n_blocks(34)? * BLOCK];
+            out.par_chunks_mut(BLOCK)
+                .zip(bytes.par_chunks_exact(34))
+                .for_each(|(out, block)| out.copy_from_slice(&q8_0_block(block)));
             out
         }
         GgmlType::Q4_1 => {
-            let mut out = Vec::with_capacity(n_blocks(20)? * BLOCK);
-            for block in bytes.chunks_exact(20) {
-                out.extend(q4_1_block(block));
-            }
+            let mut out = vec![0.0f32; n_blocks(20)? * BLOCK];
+            out.par_chunks_mut(BLOCK)
+                .zip(bytes.par_chunks_exact(20))
+                .for_each(|(out, block)| out.copy_from_slice(&q4_1_block(block)));
             out
         }
     })
