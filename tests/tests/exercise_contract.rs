@@ -13,9 +13,10 @@
 //! compiles only that chapter, since a chapter alone resolves the workspace's features
 //! (tests/tests/one_build.rs). That builds in a separate target directory (so it never
 //! waits on the `cargo test` that runs it) unless `EXERCISE_CONTRACT_TARGET` names another
-//! (`.ci/run` runs the test binary itself and points it at the workspace's own, where
-//! everything is built already). It takes a while: it is `#[ignore]`d in a plain `cargo
-//! test`. Once you start solving exercises it fails by design, since your solved stubs pass.
+//! (`.ci/run` runs the test binary itself and points it at a folder seeded from the
+//! workspace's own, where everything is built already). It takes a while: it is
+//! `#[ignore]`d in a plain `cargo test`. Once you start solving exercises it fails by
+//! design, since your solved stubs pass.
 //!
 //! `EXERCISE_CONTRACT_CHAPTERS="ch15 ch16"` checks only the chapters whose folder name
 //! starts with one of those words (every chapter when it is unset).
