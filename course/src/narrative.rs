@@ -406,32 +406,13 @@ macro_rules! chapter_output_tests {
             if !($runs)() {
                 return;
             }
-            let references = $crate::narrative::seed_references(&root, chapter);
-            // The seeds' runs are independent: side by side, a chapter that trains for
-            // each seed (chapter 19: thousands of steps) takes the time of one.
-            ::std::thread::scope(|scope| {
-                let runs: Vec<_> = references
-                    .iter()
-                    .map(|(seed, pytorch)| {
-                        scope.spawn(move || {
-                            let story =
-                                $narrative($crate::narrative::Seed::given(*seed))
-                                    .expect("the chapter runs");
-                            let what = format!("{chapter} --seed {seed}");
-                            $crate::platform::assert_printed(
-                                &story.to_string(),
-                                pytorch,
-                                &what,
-                            );
-                        })
-                    })
-                    .collect();
-                for run in runs {
-                    if let Err(failure) = run.join() {
-                        ::std::panic::resume_unwind(failure);
-                    }
-                }
-            });
+            for (seed, pytorch) in $crate::narrative::seed_references(&root, chapter)
+            {
+                let story = $narrative($crate::narrative::Seed::given(seed))
+                    .expect("the chapter runs");
+                let what = format!("{chapter} --seed {seed}");
+                $crate::platform::assert_printed(&story.to_string(), &pytorch, &what);
+            }
         }
 
         #[test]
