@@ -165,6 +165,14 @@ fn packed_product(
     });
 }
 
+/// Whether `b` is kept packed for this processor's products (see [`keep`]).
+///
+/// # Shapes
+/// `b`: `[k, n]`.
+pub(crate) fn is_kept(b: ArrayView2<f32>) -> bool {
+    super::packed_once::find(Isa::detect(), b).is_some()
+}
+
 /// Packs `b` once for the products on this processor's instruction set and keeps it while
 /// the returned value lives (see [`super::packed_once`]); nothing where the product packs
 /// nothing.
@@ -428,9 +436,34 @@ fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
         if height < width {
             out.fill(0.0);
         }
+        // A whole strip of contiguous rows (a weight `W` read as `Wᵀ`) is turned around
+        // eight rows by eight columns at a time in vector registers; the rest number by
+        // number below.
+        let mut done = 0;
+        if height == width
+            && cs == 1
+            && width % 8 == 0
+            && std::arch::is_x86_feature_detected!("avx")
+        {
+            done = kc - kc % 8;
+            for group in (0..width).step_by(8) {
+                // SAFETY: rows `first + group..first + group + 8` are inside `block`, and
+                // each holds `kc` numbers one apart.
+                let rows: [&[f32]; 8] = std::array::from_fn(|i| unsafe {
+                    let row = base.offset((first + group + i) as isize * rs);
+                    std::slice::from_raw_parts(row, kc)
+                });
+                for p in (0..done).step_by(8) {
+                    // SAFETY: the processor has AVX (checked above).
+                    unsafe {
+                        transpose_8x8(&rows, p, &mut out[p * width + group..], width)
+                    };
+                }
+            }
+        }
         // The packed strip is written in order; the block is read down its columns, so
         // the `height` rows of the strip are read side by side.
-        for (p, slots) in out.chunks_exact_mut(width).enumerate() {
+        for (p, slots) in out.chunks_exact_mut(width).enumerate().skip(done) {
             // SAFETY: row `first` and column `p` are inside `block`.
             let column =
                 unsafe { base.offset(first as isize * rs + p as isize * cs) };
@@ -445,6 +478,81 @@ fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
                 }
             }
         }
+    }
+}
+
+/// Writes the eight numbers `rows[i][p + j]` (`i < 8`) at `out[j·stride..j·stride + 8]`,
+/// for each `j < 8`: eight columns of eight rows, each column now a row of `out`. The
+/// classic three rounds of shuffles (pairs of numbers, pairs of pairs, halves).
+///
+/// # Safety
+/// The processor has AVX.
+///
+/// # Panics
+/// If a row has fewer than `p + 8` numbers or `out` fewer than `7·stride + 8`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn transpose_8x8(rows: &[&[f32]; 8], p: usize, out: &mut [f32], stride: usize) {
+    use std::arch::x86_64::*;
+    // Through `[f32; 8]` values, not `_mm256_loadu_ps`, whose pointer checks cost more
+    // than the load in the dev profile; written out, not as a closure, which the dev
+    // profile would call for each row.
+    macro_rules! load {
+        ($i:expr) => {{
+            let values: [f32; 8] = rows[$i][p..p + 8].try_into().expect("8 numbers");
+            // SAFETY: `[f32; 8]` and `__m256` are 32 bytes, every bit pattern valid in
+            // both.
+            unsafe { std::mem::transmute::<[f32; 8], __m256>(values) }
+        }};
+    }
+    let r = [
+        load!(0),
+        load!(1),
+        load!(2),
+        load!(3),
+        load!(4),
+        load!(5),
+        load!(6),
+        load!(7),
+    ];
+    // Rows 2i and 2i+1 interleaved: (r0[0], r1[0], r0[1], r1[1] | r0[4], r1[4], ...).
+    let t = [
+        _mm256_unpacklo_ps(r[0], r[1]),
+        _mm256_unpackhi_ps(r[0], r[1]),
+        _mm256_unpacklo_ps(r[2], r[3]),
+        _mm256_unpackhi_ps(r[2], r[3]),
+        _mm256_unpacklo_ps(r[4], r[5]),
+        _mm256_unpackhi_ps(r[4], r[5]),
+        _mm256_unpacklo_ps(r[6], r[7]),
+        _mm256_unpackhi_ps(r[6], r[7]),
+    ];
+    // Four rows' numbers of one column in each 128-bit half.
+    let u = [
+        _mm256_shuffle_ps::<0b01_00_01_00>(t[0], t[2]),
+        _mm256_shuffle_ps::<0b11_10_11_10>(t[0], t[2]),
+        _mm256_shuffle_ps::<0b01_00_01_00>(t[1], t[3]),
+        _mm256_shuffle_ps::<0b11_10_11_10>(t[1], t[3]),
+        _mm256_shuffle_ps::<0b01_00_01_00>(t[4], t[6]),
+        _mm256_shuffle_ps::<0b11_10_11_10>(t[4], t[6]),
+        _mm256_shuffle_ps::<0b01_00_01_00>(t[5], t[7]),
+        _mm256_shuffle_ps::<0b11_10_11_10>(t[5], t[7]),
+    ];
+    // Rows 0-3 and rows 4-7 of the same column joined: columns 0-3 from the low halves,
+    // 4-7 from the high ones.
+    let columns = [
+        _mm256_permute2f128_ps::<0x20>(u[0], u[4]),
+        _mm256_permute2f128_ps::<0x20>(u[1], u[5]),
+        _mm256_permute2f128_ps::<0x20>(u[2], u[6]),
+        _mm256_permute2f128_ps::<0x20>(u[3], u[7]),
+        _mm256_permute2f128_ps::<0x31>(u[0], u[4]),
+        _mm256_permute2f128_ps::<0x31>(u[1], u[5]),
+        _mm256_permute2f128_ps::<0x31>(u[2], u[6]),
+        _mm256_permute2f128_ps::<0x31>(u[3], u[7]),
+    ];
+    for (j, column) in columns.into_iter().enumerate() {
+        // SAFETY: as for the loads.
+        let values = unsafe { std::mem::transmute::<__m256, [f32; 8]>(column) };
+        out[j * stride..j * stride + 8].copy_from_slice(&values);
     }
 }
 

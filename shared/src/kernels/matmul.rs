@@ -226,13 +226,21 @@ fn copy_into(buffer: &mut [f32], values: ndarray::ArrayView1<f32>) {
 /// `k = 768` product are about 0.1 ms of work on one core, far above what a thread costs.
 const MIN_ROWS_PER_THREAD: usize = 64;
 
-/// `c = a · b` with the packed GEMM of [`gemm`](super::gemm), the rows of `a` (and `c`) split
-/// between the threads of the current rayon pool (one thread outside a pool of several).
+/// Columns of `b` per thread below which a product is not worth splitting by columns (a
+/// multiple of every micro-kernel's strip width).
+const MIN_COLUMNS_PER_THREAD: usize = 64;
+
+/// `c = a · b` with the packed GEMM of [`gemm`](super::gemm), split between the threads of
+/// the current rayon pool (one thread outside a pool of several).
 ///
-/// Each thread packs and multiplies its own rows against the whole of `b`. Splitting the
-/// rows changes which rows are packed together, not the order in which an output adds its
-/// products (a fused chain in order of `k`), so the result has the same bits on any number
-/// of threads.
+/// Each thread packs and multiplies its own part. A product with more columns than rows
+/// (a prompt of a few hundred tokens times a weight, `x·Wᵀ`) is split by columns, so that
+/// each thread packs only its share of `b`, which for a short prompt costs as much as the
+/// multiplication; a product with more rows (training's batches) is split by rows, as is
+/// one whose `b` is kept packed (its packing is shared, see
+/// [`Linear::pack_weight`](crate::nn::Linear::pack_weight)). Splitting changes which
+/// numbers are packed together, not the order in which an output adds its products (a
+/// fused chain in order of `k`), so the result has the same bits on any number of threads.
 ///
 /// # Shapes
 /// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
@@ -241,20 +249,32 @@ pub fn blocked_into(
     b: ArrayView2<f32>,
     mut c: ArrayViewMut2<f32>,
 ) {
-    let m = a.dim().0;
-    let threads = rayon::current_num_threads()
-        .min(m / MIN_ROWS_PER_THREAD)
-        .max(1);
+    let (m, n) = (a.dim().0, b.dim().1);
+    let pool = rayon::current_num_threads();
+    let by_columns = n > m && !super::gemm::is_kept(b);
+    let threads = if by_columns {
+        pool.min(n / MIN_COLUMNS_PER_THREAD)
+    } else {
+        pool.min(m / MIN_ROWS_PER_THREAD)
+    }
+    .max(1);
     if threads == 1 {
         gemm_into(a, b, c);
-        return;
+    } else if by_columns {
+        let columns = n.div_ceil(threads).next_multiple_of(MIN_COLUMNS_PER_THREAD);
+        let parts: Vec<_> = b
+            .axis_chunks_iter(Axis(1), columns)
+            .zip(c.axis_chunks_iter_mut(Axis(1), columns))
+            .collect();
+        parts.into_par_iter().for_each(|(b, c)| gemm_into(a, b, c));
+    } else {
+        let rows = m.div_ceil(threads);
+        let parts: Vec<_> = a
+            .axis_chunks_iter(Axis(0), rows)
+            .zip(c.axis_chunks_iter_mut(Axis(0), rows))
+            .collect();
+        parts.into_par_iter().for_each(|(a, c)| gemm_into(a, b, c));
     }
-    let rows = m.div_ceil(threads);
-    let parts: Vec<_> = a
-        .axis_chunks_iter(Axis(0), rows)
-        .zip(c.axis_chunks_iter_mut(Axis(0), rows))
-        .collect();
-    parts.into_par_iter().for_each(|(a, c)| gemm_into(a, b, c));
 }
 
 /// Which order PyTorch uses for a 2-D product `a · b` (see the module docs); `vector` says
@@ -334,7 +354,13 @@ mod tests {
 
     #[test]
     fn a_blocked_product_has_the_same_bits_on_any_number_of_threads() {
-        let (m, k, n) = (301, 300, 37);
+        // Split by rows (more rows than columns), then by columns.
+        for (m, k, n) in [(301, 300, 37), (37, 300, 301)] {
+            blocked_product_on_threads(m, k, n);
+        }
+    }
+
+    fn blocked_product_on_threads(m: usize, k: usize, n: usize) {
         let a = ndarray::Array2::from_shape_fn((m, k), |(i, j)| {
             ((i * 7 + j * 3) % 11) as f32 / 7.0
         });
@@ -353,7 +379,7 @@ mod tests {
             let bits = |x: &ndarray::Array2<f32>| {
                 x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
             };
-            assert_eq!(bits(&one), bits(&many), "{threads} threads");
+            assert_eq!(bits(&one), bits(&many), "{m}x{k}x{n} on {threads} threads");
         }
     }
 }

@@ -59,6 +59,33 @@ where
     }
 }
 
+/// [`for_each3`] over producers of rows of `n` elements each: the pieces cut by the
+/// elements they hold, not by their rows.
+///
+/// # Shapes
+/// Whatever `zip` holds (its producers have one shape), each item a row of `n` elements.
+pub(crate) fn for_each3_rows<P1, P2, P3, D, F>(
+    zip: Zip<(P1, P2, P3), D>,
+    n: usize,
+    f: F,
+) where
+    D: Dimension,
+    P1: NdProducer<Dim = D> + Send,
+    P2: NdProducer<Dim = D> + Send,
+    P3: NdProducer<Dim = D> + Send,
+    F: Fn(P1::Item, P2::Item, P3::Item) + Sync + Copy,
+{
+    if worth_splitting(zip.size().saturating_mul(n)) && zip.size() > 1 {
+        let (first, second) = zip.split();
+        rayon::join(
+            || for_each3_rows(first, n, f),
+            || for_each3_rows(second, n, f),
+        );
+    } else {
+        zip.for_each(f);
+    }
+}
+
 /// `rows(x, out)` on blocks of whole rows of length `n`, the blocks of a large `x` on the
 /// pool's threads: one block per thread, but none of less than a grain (and at least one
 /// row).

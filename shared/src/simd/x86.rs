@@ -34,8 +34,9 @@ impl Simd for Avx512 {
     }
     #[inline(always)]
     fn load(self, from: &[f32]) -> __m512 {
-        let from = &from[..16];
-        unsafe { _mm512_loadu_ps(from.as_ptr()) }
+        let from: [f32; 16] = from[..16].try_into().expect("16 numbers");
+        // SAFETY: `[f32; 16]` and `__m512` are 64 bytes, every bit pattern valid in both.
+        unsafe { std::mem::transmute::<[f32; 16], __m512>(from) }
     }
     #[inline(always)]
     fn store(self, v: __m512, to: &mut [f32]) {
