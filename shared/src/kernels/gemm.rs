@@ -442,7 +442,7 @@ fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
         let mut done = 0;
         if height == width
             && cs == 1
-            && width % 8 == 0
+            && width.is_multiple_of(8)
             && std::arch::is_x86_feature_detected!("avx")
         {
             done = kc - kc % 8;
