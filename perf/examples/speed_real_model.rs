@@ -9,7 +9,9 @@
 //!
 //! `--weights quantised` runs the model with its matrices kept in the file's quantised
 //! blocks (chapter 20's `quantised`), `--weights float32` (the default) as the chapter's
-//! narrative runs it.
+//! narrative runs it. `--pack-once` (float32) packs every weight for the prompt's products
+//! at load (`pack_weights`, as the narrative does; counted in the load), so that a prefill
+//! reads the packed copies instead of packing as it goes.
 //!
 //! ```text
 //! cargo run -p attention-perf --features real-model --example speed_real_model -- \
@@ -21,6 +23,7 @@ use std::time::Instant;
 use ch20_real_model::generate::{Decoder, as_batch};
 use ch20_real_model::growing_cache::growing;
 use ch20_real_model::loader::{Loaded, default_model_path, load, load_quantised};
+use ch20_real_model::model::pack_weights;
 
 fn args() -> Vec<String> {
     std::env::args().collect()
@@ -92,7 +95,12 @@ fn run() {
     let expect = "the model (bash scripts/get-model.sh)";
     match weights {
         "quantised" => timed(load_quantised(&path).expect(expect), start, weights),
-        _ => timed(load(&path, |_, _| {}).expect(expect), start, weights),
+        _ => {
+            let m = load(&path, |_, _| {}).expect(expect);
+            let packed = args.iter().any(|a| a == "--pack-once");
+            let _kept = packed.then(|| pack_weights(&m.model));
+            timed(m, start, if packed { "float32, packed once" } else { weights })
+        }
     }
 }
 

@@ -7,7 +7,8 @@ Each round runs, for 1 and 2 threads, each engine in a fresh process: llama.cpp'
 decoding steps after a 128-token context), transformers (float32, eager attention, the KV
 cache: bench_real_model.py's child), and chapter 20's `speed_real_model` example on its
 float32 and its quantised path (the same prefill and steps). The medians over the rounds are
-reported in tokens per second, with the ratios the chapter's goals name, and the bound that
+reported in tokens per second (chapter 20's float32 path also with its weights packed once
+at load, `--pack-once`), with the ratios the chapter's goals name, and the bound that
 the memory bandwidth, measured in the same run, sets on decoding for each weight format.
 
 Then one chat question answered greedily by transformers and by llama.cpp on both files,
@@ -49,9 +50,9 @@ def transformers(model, threads, env):
     return {"prefill": PROMPT / x["prefill_s"], "decode": NEW / x["decode_s"]}
 
 
-def ours(binary, model, weights, env):
+def ours(binary, model, weights, env, *extra):
     out = subprocess.run([binary, "--prompt-tokens", str(PROMPT), "--new-tokens", str(NEW),
-                          "--decode-at", "none", "--weights", weights],
+                          "--decode-at", "none", "--weights", weights, *extra],
                          capture_output=True, text=True, env=dict(env, ATTN_MODEL=model), check=True)
     x = json.loads(out.stdout.strip().splitlines()[-1])
     return {"prefill": PROMPT / x["prefill_s"], "decode": NEW / x["decode_s"]}
@@ -113,6 +114,10 @@ def main():
         "llama.cpp F32": lambda t, env: llama_cpp(a.llama_bench, a.model_f32, t),
         "transformers float32": lambda t, env: transformers(a.model, t, env),
         "chapter 20 float32": lambda t, env: ours(a.ours, a.model, "float32", env),
+        # The weights packed for the prompt's products at load: the prefill without packing,
+        # for as much memory again as the weights.
+        "chapter 20 float32, packed once": lambda t, env: ours(a.ours, a.model, "float32", env,
+                                                               "--pack-once"),
         "chapter 20 quantised": lambda t, env: ours(a.ours, a.model, "quantised", env),
     }
     if a.rounds > 0:
