@@ -9,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PYTHON="${PYTHON:-python3}"
-# The dev profile, as a reader runs the chapter: the chapter, the layers it runs and the
-# tensor crate are built with opt-level 2 there (see the workspace's Cargo.toml).
+# The dev profile, as a reader runs the chapter: the chapter and the layers it runs are
+# built with opt-level 2 there, the tensor crate with 3 (see the workspace's Cargo.toml).
 cargo build -q -p attention-perf --features real-model --example speed_real_model
 exec "$PYTHON" perf/scripts/bench_real_model.py --ours "${CARGO_TARGET_DIR:-target}/debug/examples/speed_real_model" \
     --model models/SmolLM2-135M-Instruct.Q4_1.gguf --rounds "${1:-3}"
