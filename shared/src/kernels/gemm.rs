@@ -436,17 +436,22 @@ fn pack(block: ArrayView2<f32>, width: usize, packed: &mut [f32]) {
         if height < width {
             out.fill(0.0);
         }
-        // A whole strip of contiguous rows (a weight `W` read as `Wᵀ`) is turned around
-        // eight rows by eight columns at a time in vector registers; the rest number by
-        // number below.
+        // A whole strip of contiguous rows (a prompt's rows, a weight `W` read as `Wᵀ`) is
+        // turned around eight rows by eight columns at a time in vector registers, the
+        // last group overlapping the one before where the strip is not a multiple of eight
+        // rows high (rows 6 and 7 of a 14-row strip are written twice, the same numbers);
+        // the rest number by number below.
         let mut done = 0;
         if height == width
+            && width >= 8
             && cs == 1
-            && width.is_multiple_of(8)
             && std::arch::is_x86_feature_detected!("avx")
         {
             done = kc - kc % 8;
-            for group in (0..width).step_by(8) {
+            let groups = (0..=width - 8)
+                .step_by(8)
+                .chain((!width.is_multiple_of(8)).then_some(width - 8));
+            for group in groups {
                 // SAFETY: rows `first + group..first + group + 8` are inside `block`, and
                 // each holds `kc` numbers one apart.
                 let rows: [&[f32]; 8] = std::array::from_fn(|i| unsafe {

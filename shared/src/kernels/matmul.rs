@@ -226,9 +226,12 @@ fn copy_into(buffer: &mut [f32], values: ndarray::ArrayView1<f32>) {
 /// `k = 768` product are about 0.1 ms of work on one core, far above what a thread costs.
 const MIN_ROWS_PER_THREAD: usize = 64;
 
-/// Columns of `b` per thread below which a product is not worth splitting by columns (a
-/// multiple of every micro-kernel's strip width).
+/// Columns of `b` per thread below which a product is not worth splitting by columns.
 const MIN_COLUMNS_PER_THREAD: usize = 64;
+
+/// The widest strip of `b` a micro-kernel takes (a multiple of every strip width): each
+/// thread's columns are a whole number of strips.
+const STRIP: usize = 32;
 
 /// `c = a · b` with the packed GEMM of [`gemm`](super::gemm), split between the threads of
 /// the current rayon pool (one thread outside a pool of several).
@@ -261,7 +264,7 @@ pub fn blocked_into(
     if threads == 1 {
         gemm_into(a, b, c);
     } else if by_columns {
-        let columns = n.div_ceil(threads).next_multiple_of(MIN_COLUMNS_PER_THREAD);
+        let columns = n.div_ceil(threads).next_multiple_of(STRIP);
         let parts: Vec<_> = b
             .axis_chunks_iter(Axis(1), columns)
             .zip(c.axis_chunks_iter_mut(Axis(1), columns))
