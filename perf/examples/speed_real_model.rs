@@ -99,7 +99,11 @@ fn run() {
             let m = load(&path, |_, _| {}).expect(expect);
             let packed = args.iter().any(|a| a == "--pack-once");
             let _kept = packed.then(|| pack_weights(&m.model));
-            let name = if packed { "float32, packed once" } else { weights };
+            let name = if packed {
+                "float32, packed once"
+            } else {
+                weights
+            };
             timed(m, start, name)
         }
     }
