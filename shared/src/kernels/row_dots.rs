@@ -159,7 +159,7 @@ pub fn row_dots_many_into(rows: &[f32], xs: &[f32], m: usize, out: &mut [f32]) {
 }
 
 /// Outputs `first..first + out.len()` of `count`, on this thread, with the processor's
-/// 8-lane vectors and fused multiply-add where it has them (without them, `f32::mul_add`
+/// 16- or 8-lane vectors and fused multiply-add where it has them (without them, `f32::mul_add`
 /// is a call to the C library's `fmaf`: the same bits, several times slower).
 ///
 /// # Shapes
@@ -179,6 +179,14 @@ pub fn row_dots_part(
         x.len()
     );
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the processor has AVX-512F and the FMA instructions.
+        unsafe { row_dots_part_avx512(rows, x, first, out, count) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
     {
@@ -186,7 +194,22 @@ pub fn row_dots_part(
         unsafe { row_dots_part_fma(rows, x, first, out, count) };
         return;
     }
-    row_dots_part_body(rows, x, first, out, count);
+    row_dots_part_body(rows, x, first, out, count, four_dots);
+}
+
+/// [`row_dots_part_body`] compiled with AVX-512 and FMA, each block by [`four_dots_avx512`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn row_dots_part_avx512(
+    rows: &[f32],
+    x: &[f32],
+    first: usize,
+    out: &mut [f32],
+    count: usize,
+) {
+    row_dots_part_body(rows, x, first, out, count, |block, x| {
+        four_dots_avx512(block, x)
+    });
 }
 
 /// [`row_dots_part_body`] compiled with AVX2 and FMA.
@@ -199,12 +222,12 @@ unsafe fn row_dots_part_fma(
     out: &mut [f32],
     count: usize,
 ) {
-    row_dots_part_body(rows, x, first, out, count);
+    row_dots_part_body(rows, x, first, out, count, four_dots);
 }
 
-/// The loop of [`row_dots_part`]: the outputs of MKL's blocks four at a time (any four of
-/// them: an output's order depends only on whether it is in a block, not on which block),
-/// the one to three outputs of MKL's tail one at a time by [`row_dot_sum`].
+/// The loop of [`row_dots_part`]: the outputs of MKL's blocks four at a time by `block`
+/// (any four of them: an output's order depends only on whether it is in a block, not on
+/// which block), the one to three outputs of MKL's tail one at a time by [`row_dot_sum`].
 #[inline(always)]
 fn row_dots_part_body(
     rows: &[f32],
@@ -212,29 +235,128 @@ fn row_dots_part_body(
     first: usize,
     out: &mut [f32],
     count: usize,
+    block: impl Fn([&[f32]; BLOCK], &[f32]) -> [f32; BLOCK],
 ) {
     let k = x.len();
     let blocked = count / BLOCK * BLOCK;
     let mut i = 0;
     if k > 0 {
-        let n = 16 * full_rounds(k);
         while i + BLOCK <= out.len() && first + i + BLOCK <= blocked {
             let row = |b: usize| &rows[(i + b) * k..(i + b + 1) * k];
-            let block = [row(0), row(1), row(2), row(3)];
-            let mut lanes = block.map(|row| first_lanes(row, x));
-            fused_rounds_4(&mut lanes, block.map(|row| &row[1..1 + n]), &x[1..1 + n]);
-            for (y, (lanes, row)) in out[i..i + BLOCK]
-                .iter_mut()
-                .zip(lanes.into_iter().zip(block))
-            {
-                *y = finish_row_dot(lanes, row, x);
-            }
+            out[i..i + BLOCK]
+                .copy_from_slice(&block([row(0), row(1), row(2), row(3)], x));
             i += BLOCK;
         }
     }
     for (j, y) in out.iter_mut().enumerate().skip(i) {
         *y = row_dot_sum(&rows[j * k..(j + 1) * k], x, first + j, count);
     }
+}
+
+/// [`row_dot_sum`] for the four outputs of one of MKL's blocks, their rounds side by side.
+///
+/// # Shapes
+/// Each of `block`: `[k]`, `x`: `[k]` with `k ≥ 1`.
+#[inline(always)]
+fn four_dots(block: [&[f32]; BLOCK], x: &[f32]) -> [f32; BLOCK] {
+    let n = 16 * full_rounds(x.len());
+    let mut lanes = block.map(|row| first_lanes(row, x));
+    fused_rounds_4(&mut lanes, block.map(|row| &row[1..1 + n]), &x[1..1 + n]);
+    std::array::from_fn(|b| finish_row_dot(lanes[b], block[b], x))
+}
+
+/// [`four_dots`] in 16-lane registers from start to end: each output's 16 lanes are one
+/// register, its first product goes into lane 0, each round of 16 is one fused
+/// multiply-add, the partial round one masked fused multiply-add into the first lanes, and
+/// the four outputs' additions by halves are done together ([`add_by_halves_4`]). The same
+/// operations on the same lanes, in the same order, as [`row_dot_sum`]: the same bits.
+///
+/// # Shapes
+/// Each of `block`: `[k]`, `x`: `[k]` with `k ≥ 1`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+fn four_dots_avx512(block: [&[f32]; BLOCK], x: &[f32]) -> [f32; BLOCK] {
+    use std::arch::x86_64::{
+        __m512, _mm512_fmadd_ps, _mm512_mask3_fmadd_ps, _mm512_maskz_loadu_ps,
+        _mm512_maskz_mov_ps, _mm512_maskz_permutexvar_ps, _mm512_set1_epi32,
+        _mm512_set1_ps,
+    };
+    let k = x.len();
+    let (rounds, rest) = (full_rounds(k), (k - 1) % 16);
+    // SAFETY: `[f32; 16]` and `__m512` are 64 bytes, and every bit pattern is valid in both.
+    let round = |values: &[f32], r: usize| unsafe {
+        let values: [f32; 16] = values[1 + 16 * r..17 + 16 * r].try_into().unwrap();
+        std::mem::transmute::<[f32; 16], __m512>(values)
+    };
+    // The partial round's `rest` entries, zeros in the lanes after them.
+    let partial = (1u16 << rest) - 1;
+    let start = 1 + 16 * rounds;
+    // SAFETY: the mask's lanes are entries `start..k` of `values` (`start + rest = k`),
+    // inside it; the masked-off lanes are not read.
+    let tail = |values: &[f32]| unsafe {
+        _mm512_maskz_loadu_ps(partial, values[start..].as_ptr())
+    };
+    let mut lanes = [_mm512_set1_ps(0.0); BLOCK];
+    for (lanes, row) in lanes.iter_mut().zip(block) {
+        *lanes = _mm512_maskz_mov_ps(1, _mm512_set1_ps(row[0] * x[0]));
+    }
+    for r in 0..rounds {
+        let v = round(x, r);
+        for (lanes, row) in lanes.iter_mut().zip(block) {
+            *lanes = _mm512_fmadd_ps(round(row, r), v, *lanes);
+        }
+    }
+    if rest > 0 {
+        if rounds > 0 {
+            // Each output's sum alone in lane 0 of its register.
+            let sums = add_by_halves_4(lanes);
+            for (b, lanes) in lanes.iter_mut().enumerate() {
+                *lanes = _mm512_maskz_permutexvar_ps(
+                    1,
+                    _mm512_set1_epi32(4 * b as i32),
+                    sums,
+                );
+            }
+        }
+        let x_tail = tail(x);
+        for (lanes, row) in lanes.iter_mut().zip(block) {
+            *lanes = _mm512_mask3_fmadd_ps(tail(row), x_tail, *lanes, partial);
+        }
+    }
+    // SAFETY: as `round`.
+    let sums =
+        unsafe { std::mem::transmute::<__m512, [f32; 16]>(add_by_halves_4(lanes)) };
+    [sums[0], sums[4], sums[8], sums[12]]
+}
+
+/// `add_by_halves` of `dot_orders` on four registers at once: lane `i` plus lane `i + 8`,
+/// then `i + 4`, `i + 2`, `i + 1`, each register's sum in lane `4·b` of the result.
+/// Shuffles gather the halves of two (then four) registers side by side, so that each
+/// step is one addition for all of them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn add_by_halves_4(
+    lanes: [std::arch::x86_64::__m512; BLOCK],
+) -> std::arch::x86_64::__m512 {
+    use std::arch::x86_64::{_mm512_add_ps, _mm512_permute_ps, _mm512_shuffle_f32x4};
+    // Quarters (4 lanes each) `[a0 a1 a2 a3]`: lower halves of a and b, then upper halves.
+    let [a, b, c, d] = lanes;
+    let ab = _mm512_add_ps(
+        _mm512_shuffle_f32x4::<0x44>(a, b),
+        _mm512_shuffle_f32x4::<0xEE>(a, b),
+    );
+    let cd = _mm512_add_ps(
+        _mm512_shuffle_f32x4::<0x44>(c, d),
+        _mm512_shuffle_f32x4::<0xEE>(c, d),
+    );
+    // Now quarter 0 of each register, then quarter 1: one quarter per output.
+    let four = _mm512_add_ps(
+        _mm512_shuffle_f32x4::<0x88>(ab, cd),
+        _mm512_shuffle_f32x4::<0xDD>(ab, cd),
+    );
+    // Within each quarter: lanes 2 and 3 onto lanes 0 and 1, then lane 1 onto lane 0.
+    let two = _mm512_add_ps(four, _mm512_permute_ps::<0x4E>(four));
+    _mm512_add_ps(two, _mm512_permute_ps::<0xB1>(two))
 }
 
 /// `lanes[b][l] = fma(rows[b][16·r + l], x[16·r + l], lanes[b][l])` for each round `r` of
@@ -245,14 +367,6 @@ fn row_dots_part_body(
 /// `x`: a multiple of 16 long, each of `rows` at least as long.
 #[inline(always)]
 fn fused_rounds_4(lanes: &mut [[f32; 16]; BLOCK], rows: [&[f32]; BLOCK], x: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("fma")
-    {
-        // SAFETY: the processor has AVX-512F and the FMA instructions.
-        unsafe { fused_rounds_4_avx512(lanes, rows, x) };
-        return;
-    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
@@ -308,38 +422,6 @@ unsafe fn fused_rounds_4_avx2(
     }
 }
 
-/// [`fused_rounds_4`] in four 16-lane registers, one per output: lane `l` of an output's
-/// register is its lane `l`, fused in the same order, so the same bits as two 8-lane
-/// halves, in half the instructions.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-unsafe fn fused_rounds_4_avx512(
-    lanes: &mut [[f32; 16]; BLOCK],
-    rows: [&[f32]; BLOCK],
-    x: &[f32],
-) {
-    use std::arch::x86_64::{__m512, _mm512_fmadd_ps};
-    // Loads through `[f32; 16]` references, as in `fused_rounds_4_avx2`.
-    let round = |values: &[f32], r: usize| -> [f32; 16] {
-        values[16 * r..16 * r + 16].try_into().unwrap()
-    };
-    // SAFETY: `[f32; 16]` and `__m512` are 64 bytes, and every bit pattern is valid in both.
-    let vector = |values: [f32; 16]| unsafe {
-        std::mem::transmute::<[f32; 16], __m512>(values)
-    };
-    let mut acc = lanes.map(vector);
-    for r in 0..x.len() / 16 {
-        let v = vector(round(x, r));
-        for (acc, row) in acc.iter_mut().zip(rows) {
-            *acc = _mm512_fmadd_ps(vector(round(row, r)), v, *acc);
-        }
-    }
-    for (lanes, acc) in lanes.iter_mut().zip(acc) {
-        // SAFETY: as `vector`.
-        *lanes = unsafe { std::mem::transmute::<__m512, [f32; 16]>(acc) };
-    }
-}
-
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -387,6 +469,14 @@ pub(super) mod tests {
             let mut whole = vec![f32::NAN; count];
             pool.install(|| row_dots_into(&rows, &x, &mut whole));
             prop_assert_eq!(bits(&whole), bits(&expected));
+            // The blocks without 16-lane registers too (this processor may have them).
+            if k > 0 {
+                for (b, expected) in expected.chunks_exact(BLOCK).take(count / BLOCK).enumerate() {
+                    let row = |i: usize| &rows[(BLOCK * b + i) * k..(BLOCK * b + i + 1) * k];
+                    let got = four_dots([row(0), row(1), row(2), row(3)], &x);
+                    prop_assert_eq!(bits(&got), bits(expected));
+                }
+            }
         }
 
         #[test]
