@@ -9,9 +9,11 @@
 //!
 //! `--weights quantised` runs the model with its matrices kept in the file's quantised
 //! blocks (chapter 20's `quantised`), `--weights float32` (the default) as the chapter's
-//! narrative runs it. `--pack-once` (float32) packs every weight for the prompt's products
-//! at load (`pack_weights`, as the narrative does; counted in the load), so that a prefill
-//! reads the packed copies instead of packing as it goes.
+//! narrative runs it: every weight packed for the prompts' products once, at load
+//! (`pack_weights`; counted in the load), so that a prefill reads the packed copies instead
+//! of packing as it goes. `--pack-each-prompt` leaves them unpacked, so that each prefill
+//! packs every weight again (half the memory: a single prompt, as `--prompt` and `--chat`
+//! put through the model, packs each weight once either way).
 //!
 //! ```text
 //! cargo run -p attention-perf --features real-model --example speed_real_model -- \
@@ -97,10 +99,10 @@ fn run() {
         "quantised" => timed(load_quantised(&path).expect(expect), start, weights),
         _ => {
             let m = load(&path, |_, _| {}).expect(expect);
-            let packed = args.iter().any(|a| a == "--pack-once");
-            let _kept = packed.then(|| pack_weights(&m.model));
-            let name = if packed {
-                "float32, packed once"
+            let each_prompt = args.iter().any(|a| a == "--pack-each-prompt");
+            let _kept = (!each_prompt).then(|| pack_weights(&m.model));
+            let name = if each_prompt {
+                "float32, packed for each prompt"
             } else {
                 weights
             };

@@ -2,8 +2,8 @@
 """Times chapter 20's model against transformers, in turns (see perf/scripts/bench-real-model.sh).
 
 Each round runs, for 1 and 2 threads: transformers (float32, eager attention, greedy, the
-KV cache) in a fresh process, then ours (the `speed_real_model` example of perf) in a fresh process, each doing
-a prefill of 128 tokens and 128 decoding steps (ours also decodes after prefills of 40 and of
+KV cache) in a fresh process, then ours (the `speed_real_model` example of perf, its weights
+packed for the prompts' products once, at load) in a fresh process, each doing a prefill of 128 tokens and 128 decoding steps (ours also decodes after prefills of 40 and of
 2000 tokens, for the cost of a long cache). The medians over the rounds are reported as
 ratios; the memory bandwidth is measured in the same run (a numpy copy of 1 GB), and with it
 the bound on decoding set by reading every float32 weight once per token.
