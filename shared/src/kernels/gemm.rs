@@ -324,7 +324,7 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
                             // unit column stride), which borrows mutably and so overlaps
                             // no strip.
                             unsafe {
-                                tile::<S, MR>(
+                                tile::<S, MR, MR>(
                                     simd, a_strip, b_strip, corner, rs_c, accumulate,
                                 )
                             };
@@ -345,8 +345,9 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
                         // SAFETY: the tile is `scratch` (`MR·NR ≤ MAX_TILE` numbers, row
                         // stride `NR`), a local array.
                         unsafe {
-                            tile::<S, MR>(
+                            edge_tile::<S, MR>(
                                 simd,
+                                rows,
                                 a_strip,
                                 b_strip,
                                 tile_at,
@@ -369,18 +370,52 @@ fn packed_blocks<S: Simd, const MR: usize>(simd: S, blocks: PackedBlocks) {
     }
 }
 
-/// The micro-kernel: fuses the `kc` steps of the strips `a` (`kc·MR` numbers) and `b`
-/// (`kc·NR`, `NR` two vectors) into the `MR × NR` tile at `c`: for each `p` in order, for
-/// each `i < MR`, `j < NR`: `c[i, j] = fma(a[p·MR + i], b[p·NR + j], c[i, j])`, the tile
-/// starting from zero unless `accumulate`. Output `(i, j)` lives at `c + i·rs_c + j`. The
-/// loops over `i` and the two vectors are unrolled by the compiler, so the sums live in
-/// registers.
+/// [`tile`] for the last strip of `a`, whose `rows < MR` rows are followed by zeros: only
+/// the first `rows` rows (rounded up to an even number, so that fewer kernels are compiled)
+/// are multiplied. A prompt of 128 tokens is nine strips of 14 and one of 2, which the
+/// full kernel would compute as 14.
 ///
 /// # Safety
-/// The `MR × NR` tile at `c` (row stride `rs_c`) is writable and overlaps neither strip.
+/// As [`tile`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn tile<S: Simd, const MR: usize>(
+unsafe fn edge_tile<S: Simd, const MR: usize>(
+    simd: S,
+    rows: usize,
+    a: &[f32],
+    b: &[f32],
+    c: *mut f32,
+    rs_c: isize,
+    accumulate: bool,
+) {
+    // SAFETY: each arm's contract is the caller's, for `ROWS ≤ MR` rows of the tile.
+    unsafe {
+        match rows.next_multiple_of(2) {
+            2 if MR > 2 => tile::<S, MR, 2>(simd, a, b, c, rs_c, accumulate),
+            4 if MR > 4 => tile::<S, MR, 4>(simd, a, b, c, rs_c, accumulate),
+            6 if MR > 6 => tile::<S, MR, 6>(simd, a, b, c, rs_c, accumulate),
+            8 if MR > 8 => tile::<S, MR, 8>(simd, a, b, c, rs_c, accumulate),
+            10 if MR > 10 => tile::<S, MR, 10>(simd, a, b, c, rs_c, accumulate),
+            12 if MR > 12 => tile::<S, MR, 12>(simd, a, b, c, rs_c, accumulate),
+            _ => tile::<S, MR, MR>(simd, a, b, c, rs_c, accumulate),
+        }
+    }
+}
+
+/// The micro-kernel: fuses the `kc` steps of the strips `a` (`kc·MR` numbers) and `b`
+/// (`kc·NR`, `NR` two vectors) into the first `ROWS` rows of the `MR × NR` tile at `c`:
+/// for each `p` in order, for each `i < ROWS`, `j < NR`: `c[i, j] = fma(a[p·MR + i],
+/// b[p·NR + j], c[i, j])`, the tile starting from zero unless `accumulate`. Output `(i, j)`
+/// lives at `c + i·rs_c + j`. The loops over `i` and the two vectors are unrolled by the
+/// compiler, so the sums live in registers. Each output is its own chain of fused
+/// multiply-adds along `p`, so how many rows go together changes no bit.
+///
+/// # Safety
+/// The `ROWS × NR` tile at `c` (row stride `rs_c`) is writable and overlaps neither strip;
+/// `ROWS ≤ MR`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn tile<S: Simd, const MR: usize, const ROWS: usize>(
     simd: S,
     a: &[f32],
     b: &[f32],
@@ -389,7 +424,7 @@ unsafe fn tile<S: Simd, const MR: usize>(
     accumulate: bool,
 ) {
     let (lanes, nr) = (S::LANES, 2 * S::LANES);
-    let mut sums = [[simd.splat(0.0); 2]; MR];
+    let mut sums = [[simd.splat(0.0); 2]; ROWS];
     if accumulate {
         for (i, row) in sums.iter_mut().enumerate() {
             // SAFETY: row `i` of the tile, `NR` numbers, is inside it (the caller's
@@ -657,6 +692,11 @@ mod tests {
             (29, 600, 65),
             (257, 33, 7),
             (30, 40, 530),
+            // Last strips of every height, a prompt of 128 rows among them.
+            (18, 20, 40),
+            (24, 9, 70),
+            (26, 300, 33),
+            (128, 64, 40),
             (3, 0, 5),
         ];
         for isa in Isa::available() {
