@@ -2,7 +2,7 @@
 
 use std::borrow::Borrow;
 
-use ndarray::{Axis, IxDyn};
+use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn, Zip};
 
 use crate::error::{Error, Result, or_panic, shape_list};
 use crate::ops::views::out_of_range_with_new_dim;
@@ -90,10 +90,32 @@ pub fn f_cat<E: Element, T: Borrow<Tensor<E>>>(
         let mut at = 0;
         for v in &views {
             let n = v.shape()[d];
-            out.slice_axis_mut(Axis(d), (at..at + n).into()).assign(v);
+            copy_rows(out.slice_axis_mut(Axis(d), (at..at + n).into()), v.view());
             at += n;
         }
     })
+}
+
+/// `to.assign(&from)` one row (the last dim) at a time: a row contiguous on both sides is
+/// one copy, where `assign` over any number of dims steps its index number by number (a
+/// rotation's `cat` of two halves of every row spent most of its time there).
+///
+/// # Shapes
+/// `to`, `from`: the same shape, at least one dim.
+fn copy_rows<E: Element>(
+    mut to: ArrayViewMut<'_, E, IxDyn>,
+    from: ArrayView<'_, E, IxDyn>,
+) {
+    let last = Axis(to.ndim() - 1);
+    Zip::from(to.lanes_mut(last))
+        .and(from.lanes(last))
+        .for_each(|mut to, from| match from.as_slice() {
+            Some(from) if to.is_standard_layout() => to
+                .as_slice_mut()
+                .expect("a contiguous row")
+                .copy_from_slice(from),
+            _ => to.assign(&from),
+        });
 }
 
 /// The overflow error of [`crate::error::f_checked_numel`] for a size that does not even
@@ -238,6 +260,39 @@ mod tests {
         );
         // A 1-D tensor of no elements is skipped, as in PyTorch.
         assert_eq!(cat(&[&a, &crate::zeros(&[0])], 1).shape(), [1, 2]);
+    }
+
+    proptest::proptest! {
+        /// Pieces in any layout (row-major, transposed, narrowed) join as ndarray's own
+        /// `concatenate` joins them.
+        #[test]
+        fn cat_joins_pieces_of_any_layout(
+            sizes in proptest::collection::vec(1usize..5, 3),
+            dim in 0usize..3,
+            transposed in proptest::bool::ANY,
+            cut in 0usize..4,
+        ) {
+            let n: usize = sizes.iter().product();
+            let whole = Tensor::from_vec((0..n).map(|i| i as f32).collect(), &sizes);
+            let row_major = Tensor::from_vec((0..n).map(|i| -(i as f32)).collect(), &sizes);
+            let mut pieces = vec![whole.clone(), row_major];
+            if transposed {
+                // The transpose of a tensor of transposed sizes: the same sizes, not
+                // contiguous.
+                let flipped = [sizes[2], sizes[1], sizes[0]];
+                let t = Tensor::from_vec((0..n).map(|i| 0.5 * i as f32).collect(), &flipped);
+                pieces.push(t.transpose(0, 2));
+            }
+            // A narrowed view along `dim` (rows that are not contiguous in the last dim).
+            let keep = sizes[dim] - cut.min(sizes[dim] - 1);
+            pieces.push(whole.narrow(dim as i64, 0, keep));
+            let joined = cat(&pieces, dim as i64);
+            let views: Vec<_> = pieces.iter().map(|p| p.array()).collect();
+            let views: Vec<_> = views.iter().map(|v| v.view()).collect();
+            let expected = ndarray::concatenate(Axis(dim), &views).unwrap();
+            proptest::prop_assert_eq!(joined.sizes(), expected.shape());
+            proptest::prop_assert_eq!(joined.to_vec(), expected.iter().copied().collect::<Vec<_>>());
+        }
     }
 
     #[test]
