@@ -24,19 +24,7 @@ use ch20_real_model::growing_cache::{GrowingCache, attend, grouped_weights};
 use ch20_real_model::loader::{default_model_path, load};
 use shared::Tensor;
 
-/// The value after `name` on the command line, or `default`.
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn flag(name: &str) -> bool {
-    std::env::args().any(|a| a == name)
-}
+use attention_perf::command_line::{flag, number as arg};
 
 fn main() {
     // As the chapter's binary runs: on a thread of the rayon pool.

@@ -23,14 +23,7 @@ use ch23_lora::setup::{ALPHA, BATCH, HELD_OUT, LR, RANK, SEED, TRAIN_TARGETS};
 use ch23_lora::task::split;
 use ch23_lora::train::{Schedule, run};
 
-fn arg(name: &str, default: u32) -> u32 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use attention_perf::command_line::number as arg;
 
 /// The processor time (user and system) of this process and all its threads so far, in
 /// seconds, from `/proc/self/stat` (Linux), whose fields 14 and 15 count clock ticks of

@@ -27,27 +27,11 @@ use ch20_real_model::growing_cache::growing;
 use ch20_real_model::loader::{Loaded, default_model_path, load, load_quantised};
 use ch20_real_model::model::pack_weights;
 
-fn args() -> Vec<String> {
-    std::env::args().collect()
-}
-
-fn arg(name: &str, default: usize) -> usize {
-    let args = args();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use attention_perf::command_line::{flag, number as arg, value};
 
 /// The lengths of `--decode-at`, comma-separated (`none` for none).
 fn lengths(name: &str, default: &[usize]) -> Vec<usize> {
-    let args = args();
-    match args
-        .iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-    {
+    match value(name) {
         Some(list) => list.split(',').filter_map(|v| v.parse().ok()).collect(),
         None => default.to_vec(),
     }
@@ -86,25 +70,20 @@ fn prefill_and_decode<M: Decoder>(
 }
 
 fn run() {
-    let args = args();
-    let weights = args
-        .iter()
-        .position(|a| a == "--weights")
-        .and_then(|i| args.get(i + 1))
-        .map_or("float32", String::as_str);
+    let weights = value("--weights").unwrap_or_else(|| "float32".into());
     let start = Instant::now();
     let path = default_model_path();
     let expect = "the model (bash scripts/get-model.sh)";
-    match weights {
-        "quantised" => timed(load_quantised(&path).expect(expect), start, weights),
+    match weights.as_str() {
+        "quantised" => timed(load_quantised(&path).expect(expect), start, &weights),
         _ => {
             let m = load(&path, |_, _| {}).expect(expect);
-            let each_prompt = args.iter().any(|a| a == "--pack-each-prompt");
+            let each_prompt = flag("--pack-each-prompt");
             let _kept = (!each_prompt).then(|| pack_weights(&m.model));
             let name = if each_prompt {
                 "float32, packed for each prompt"
             } else {
-                weights
+                &weights
             };
             timed(m, start, name)
         }

@@ -13,12 +13,14 @@
 //! - [`pinned`], [`settings`]: what the benchmarks (`benches/`) share: thread pools pinned
 //!   to cores, sizes and criterion's settings from the environment;
 //! - [`peak_memory`]: the peak memory of one call, for the examples that check what a
-//!   chapter says a form of attention holds.
+//!   chapter says a form of attention holds;
+//! - [`command_line`]: the `--name value` arguments and flags of the timing examples.
 //!
 //! The benchmarks, the speed and memory examples (`examples/`) and the scripts that run
 //! them and write the book's tables (`scripts/`) are here too; the appendix "Making it
 //! fast" tells their story.
 
+pub mod command_line;
 pub mod dsa;
 pub mod flex;
 pub mod linear;
