@@ -122,6 +122,29 @@ pub fn matmul_into(
     exact_products(order, a, b, c);
 }
 
+/// `c[i] = a[i] · b` for each row `i` of `a`, each row multiplied as a one-row product of
+/// its own would be in `order` (PyTorch's order for `[1, k] · b`): several query heads
+/// that share one cached head, as `repeat_kv` would have given each its own copy. Along a
+/// row the sweeps' and dots' outputs depend only on their column, so those kernels take
+/// the rows together and read `b` once; other orders go one row at a time.
+///
+/// # Shapes
+/// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
+pub fn rows_alone_into(
+    order: Order,
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    mut c: ArrayViewMut2<f32>,
+) {
+    if matches!(order, Order::RowDots | Order::ColumnSweeps) && b.dim().1 > 1 {
+        matmul_into(order, a, b, c);
+        return;
+    }
+    for (a, c) in a.outer_iter().zip(c.outer_iter_mut()) {
+        matmul_into(order, a.insert_axis(Axis(0)), b, c.insert_axis(Axis(0)));
+    }
+}
+
 /// [`exact_products`] compiled with the processor's 8-lane vectors and fused multiply-add
 /// instruction. Without them, `f32::mul_add` is a call to the C library's `fmaf` (x86-64's
 /// baseline has no FMA), correctly rounded too, so both give the same bits, but several

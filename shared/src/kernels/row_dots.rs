@@ -31,11 +31,12 @@ const MIN_OUTPUTS_PER_THREAD: usize = 64;
 /// `c = a · b` by [`row_dots_into`] when the product is dot products of contiguous rows
 /// with one vector, as [`matmul_into`](super::matmul::matmul_into) computes them for
 /// `Order::RowDots`: a matrix of contiguous rows times one column (`W·x`; the outputs go
-/// down the column), or one row times a matrix whose columns are contiguous rows in memory
-/// (`x·Wᵀ`; the outputs go along the row). Returns `false` and leaves `c` alone otherwise.
+/// down the column), or a row times a matrix whose columns are contiguous rows in memory
+/// (`x·Wᵀ`; the outputs go along the row), several rows each as a one-row product of its own
+/// ([`row_dots_many_into`]). Returns `false` and leaves `c` alone otherwise.
 ///
 /// # Shapes
-/// `a`: `[m, k]`, `b`: `[k, n]` with `m = 1` or `n = 1`, `c`: `[m, n]` (overwritten).
+/// `a`: `[m, k]`, `b`: `[k, n]`, `c`: `[m, n]` (overwritten).
 pub fn row_dots_of_views(
     a: ArrayView2<f32>,
     b: ArrayView2<f32>,
@@ -49,7 +50,18 @@ pub fn row_dots_of_views(
     } else if m == 1 {
         (b.reversed_axes(), a.row(0), c.row_mut(0))
     } else {
-        return false;
+        // Several rows, each its own one-row product `x·Wᵀ`: `W` read once for all of them.
+        let (Some(rows), Some(out)) =
+            (b.reversed_axes().to_slice(), c.as_slice_mut())
+        else {
+            return false;
+        };
+        let xs = match a.to_slice() {
+            Some(contiguous) => Cow::Borrowed(contiguous),
+            None => Cow::Owned(a.iter().copied().collect()),
+        };
+        row_dots_many_into(rows, &xs, m, out);
+        return true;
     };
     let (Some(rows), Some(out)) = (rows.to_slice(), out.into_slice()) else {
         return false;

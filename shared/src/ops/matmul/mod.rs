@@ -12,7 +12,7 @@
 //! chosen as PyTorch chooses it, so the last bits (and the printed digits) agree with
 //! PyTorch's: see the crate-private `kernels::matmul`.
 
-use ndarray::{Array, Ix2, IxDyn};
+use ndarray::{Array, ArrayView2, ArrayViewD, ArrayViewMutD, Axis, Ix2, IxDyn};
 
 use crate::backend::on_libtorch;
 #[cfg(feature = "tch")]
@@ -347,22 +347,73 @@ fn batched_product(
     let zeros = crate::storage::f_zeros_in_parallel(op, &out_shape)?;
     let mut out =
         Array::from_shape_vec(IxDyn(&out_shape), zeros).expect("the product's zeros");
+    // Batched products of small matrices run PyTorch's own `bmm` loop.
+    let order = |a2: ArrayView2<f32>, b2: ArrayView2<f32>| {
+        if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
+            kernels::Order::Plain
+        } else {
+            kernels::mkl_order(a2, b2, b_is_vector)
+        }
+    };
+    if let Some((a_rows, b_shared, c_rows)) =
+        shared_right_matrices(&a_view, &b_view, out.view_mut(), m, b_is_vector)
+    {
+        // Each row keeps the order it has as a one-row product alone.
+        crate::kernels::batched::batched_into(
+            a_rows,
+            b_shared,
+            c_rows,
+            |a2, b2, c2| {
+                let order = order(a2.slice(ndarray::s![..1, ..]), b2);
+                kernels::rows_alone_into(order, a2, b2, c2);
+            },
+        );
+        return Ok(out);
+    }
     // Each matrix keeps its order of additions, on whichever thread multiplies it.
     crate::kernels::batched::batched_into(
         a_view,
         b_view,
         out.view_mut(),
         |a2, b2, c2| {
-            // Batched products of small matrices run PyTorch's own `bmm` loop.
-            let order = if k.saturating_mul(m * n) < kernels::SMALL_BMM_LIMIT {
-                kernels::Order::Plain
-            } else {
-                kernels::mkl_order(a2.view(), b2.view(), b_is_vector)
-            };
-            kernels::matmul_into(order, a2, b2, c2);
+            kernels::matmul_into(order(a2.view(), b2.view()), a2, b2, c2);
         },
     );
     Ok(out)
+}
+
+/// One-row products whose right matrix is the same along the last batch dim (a cached key
+/// or value head broadcast to the query heads that share it), regrouped as one matrix of
+/// those rows times the shared matrix, or `None` for any other batch.
+///
+/// # Shapes
+/// `a`: `[..batch, 1, k]`, `b`: `[..batch, k, n]` with stride 0 along the last batch dim
+/// `r`, `c`: `[..batch, 1, n]`. Returns `[..rest, r, k]`, `[..rest, k, n]`, `[..rest, r, n]`
+/// (`rest` the other batch dims, or `[1]` if there are none).
+fn shared_right_matrices<'a>(
+    a: &ArrayViewD<'a, f32>,
+    b: &ArrayViewD<'a, f32>,
+    c: ArrayViewMutD<'a, f32>,
+    m: usize,
+    b_is_vector: bool,
+) -> Option<(
+    ArrayViewD<'a, f32>,
+    ArrayViewD<'a, f32>,
+    ArrayViewMutD<'a, f32>,
+)> {
+    let last = a.ndim().checked_sub(3)?;
+    if m != 1 || b_is_vector || a.shape()[last] < 2 || b.strides()[last] != 0 {
+        return None;
+    }
+    let mut a_rows = a.clone().index_axis_move(Axis(last + 1), 0);
+    let mut b_shared = b.clone().index_axis_move(Axis(last), 0);
+    let mut c_rows = c.index_axis_move(Axis(last + 1), 0);
+    if last == 0 {
+        a_rows = a_rows.insert_axis(Axis(0));
+        b_shared = b_shared.insert_axis(Axis(0));
+        c_rows = c_rows.insert_axis(Axis(0));
+    }
+    Some((a_rows, b_shared, c_rows))
 }
 
 /// Removes the dims that the promotion of 1-D operands added.
@@ -441,6 +492,50 @@ mod tests {
             "dot: inconsistent tensor size, expected tensor [3] and src [2] to have the same \
              number of elements, but got 3 and 2 elements respectively"
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// The query heads that share a cached head (`[b, kv, rep, 1, k]` times the
+        /// head broadcast along `rep`) go through the shared matrix together: each head
+        /// has the bits of its own one-row product, for the scores (`Kᵀ`, a transposed
+        /// view) and for the values.
+        #[test]
+        fn heads_sharing_a_matrix_keep_their_own_products_bits(
+            kv in 1usize..=3,
+            rep in 2usize..=4,
+            k in proptest::sample::select(vec![1usize, 5, 8, 20, 64, 130]),
+            n in 1usize..=70,
+            transposed in proptest::bool::ANY,
+            seed in 0u64..1000,
+        ) {
+            crate::manual_seed(seed);
+            let q = crate::randn(&[1, kv, rep, 1, k]);
+            let b = if transposed {
+                crate::randn(&[1, kv, 1, n, k]).transpose(-2, -1)
+            } else {
+                crate::randn(&[1, kv, 1, k, n])
+            };
+            let together = q.matmul(&b);
+            for h in 0..kv {
+                let b_h = b.select(1, h);
+                for r in 0..rep {
+                    // One query head alone: a batch of one, nothing shared.
+                    let alone = q.select(1, h).select(1, r).matmul(&b_h.select(1, 0));
+                    let got = together.select(1, h).select(1, r).to_vec();
+                    let want = alone.to_vec();
+                    for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+                        let ulps = (i64::from(g.to_bits() as i32) - i64::from(w.to_bits() as i32)).abs();
+                        proptest::prop_assert!(
+                            ulps == 0,
+                            "head {} of {}, query {}, output {}: {} against {} ({} ulps)",
+                            h, kv, r, j, g, w, ulps
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
