@@ -8,7 +8,9 @@
 //! resident memory after the last decoding step.
 //!
 //! `--weights quantised` runs the model with its matrices kept in the file's quantised
-//! blocks (chapter 20's `quantised`), `--weights float32` (the default) as the chapter's
+//! blocks (chapter 20's `quantised`), its one-row products by `attention_perf::quantised`'s
+//! version 2 (the chapter's bits); `--weights quantised-listing` by the chapter's own
+//! listing. `--weights float32` (the default) as the chapter's
 //! narrative runs it: every weight packed for the prompts' products once, at load
 //! (`pack_weights`; counted in the load), so that a prefill reads the packed copies instead
 //! of packing as it goes. `--pack-each-prompt` leaves them unpacked, so that each prefill
@@ -28,6 +30,7 @@ use ch20_real_model::loader::{Loaded, default_model_path, load, load_quantised};
 use ch20_real_model::model::pack_weights;
 
 use attention_perf::command_line::{flag, number as arg, value};
+use attention_perf::quantised::v2_same_bits;
 
 /// The lengths of `--decode-at`, comma-separated (`none` for none).
 fn lengths(name: &str, default: &[usize]) -> Vec<usize> {
@@ -75,7 +78,14 @@ fn run() {
     let path = default_model_path();
     let expect = "the model (bash scripts/get-model.sh)";
     match weights.as_str() {
-        "quantised" => timed(load_quantised(&path).expect(expect), start, &weights),
+        "quantised" => {
+            let mut m = load_quantised(&path).expect(expect);
+            m.model = m.model.with_one_row_product(v2_same_bits::times_row);
+            timed(m, start, &weights)
+        }
+        "quantised-listing" => {
+            timed(load_quantised(&path).expect(expect), start, &weights)
+        }
         _ => {
             let m = load(&path, |_, _| {}).expect(expect);
             let each_prompt = flag("--pack-each-prompt");

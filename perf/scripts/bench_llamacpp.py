@@ -6,7 +6,8 @@ Each round runs, for 1 and 2 threads, each engine in a fresh process: llama.cpp'
 `llama-bench` on the Q4_1 file and on its float32 copy (a prefill of 128 tokens, then 128
 decoding steps after a 128-token context), transformers (float32, eager attention, the KV
 cache: bench_real_model.py's child), and chapter 20's `speed_real_model` example on its
-float32 and its quantised path (the same prefill and steps). The medians over the rounds are
+float32 and its quantised path (the same prefill and steps; the quantised one-row products by
+perf's version 2, and by the chapter's listing). The medians over the rounds are
 reported in tokens per second (chapter 20's float32 path with its weights packed once at
 load, and also packing them again for each prompt, `--pack-each-prompt`), with the ratios the chapter's goals name, and the bound that
 the memory bandwidth, measured in the same run, sets on decoding for each weight format.
@@ -118,7 +119,11 @@ def main():
         # memory.
         "chapter 20 float32, packing each prompt": lambda t, env: ours(a.ours, a.model, "float32", env,
                                                                        "--pack-each-prompt"),
+        # Its one-row products by perf's version 2 (the same bits), and by the chapter's
+        # listing.
         "chapter 20 quantised": lambda t, env: ours(a.ours, a.model, "quantised", env),
+        "chapter 20 quantised, the listing": lambda t, env: ours(a.ours, a.model, "quantised-listing",
+                                                                 env),
     }
     if a.rounds > 0:
         timings(a, engines)

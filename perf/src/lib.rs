@@ -10,6 +10,8 @@
 //! - [`flex`]: chapter 16's FlexAttention kernel;
 //! - [`linear`]: chapter 18's chunked linear attention and chunked Gated DeltaNet;
 //! - [`dsa`]: chapter 18's DeepSeek Sparse Attention kernel;
+//! - `quantised` (with the feature `real-model`): chapter 20's one-row product over
+//!   quantised blocks;
 //! - [`pinned`], [`settings`]: what the benchmarks (`benches/`) share: thread pools pinned
 //!   to cores, sizes and criterion's settings from the environment;
 //! - [`peak_memory`]: the peak memory of one call, for the examples that check what a
@@ -26,4 +28,6 @@ pub mod flex;
 pub mod linear;
 pub mod peak_memory;
 pub mod pinned;
+#[cfg(feature = "real-model")]
+pub mod quantised;
 pub mod settings;

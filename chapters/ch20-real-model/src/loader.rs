@@ -57,6 +57,21 @@ pub fn how_to_get_it(path: &Path) -> String {
     )
 }
 
+/// The model file for a test that needs it: its path when it is there; when it is not,
+/// `None` after saying how to get it, or a failure when `ATTN_REQUIRE_MODEL=1` (as in CI)
+/// says that it must be there.
+pub fn model_for_tests() -> Option<PathBuf> {
+    let path = default_model_path();
+    if path.exists() {
+        return Some(path);
+    }
+    if std::env::var("ATTN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
+        panic!("ATTN_REQUIRE_MODEL=1: {}", how_to_get_it(&path));
+    }
+    eprintln!("skipped: {}", how_to_get_it(&path));
+    None
+}
+
 /// Loads the model at `path`; `progress(done, total)` is told as tensors are read.
 pub fn load(
     path: &Path,

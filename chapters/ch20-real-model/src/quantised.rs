@@ -47,7 +47,19 @@ pub struct QuantMatrix {
     pub cols: usize,
     /// The rows' bytes, one row after the other.
     bytes: Vec<u8>,
+    /// The product of one row by this matrix: [`QuantMatrix::times_row`] (see
+    /// [`OneRowProduct`]).
+    one_row: OneRowProduct,
 }
+
+/// The product of one row by a matrix kept in blocks, `x·Wᵀ`: [`QuantMatrix::times_row`],
+/// unless a version with the same bits is put in its place with
+/// [`QuantModel::with_one_row_product`] (the timings of the appendix "Making it fast" put
+/// a version in vector instructions there).
+///
+/// # Shapes
+/// `x`: `[cols]`. Returns `[rows]`.
+pub type OneRowProduct = fn(&QuantMatrix, &[f32]) -> Vec<f32>;
 
 /// Rows dequantised together in a product of one row: a multiple of MKL's blocks of four
 /// outputs, few enough that their weights (147 KB for 576 columns) stay in the cache.
@@ -74,6 +86,7 @@ impl QuantMatrix {
             rows,
             cols,
             bytes,
+            one_row: QuantMatrix::times_row,
         })
     }
 
@@ -82,14 +95,22 @@ impl QuantMatrix {
         self.bytes.len() / self.rows.max(1)
     }
 
+    /// Row `i` as stored: its blocks, one after the other.
+    ///
+    /// # Shapes
+    /// Returns the row's bytes (`cols / 32` blocks of 20 bytes in Q4_1, 34 in Q8_0).
+    pub fn row(&self, i: usize) -> &[u8] {
+        let n = self.row_bytes();
+        &self.bytes[i * n..(i + 1) * n]
+    }
+
     /// Row `i`'s weights, computed from its blocks as the loader computes them.
     ///
     /// # Shapes
     /// `out`: `[cols]` (overwritten).
     // ANCHOR: row_into
     pub fn row_into(&self, i: usize, out: &mut [f32]) {
-        let n = self.row_bytes();
-        let row = &self.bytes[i * n..(i + 1) * n];
+        let row = self.row(i);
         match self.ggml_type {
             GgmlType::Q4_1 => {
                 for (block, out) in
@@ -165,8 +186,8 @@ impl QuantMatrix {
     // ANCHOR_END: times_row
 
     /// `x·Wᵀ` over the last dim of `x`, as `Linear::forward` computes it with the
-    /// dequantised weight: one row by [`QuantMatrix::times_row`], many rows a slab of the
-    /// matrix at a time.
+    /// dequantised weight: one row by [`QuantMatrix::times_row`] (or the version put in its
+    /// place), many rows a slab of the matrix at a time.
     ///
     /// # Shapes
     /// `x`: `[.., cols]`. Returns `[.., rows]`.
@@ -174,7 +195,7 @@ impl QuantMatrix {
         let mut shape = x.sizes().to_vec();
         *shape.last_mut().expect("at least one dim") = self.rows;
         if x.numel() == self.cols {
-            return Tensor::from_vec(self.times_row(&x.to_vec()), &shape);
+            return Tensor::from_vec((self.one_row)(self, &x.to_vec()), &shape);
         }
         let slabs: Vec<Tensor> = (0..self.rows)
             .step_by(ROWS_PER_SLAB)
@@ -375,6 +396,29 @@ impl QuantModel {
         self.head()
             .forward(&self.final_norm.forward(&x))
             .select(1, -1)
+    }
+
+    /// The model with `product` in place of [`QuantMatrix::times_row`] for every
+    /// matrix's one-row products; the product must give its bits (the caller's promise).
+    pub fn with_one_row_product(mut self, product: OneRowProduct) -> Self {
+        for l in &mut self.layers {
+            for m in [
+                &mut l.w_query,
+                &mut l.w_key,
+                &mut l.w_value,
+                &mut l.out_proj,
+                &mut l.w_gate,
+                &mut l.w_up,
+                &mut l.w_down,
+            ] {
+                m.one_row = product;
+            }
+        }
+        self.embedding.one_row = product;
+        if let Some(head) = &mut self.lm_head {
+            head.one_row = product;
+        }
+        self
     }
 
     /// The bytes of all the matrices as they are kept.

@@ -17,7 +17,7 @@ use ch20_real_model::generate::{
 use ch20_real_model::growing_cache::{
     GrowingCache, growing, step, step_side_by_side,
 };
-use ch20_real_model::loader::{default_model_path, how_to_get_it, load};
+use ch20_real_model::loader::{load, model_for_tests};
 use common::fixture;
 use proptest::prelude::*;
 use shared::{Tensor, cat, manual_seed, randn};
@@ -124,14 +124,9 @@ fn the_tiny_checkpoints_step_to_the_same_bits() {
 fn the_real_model_steps_to_the_same_bits() {
     // Heads of 64 features over more than 7 cached tokens: the one-row products take
     // their sgemv orders here, which the tiny models' short heads never reach.
-    let path = default_model_path();
-    if !path.exists() {
-        if std::env::var("ATTN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-            panic!("ATTN_REQUIRE_MODEL=1: {}", how_to_get_it(&path));
-        }
-        eprintln!("skipped: {}", how_to_get_it(&path));
+    let Some(path) = model_for_tests() else {
         return;
-    }
+    };
     let m = load(&path, |_, _| {}).expect("the model loads");
     let prompt: Vec<i64> = (0..40).map(|i| 1000 + 37 * i).collect();
     let (old, new) = both_ways(&m.model, &prompt, 4, &m.recipe, 41);

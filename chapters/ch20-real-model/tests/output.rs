@@ -21,22 +21,14 @@
 
 use std::path::Path;
 
-use ch20_real_model::loader::{default_model_path, how_to_get_it};
+use ch20_real_model::loader::model_for_tests;
 use ch20_real_model::narrative::{interventions, narrative};
 use course::narrative::{Seed, seed_references};
 use course::platform::{assert_printed, platform};
 
 /// Whether the model file is here; a failure when it is not and `ATTN_REQUIRE_MODEL=1`.
 fn model_is_here() -> bool {
-    let path = default_model_path();
-    if path.exists() {
-        return true;
-    }
-    if std::env::var("ATTN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-        panic!("ATTN_REQUIRE_MODEL=1: {}", how_to_get_it(&path));
-    }
-    eprintln!("skipped: {}", how_to_get_it(&path));
-    false
+    model_for_tests().is_some()
 }
 
 #[test]

@@ -7,9 +7,7 @@ mod common;
 
 use ch20_real_model::generate::{Choice, Decoder, Limits, as_batch, generate};
 use ch20_real_model::growing_cache::growing;
-use ch20_real_model::loader::{
-    Loaded, default_model_path, how_to_get_it, load, load_quantised,
-};
+use ch20_real_model::loader::{Loaded, load, load_quantised, model_for_tests};
 use ch20_real_model::quantised::QuantModel;
 use common::fixture;
 use shared::Tensor;
@@ -136,14 +134,9 @@ fn a_folder_cannot_be_kept_quantised() {
 
 #[test]
 fn smollm2_quantised_has_the_float32_bits() {
-    let path = default_model_path();
-    if !path.exists() {
-        if std::env::var("ATTN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-            panic!("ATTN_REQUIRE_MODEL=1: {}", how_to_get_it(&path));
-        }
-        eprintln!("skipped: {}", how_to_get_it(&path));
+    let Some(path) = model_for_tests() else {
         return;
-    }
+    };
     let float = load(&path, |_, _| {}).expect("the model loads");
     let quantised = load_quantised(&path).expect("the model loads quantised");
     let prompt: Vec<u32> = (0..40).map(|i| 1000 + 37 * i).collect();

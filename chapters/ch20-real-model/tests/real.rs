@@ -18,7 +18,7 @@ use ch15_modern_layer::sampling::Sampler;
 use ch20_real_model::chat::{conversation, render};
 use ch20_real_model::generate::{Choice, Limits, as_batch, generate};
 use ch20_real_model::heads::{repeated_tokens, scan};
-use ch20_real_model::loader::{Loaded, default_model_path, how_to_get_it, load};
+use ch20_real_model::loader::{Loaded, load, model_for_tests};
 use ch20_real_model::lookup::speculate_lookup;
 use ch20_real_model::reference::{real_fixture, transformers_last_logits};
 use ch20_real_model::setup::CODE_PROMPT;
@@ -35,14 +35,7 @@ fn model() -> Option<&'static Loaded> {
     static MODEL: OnceLock<Option<Loaded>> = OnceLock::new();
     MODEL
         .get_or_init(|| {
-            let path = default_model_path();
-            if !path.exists() {
-                if std::env::var("ATTN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-                    panic!("ATTN_REQUIRE_MODEL=1: {}", how_to_get_it(&path));
-                }
-                eprintln!("skipped: {}", how_to_get_it(&path));
-                return None;
-            }
+            let path = model_for_tests()?;
             Some(load(&path, |_, _| {}).expect("the model loads"))
         })
         .as_ref()

@@ -9,11 +9,9 @@
 //! and 1536 terms do not add in MKL's order here (chapter 20's real-model tests say the
 //! same of its logits). Greedy tokens must be PyTorch's exactly, as chapter 20's are.
 
-use std::path::PathBuf;
-
 use ch11_training::adamw::AdamW;
 use ch19_induction_heads::pytorch_order::PytorchOrder;
-use ch20_real_model::loader::{default_model_path, how_to_get_it, load};
+use ch20_real_model::loader::{load, model_for_tests};
 use ch20_real_model::model::pack_weights;
 use ch20_real_model::tokenizer::decode;
 use ch23_lora::accuracy::{ANSWER_TOKENS, reply_ids};
@@ -26,20 +24,6 @@ use ch23_lora::train::{Schedule, run};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use shared::manual_seed;
-
-/// The model file, or `None` (with a message) when it is missing and the environment does
-/// not require it.
-fn model_path() -> Option<PathBuf> {
-    let path = default_model_path();
-    if path.exists() {
-        return Some(path);
-    }
-    if std::env::var("ATTN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-        panic!("ATTN_REQUIRE_MODEL=1: {}", how_to_get_it(&path));
-    }
-    eprintln!("skipped: {}", how_to_get_it(&path));
-    None
-}
 
 /// The command that writes `tests/fixtures/real_answers.json` again.
 const REGENERATE_ANSWERS: &str = "python reference/ch23_lora.py --answers \
@@ -77,7 +61,9 @@ fn the_committed_adapters_greedy_answers_are_pytorch_and_pefts() {
             REGENERATE_ANSWERS
         );
     }
-    let Some(path) = model_path() else { return };
+    let Some(path) = model_for_tests() else {
+        return;
+    };
     assert_eq!(
         expected["max_new_tokens"].as_u64(),
         Some(ANSWER_TOKENS as u64)
@@ -117,7 +103,9 @@ fn the_committed_adapters_greedy_answers_are_pytorch_and_pefts() {
 
 #[test]
 fn the_first_steps_on_smollm2_have_pytorch_and_pefts_losses() {
-    let Some(path) = model_path() else { return };
+    let Some(path) = model_for_tests() else {
+        return;
+    };
     let fixture = in_workspace("chapters/ch23-lora/tests/fixtures/real_losses.json");
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
