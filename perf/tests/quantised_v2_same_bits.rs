@@ -29,33 +29,45 @@ fn finite_half(bits: u16) -> [u8; 2] {
     bits.to_le_bytes()
 }
 
-/// A matrix of `rows` rows of `blocks` blocks of `ggml_type` from the random bytes `seed`
-/// gives, each block's scale (and minimum) a finite float16.
-fn matrix(ggml_type: GgmlType, rows: usize, blocks: usize, seed: u64) -> QuantMatrix {
-    let block_bytes = match ggml_type {
-        GgmlType::Q4_1 => 20,
-        _ => 34,
-    };
+/// The bytes of a block of `ggml_type`.
+fn block_bytes(ggml_type: GgmlType) -> usize {
+    if ggml_type == GgmlType::Q4_1 { 20 } else { 34 }
+}
+
+/// A matrix of `rows` rows of `blocks` blocks of `ggml_type` from random `bytes`, each
+/// block's scale (and minimum) made a finite float16.
+fn matrix(
+    ggml_type: GgmlType,
+    rows: usize,
+    blocks: usize,
+    mut bytes: Vec<u8>,
+) -> QuantMatrix {
     let halves = if ggml_type == GgmlType::Q4_1 { 2 } else { 1 };
-    let mut state = seed;
-    let mut next = || {
-        // splitmix64: a different byte stream for every seed.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let mut bytes = Vec::with_capacity(rows * blocks * block_bytes);
-    for _ in 0..rows * blocks {
-        for _ in 0..halves {
-            bytes.extend(finite_half(next() as u16));
-        }
-        for _ in 0..block_bytes - 2 * halves {
-            bytes.push(next() as u8);
+    for block in bytes.chunks_exact_mut(block_bytes(ggml_type)) {
+        for half in block[..2 * halves].chunks_exact_mut(2) {
+            let finite = finite_half(u16::from_le_bytes([half[0], half[1]]));
+            half.copy_from_slice(&finite);
         }
     }
     QuantMatrix::new(ggml_type, rows, blocks * 32, bytes).expect("whole blocks")
+}
+
+/// A block type, a number of rows and of blocks a row, and random bytes for them.
+fn shapes_and_bytes() -> impl Strategy<Value = (GgmlType, usize, usize, Vec<u8>)> {
+    (
+        prop_oneof![Just(GgmlType::Q4_1), Just(GgmlType::Q8_0)],
+        1usize..=150,
+        1usize..=8,
+    )
+        .prop_flat_map(|(ggml_type, rows, blocks)| {
+            let n = rows * blocks * block_bytes(ggml_type);
+            (
+                Just(ggml_type),
+                Just(rows),
+                Just(blocks),
+                prop::collection::vec(any::<u8>(), n),
+            )
+        })
 }
 
 /// Where the two products differ, with both values and how far apart.
@@ -71,14 +83,10 @@ proptest! {
 
     #[test]
     fn version_2_is_the_listing_bit_for_bit(
-        q4_1 in any::<bool>(),
-        rows in 1usize..=150,
-        blocks in 1usize..=8,
-        seed in any::<u64>(),
+        (ggml_type, rows, blocks, bytes) in shapes_and_bytes(),
         x in prop::collection::vec(-4.0f32..4.0, 256),
     ) {
-        let ggml_type = if q4_1 { GgmlType::Q4_1 } else { GgmlType::Q8_0 };
-        let m = matrix(ggml_type, rows, blocks, seed);
+        let m = matrix(ggml_type, rows, blocks, bytes);
         let x = &x[..m.cols];
         for i in [0, rows / 2, rows - 1] {
             let (mut want, mut got) = (vec![0.0; m.cols], vec![0.0; m.cols]);
